@@ -1,0 +1,140 @@
+/**
+ * The operations table (architecture principle 1). HTTP routes, MCP tools, the OpenAPI document,
+ * the x402 route config, bazaar extensions, llms.txt, the pricing tool and the server card are all
+ * derived from these entries: adding a check is one entry here.
+ */
+import type { z } from 'zod';
+import { type CertResult, certResultSchema } from './checks/cert/result.ts';
+import { type DnsResult, dnsResultSchema } from './checks/dns/result.ts';
+import { type ExpiryResult, expiryResultSchema } from './checks/expiry/result.ts';
+import type { RunOutcome } from './checks/outcome.ts';
+import { type SiteHealthResult, siteHealthResultSchema } from './checks/site-health/result.ts';
+import { validateResultSchema } from './checks/validate/result.ts';
+import type { ValidDomain } from './domain/normalize.ts';
+
+/** The wired check runners; `main.ts` builds them from the configured sources. */
+export interface CheckRunners {
+  cert(domain: ValidDomain): Promise<RunOutcome<CertResult>>;
+  dns(domain: ValidDomain): Promise<RunOutcome<DnsResult>>;
+  expiry(domain: ValidDomain): Promise<RunOutcome<ExpiryResult>>;
+  siteHealth(domain: ValidDomain): Promise<RunOutcome<SiteHealthResult>>;
+  /**
+   * Refusals known before payment for one operation (e.g. `unsupported_tld` for expiry): an
+   * `invalid_input` or `upstream_failed` outcome, or null to proceed.
+   */
+  admit(operation: PaidOperationId, domain: ValidDomain): Promise<Exclude<RunOutcome<never>, { type: 'result' }> | null>;
+}
+
+export type PaidOperationId = 'v1_cert' | 'v1_dns' | 'v1_expiry' | 'v1_site_health';
+
+export interface PaidOperation {
+  id: PaidOperationId;
+  method: 'GET';
+  route: `/v1/${string}`;
+  tool: string;
+  title: string;
+  /** One line for lists (OpenAPI summary, llms.txt). */
+  summary: string;
+  /** Written for a model: what it returns, when to use it, its price. */
+  description: string;
+  /** Fixed price in USD as a decimal string (contract: money in documents is decimal USD). */
+  priceUsd: string;
+  output: z.ZodType;
+  run(runners: CheckRunners, domain: ValidDomain): Promise<RunOutcome<unknown>>;
+}
+
+export interface FreeOperation {
+  id: 'v1_validate' | 'pricing';
+  /** HTTP route, or null for MCP-only operations. */
+  route: `/v1/${string}` | null;
+  tool: string;
+  title: string;
+  summary: string;
+  description: string;
+  output: z.ZodType | null;
+}
+
+export const EXAMPLE_DOMAIN = 'example.com';
+
+const PAYMENT_NOTE =
+  'Paid per call with x402 v2 (USDC on Base); an invalid domain is refused before payment and never charged, and an upstream failure is never settled.';
+
+export const paidOperations: readonly PaidOperation[] = [
+  {
+    id: 'v1_cert',
+    method: 'GET',
+    route: '/v1/cert',
+    tool: 'check_cert',
+    title: 'Certificate status',
+    summary: 'Certificate status from Certificate Transparency logs, renewal cadence and stall heuristic, live HTTPS probe.',
+    description: `Returns the newest certificate covering the domain as seen in Certificate Transparency logs (issuer, validity, days left, percent of lifetime used), the renewal cadence inferred from CT history with a renewal-stall verdict (ok, watch, stalled, unknown), the last issuances, and a live HTTPS pass/fail probe. Use it to learn whether a site's certificate is about to lapse or its automated renewal has stopped. Certificate details come from CT logs, not from the certificate the site serves. Price: $0.01. ${PAYMENT_NOTE}`,
+    priceUsd: '0.01',
+    output: certResultSchema,
+    run: (runners, domain) => runners.cert(domain),
+  },
+  {
+    id: 'v1_dns',
+    method: 'GET',
+    route: '/v1/dns',
+    tool: 'check_dns',
+    title: 'DNS and email authentication',
+    summary: 'NS, A/AAAA/CNAME, MX, SPF, DMARC, CAA, DNSSEC, MTA-STS and TLS-RPT with plain-English findings.',
+    description: `Looks up the domain's DNS live over DNS-over-HTTPS: NS, A/AAAA/CNAME, MX, SPF (with the RFC 7208 lookup count), DMARC (falling back to the organizational domain), CAA (climbing the name tree), DNSSEC status, MTA-STS and TLS-RPT, and returns plain-English findings with stable codes such as spf.too_many_lookups or dmarc.policy_none. Use it to audit email authentication or DNS configuration. Price: $0.01. ${PAYMENT_NOTE}`,
+    priceUsd: '0.01',
+    output: dnsResultSchema,
+    run: (runners, domain) => runners.dns(domain),
+  },
+  {
+    id: 'v1_expiry',
+    method: 'GET',
+    route: '/v1/expiry',
+    tool: 'check_domain_expiry',
+    title: 'Registration expiry',
+    summary: 'Registrar, registration and expiry dates, days left, EPP status and nameservers from the registry RDAP server.',
+    description: `Reads the domain's registration from its registry's RDAP server, found through the IANA bootstrap: registrar, registration, expiry and last-changed dates, days left, EPP status codes, nameservers and whether DNSSEC is delegated. Use it to learn when a domain must be renewed or whether it is on hold. A TLD without an RDAP service is refused before payment with unsupported_tld. Price: $0.01. ${PAYMENT_NOTE}`,
+    priceUsd: '0.01',
+    output: expiryResultSchema,
+    run: (runners, domain) => runners.expiry(domain),
+  },
+  {
+    id: 'v1_site_health',
+    method: 'GET',
+    route: '/v1/site-health',
+    tool: 'site_health',
+    title: 'Site health bundle',
+    summary: 'Certificate, DNS and expiry checks together, with a summary, the renewal-stall heuristic and the 64-day certificate note.',
+    description: `Runs the certificate, DNS and expiry checks concurrently and returns all three results with a one-sentence summary and overall status (ok, warning, critical), the renewal-stall verdict, and a note on the move to 64-day certificates saying whether this domain's renewal cadence would break. If one source fails the result is partial, with that section replaced by an error. Use it for a complete health check of one domain in one call. Price: $0.03. ${PAYMENT_NOTE}`,
+    priceUsd: '0.03',
+    output: siteHealthResultSchema,
+    run: (runners, domain) => runners.siteHealth(domain),
+  },
+];
+
+export const freeOperations: readonly FreeOperation[] = [
+  {
+    id: 'v1_validate',
+    route: '/v1/validate',
+    tool: 'validate_target',
+    title: 'Validate a domain',
+    summary: 'Free: validate and normalize a domain or URL before paying for a check.',
+    description:
+      'Validates and normalizes a hostname or URL: returns the ASCII and Unicode forms, the registrable domain and public suffix, or the reason it cannot be checked (IP literal, reserved name, undelegated TLD, …). Free; call it before a paid check to avoid a refused request.',
+    output: validateResultSchema,
+  },
+  {
+    id: 'pricing',
+    route: null,
+    tool: 'pricing',
+    title: 'Pricing',
+    summary: 'Free: the price of every operation, the payment network, asset and recipient, and the 64-day certificate note.',
+    description:
+      'Lists every operation with its HTTP route, MCP tool name and price in USD, the x402 payment network, asset and recipient, and the note on 64-day certificate lifetimes. Free.',
+    output: null,
+  },
+];
+
+/** USD decimal string → USDC atomic units (6 decimals), e.g. "0.01" → "10000". */
+export function usdToAtomic(priceUsd: string): string {
+  const [whole = '0', fraction = ''] = priceUsd.split('.');
+  return (BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6))).toString();
+}

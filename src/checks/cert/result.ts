@@ -1,0 +1,63 @@
+/** The cert result (contract §3 "cert"). */
+import { z } from 'zod';
+import { commonResultShape, timestampSchema } from '../result-common.ts';
+
+export const stallStatusSchema = z.enum(['ok', 'watch', 'stalled', 'unknown']);
+
+export const stallSchema = z.object({
+  status: stallStatusSchema,
+  reason: z.string().describe('One sentence explaining the verdict.'),
+  overdue_days: z.number().nullable().describe('Days past the expected renewal; null when not overdue or unknown.'),
+});
+export type Stall = z.infer<typeof stallSchema>;
+
+export const certificateSchema = z.object({
+  issuer: z.string().describe('Friendly issuer name, e.g. `Let\'s Encrypt`.'),
+  issuer_dn: z.string(),
+  serial: z.string().describe('Lower-case hex serial number.'),
+  not_before: timestampSchema,
+  not_after: timestampSchema,
+  days_left: z.number().describe('Whole days until not_after; negative once expired.'),
+  lifetime_days: z.number(),
+  percent_used: z.number().describe('Share of the lifetime elapsed, 0–100 (capped).'),
+  names: z.array(z.string()),
+  wildcard: z.boolean().describe('True when the domain is covered by a wildcard name.'),
+});
+
+export const renewalSchema = z.object({
+  issuances_seen: z.number().int(),
+  cadence_days: z.number().nullable().describe('Median days between consecutive issuances; null with fewer than two.'),
+  renews_at_percent: z
+    .number()
+    .nullable()
+    .describe('Median point in the previous certificate\'s lifetime at which the next was issued, 0–100.'),
+  expected_renewal_at: timestampSchema.nullable(),
+  stall: stallSchema,
+});
+
+export const historyEntrySchema = z.object({
+  issuer: z.string(),
+  serial: z.string(),
+  not_before: timestampSchema,
+  not_after: timestampSchema,
+});
+
+export const liveProbeSchema = z.object({
+  ok: z.boolean(),
+  http_status: z.number().int().nullable(),
+  ms: z.number(),
+  error: z
+    .string()
+    .nullable()
+    .describe('Error kind when the probe failed, e.g. `timeout`, `tls`, `refused`, `blocked_address`, `no_address`.'),
+});
+
+export const certResultSchema = z.object({
+  ...commonResultShape,
+  certificate: certificateSchema.nullable(),
+  renewal: renewalSchema,
+  history: z.array(historyEntrySchema).max(10),
+  live_probe: liveProbeSchema,
+  ct_source: z.enum(['crt.sh', 'certspotter']),
+});
+export type CertResult = z.infer<typeof certResultSchema>;

@@ -1,0 +1,25 @@
+/** The 64-day certificate note (contract §5), published in site-health, the pricing tool and discovery. */
+import type { LifetimeNote } from './result.ts';
+
+export const LIFETIME_FACTS = [
+  'A certificate authority issues 64-day certificates by default for every issuance or renewal on or after 2027-02-10.',
+  'The lifetime becomes 45 days from 2028-02-16.',
+  "64-day certificates are available in the authority's staging environment from 2026-10-14.",
+  'Renew at about two-thirds of the lifetime, using ACME ARI (RFC 9773) or a two-thirds rule.',
+  'Hard-coded renewal targets such as day 60, 80 or 83 of a 90-day certificate will break.',
+] as const;
+
+/** The note; `applies` says whether this domain's observed renewal cadence would break. */
+export function lifetimeNote(applies: boolean): LifetimeNote {
+  return {
+    applies,
+    summary: applies
+      ? 'This domain renews on a fixed schedule that would leave too little margin once certificates last 64 days; switch to ARI or a two-thirds-of-lifetime rule.'
+      : 'No fixed-day renewal that would break under 64-day certificates was observed for this domain.',
+    default_64_day_from: '2027-02-10',
+    default_45_day_from: '2028-02-16',
+    staging_64_day_from: '2026-10-14',
+    recommendation: 'Renew at about two-thirds of the certificate lifetime, with ACME ARI (RFC 9773) or a two-thirds rule.',
+    facts: [...LIFETIME_FACTS],
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * Environment → typed, validated configuration (contract §1). Parsed once at start; a bad value
+ * becomes a `ConfigError` whose message is one line naming the variable and what it expects.
+ */
+import { z } from 'zod';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const httpUrl = z
+  .string()
+  .trim()
+  .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'an http(s) URL');
+
+const address = z
+  .string()
+  .trim()
+  .regex(/^0x[0-9a-fA-F]{40}$/, 'a 0x-prefixed 20-byte hex address')
+  .transform((value) => value as `0x${string}`);
+
+const privateKey = z
+  .string()
+  .trim()
+  .regex(/^0x[0-9a-fA-F]{64}$/, 'a 0x-prefixed 32-byte hex private key')
+  .transform((value) => value as `0x${string}`);
+
+const port = z.coerce.number().int('a whole number').min(1).max(65535);
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
+const envSchema = z.object({
+  PORT: port.default(8080),
+  HOST: z.string().trim().min(1).default('0.0.0.0'),
+  PUBLIC_BASE_URL: httpUrl.optional(),
+  CRTSH_URL: httpUrl.default('https://crt.sh'),
+  CERTSPOTTER_URL: httpUrl.default('https://api.certspotter.com'),
+  CERTSPOTTER_API_KEY: z.string().trim().min(1).optional(),
+  DOH_URL: httpUrl.default('https://cloudflare-dns.com/dns-query'),
+  DOH_FALLBACK_URL: httpUrl.default('https://dns.google/dns-query'),
+  RDAP_BOOTSTRAP_URL: httpUrl.default('https://data.iana.org/rdap/dns.json'),
+  PROBE_PORT: port.default(443),
+  PROBE_ALLOW_PRIVATE: bool.default(false),
+  X402_NETWORK: z
+    .string()
+    .trim()
+    .regex(/^eip155:[0-9]+$/, 'a CAIP-2 EVM network such as eip155:8453')
+    .default('eip155:8453'),
+  X402_ASSET: address.default('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
+  X402_PAY_TO: address.optional(),
+  X402_FACILITATOR_URL: httpUrl.optional(),
+  X402_RPC_URL: httpUrl.optional(),
+  X402_SETTLER_PRIVATE_KEY: privateKey.optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  NODE_ENV: z.string().optional(),
+});
+
+/** How payments are verified and settled (contract §1, "Payment mode follows from the variables"). */
+export type PaymentMode =
+  | { kind: 'remote'; facilitatorUrl: URL }
+  | { kind: 'self'; rpcUrl: URL; settlerPrivateKey: `0x${string}` }
+  | { kind: 'local-chain' };
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute base for discovery documents and x402 `resource.url`, without a trailing slash. */
+  publicBaseUrl: string;
+  upstreams: {
+    crtshUrl: URL;
+    certspotterUrl: URL;
+    certspotterApiKey: string | undefined;
+    dohUrl: URL;
+    dohFallbackUrl: URL;
+    rdapBootstrapUrl: URL;
+  };
+  probe: { port: number; allowPrivate: boolean };
+  x402: {
+    network: `${string}:${string}`;
+    asset: `0x${string}`;
+    /** Undefined only in `local-chain` mode, where the embedded chain supplies a recipient. */
+    payTo: `0x${string}` | undefined;
+    mode: PaymentMode;
+  };
+  logLevel: (typeof LOG_LEVELS)[number];
+  production: boolean;
+}
+
+/** A configuration problem, with a one-line message naming the variable. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+/** Parses and validates the environment. Throws `ConfigError` on the first bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // An empty variable counts as unset, as shells and .env files often leave them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const variable = String(issue?.path[0] ?? 'environment');
+    throw new ConfigError(
+      `Invalid configuration: ${variable}=${JSON.stringify(env[variable] ?? '')} is not valid: expected ${issue?.message ?? 'a valid value'}.`,
+    );
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+
+  let mode: PaymentMode;
+  if (e.X402_FACILITATOR_URL) {
+    mode = { kind: 'remote', facilitatorUrl: new URL(e.X402_FACILITATOR_URL) };
+  } else if (e.X402_RPC_URL || e.X402_SETTLER_PRIVATE_KEY) {
+    if (!e.X402_RPC_URL || !e.X402_SETTLER_PRIVATE_KEY) {
+      const missing = e.X402_RPC_URL ? 'X402_SETTLER_PRIVATE_KEY' : 'X402_RPC_URL';
+      throw new ConfigError(
+        `Invalid configuration: ${missing} is required: self-settlement needs both X402_RPC_URL and X402_SETTLER_PRIVATE_KEY.`,
+      );
+    }
+    mode = { kind: 'self', rpcUrl: new URL(e.X402_RPC_URL), settlerPrivateKey: e.X402_SETTLER_PRIVATE_KEY };
+  } else {
+    if (production) {
+      throw new ConfigError(
+        'Invalid configuration: X402_FACILITATOR_URL or X402_RPC_URL+X402_SETTLER_PRIVATE_KEY is required when NODE_ENV=production (the embedded local chain is for development only).',
+      );
+    }
+    mode = { kind: 'local-chain' };
+  }
+  if (mode.kind !== 'local-chain' && !e.X402_PAY_TO) {
+    throw new ConfigError(
+      'Invalid configuration: X402_PAY_TO is required: expected the 0x address that receives payments.',
+    );
+  }
+
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    publicBaseUrl: (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    upstreams: {
+      crtshUrl: new URL(e.CRTSH_URL),
+      certspotterUrl: new URL(e.CERTSPOTTER_URL),
+      certspotterApiKey: e.CERTSPOTTER_API_KEY,
+      dohUrl: new URL(e.DOH_URL),
+      dohFallbackUrl: new URL(e.DOH_FALLBACK_URL),
+      rdapBootstrapUrl: new URL(e.RDAP_BOOTSTRAP_URL),
+    },
+    probe: { port: e.PROBE_PORT, allowPrivate: e.PROBE_ALLOW_PRIVATE },
+    x402: {
+      network: e.X402_NETWORK as `${string}:${string}`,
+      asset: e.X402_ASSET,
+      payTo: e.X402_PAY_TO,
+      mode,
+    },
+    logLevel: e.LOG_LEVEL,
+    production,
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The Hono application: paid check routes and the free validate route generated from the catalog,
+ * problem JSON for every error. Payment wraps each paid route after input validation.
+ */
+import { Hono, type MiddlewareHandler } from 'hono';
+import type { Logger } from 'pino';
+import { type CheckRunners, freeOperations, type PaidOperation, paidOperations } from '../catalog.ts';
+import type { Config } from '../config.ts';
+import { validateDomain } from '../domain/validate.ts';
+import { type DomainVariables, requireDomainInput, requireValidDomain } from './domain-param.ts';
+import { outcomeProblem } from './outcome-problem.ts';
+import { PROBLEM_CODES, sendProblem } from './problems.ts';
+
+export interface AppDeps {
+  config: Config;
+  runners: CheckRunners;
+  logger: Logger;
+  /**
+   * Wraps each paid route with x402 payment. Absent only in tests that exercise the checks
+   * themselves; `main.ts` always provides it.
+   */
+  paymentGate?: (operation: PaidOperation) => MiddlewareHandler;
+}
+
+export type AppEnv = { Variables: DomainVariables };
+
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const { runners, logger, paymentGate } = deps;
+  const app = new Hono<AppEnv>();
+
+  for (const operation of paidOperations) {
+    const gate: MiddlewareHandler[] = paymentGate ? [paymentGate(operation)] : [];
+    app.get(
+      operation.route,
+      requireDomainInput(),
+      requireValidDomain(),
+      async function admit(c, next) {
+        const refusal = await runners.admit(operation.id, c.get('domain'));
+        if (refusal) return sendProblem(c, outcomeProblem(refusal));
+        await next();
+      },
+      ...gate,
+      async function runCheck(c) {
+        const outcome = await operation.run(runners, c.get('domain'));
+        if (outcome.type === 'result') return c.json(outcome.result);
+        return sendProblem(c, outcomeProblem(outcome));
+      },
+    );
+  }
+
+  for (const operation of freeOperations) {
+    if (operation.id !== 'v1_validate' || !operation.route) continue;
+    app.get(operation.route, requireDomainInput(), (c) => c.json(validateDomain(c.get('domainInput'))));
+  }
+
+  app.notFound((c) =>
+    sendProblem(c, {
+      status: 404,
+      code: PROBLEM_CODES.notFound,
+      title: 'Not found',
+      detail: `No resource at ${new URL(c.req.url).pathname}. See /openapi.json or /llms.txt.`,
+    }),
+  );
+  app.onError((error, c) => {
+    logger.error({ err: error, path: new URL(c.req.url).pathname }, 'unhandled error');
+    return sendProblem(c, {
+      status: 500,
+      code: PROBLEM_CODES.internalError,
+      title: 'Internal error',
+      detail: 'The service failed to handle this request. You were not charged.',
+    });
+  });
+  return app;
+}
