@@ -61,3 +61,6 @@ export const certResultSchema = z.object({
   ct_source: z.enum(['crt.sh', 'certspotter']),
 });
 export type CertResult = z.infer<typeof certResultSchema>;
+
+/** The live HTTPS probe outcome: pass/fail only (the served certificate is not reported). */
+export type LiveProbe = z.infer<typeof liveProbeSchema>;

@@ -1,0 +1,11 @@
+/**
+ * A world scenario: everything the loopback fakes answer for one domain. Scenarios are data, one
+ * file per domain in `scenarios/`, so adding a case is adding a file. Each fake owns one section.
+ */
+
+export interface Scenario {
+  /** The domain this scenario answers for (lower-case ASCII). */
+  domain: string;
+  /** One line on what the scenario exercises. */
+  about: string;
+}
