@@ -1,0 +1,28 @@
+/**
+ * Why a domain input was refused (contract §3 "validate"): stable `reason.code` values, published
+ * in validate results and 400 bodies. Never rename one.
+ */
+import type { InvalidReason } from '../checks/outcome.ts';
+
+export const INVALID_REASON_CODES = {
+  empty: 'empty',
+  invalidUrl: 'invalid_url',
+  tooLong: 'too_long',
+  labelTooLong: 'label_too_long',
+  emptyLabel: 'empty_label',
+  invalidCharacters: 'invalid_characters',
+  invalidIdn: 'invalid_idn',
+  ipLiteral: 'ip_literal',
+  localhost: 'localhost',
+  reservedName: 'reserved_name',
+  publicSuffix: 'public_suffix',
+  singleLabel: 'single_label',
+  undelegatedTld: 'undelegated_tld',
+} as const;
+
+export type InvalidReasonCode = (typeof INVALID_REASON_CODES)[keyof typeof INVALID_REASON_CODES];
+
+/** A refusal with its code and a one-sentence message. */
+export function invalidReason(code: InvalidReasonCode, message: string): InvalidReason {
+  return { code, message };
+}

@@ -1,0 +1,32 @@
+/**
+ * The free validate operation (contract §3 "validate"): `normalizeDomain` shaped as the published
+ * result, with nulls and a `reason` when the input is refused.
+ */
+import type { ValidateResult } from '../checks/validate/result.ts';
+import { normalizeDomain } from './normalize.ts';
+
+/** Validates `input` (a hostname or URL) for the validate route and tool. Never throws. */
+export function validateDomain(input: string): ValidateResult {
+  const checked = normalizeDomain(input);
+  if (!checked.valid) {
+    return {
+      valid: false,
+      input,
+      domain: null,
+      unicode: null,
+      registrable_domain: null,
+      public_suffix: null,
+      is_apex: null,
+      reason: checked.reason,
+    };
+  }
+  return {
+    valid: true,
+    input,
+    domain: checked.domain,
+    unicode: checked.unicode,
+    registrable_domain: checked.registrableDomain,
+    public_suffix: checked.publicSuffix,
+    is_apex: checked.isApex,
+  };
+}
