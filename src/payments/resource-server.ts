@@ -1,0 +1,80 @@
+/**
+ * The x402 v2 resource server and the per-operation payment requirements, derived from the catalog:
+ * one `exact` EVM option per paid operation, with the bazaar discovery extension (x402.md §5.1, §7.1).
+ */
+import { type FacilitatorClient, type RouteConfig, x402ResourceServer } from '@x402/core/server';
+import type { Network } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/server';
+import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { EXAMPLE_DOMAIN, type PaidOperation, usdToAtomic } from '../catalog.ts';
+import type { Config } from '../config.ts';
+import { MAX_INPUT_LENGTH } from '../domain/normalize.ts';
+import { outputExampleFor } from './output-examples.ts';
+
+/** EIP-712 domain of USDC on Base mainnet; the test token on the local chain uses the same one (x402.md §3.1). */
+export const USDC_EIP712_DOMAIN = { name: 'USD Coin', version: '2' } as const;
+
+/** Worst-case wall time of one check, site-health included (its sources run concurrently), in seconds. */
+export const CHECK_BUDGET_SECONDS = 60;
+/** Worst case for the facilitator to broadcast and confirm a settlement (SDK `confirmationTimeoutMs` 180 s). */
+export const SETTLEMENT_BUDGET_SECONDS = 180;
+/** Slack for client clock skew and the facilitator's `validBefore >= now + 6 s` rule (x402.md §3.3). */
+export const VALIDITY_MARGIN_SECONDS = 60;
+/**
+ * Validity window a client signs for (`validBefore = now + maxTimeoutSeconds`). It must outlast the
+ * check plus settlement, or the work is done and the settle then fails (x402.md §8, pitfall 1).
+ */
+export const MAX_TIMEOUT_SECONDS = CHECK_BUDGET_SECONDS + SETTLEMENT_BUDGET_SECONDS + VALIDITY_MARGIN_SECONDS;
+
+/**
+ * An `x402ResourceServer` that verifies and settles through `facilitator`, with the exact EVM server
+ * scheme registered for `network` only and the bazaar extension registered up front. Not initialized:
+ * the payment gate fetches the facilitator's supported kinds once, on first use.
+ */
+export function createResourceServer(facilitator: FacilitatorClient, network: Network): x402ResourceServer {
+  return new x402ResourceServer(facilitator)
+    .register(network, new ExactEvmScheme())
+    .registerExtension(bazaarResourceServerExtension);
+}
+
+/**
+ * The x402 route configuration of one paid operation: one `accepts` entry priced in USDC atomic units
+ * (`"0.01"` → `"10000"`), `resource` = the absolute public URL of the route, and its bazaar extension.
+ * Throws when no recipient is configured (local-chain mode must fill `config.x402.payTo` first).
+ */
+export function paymentRequirementsFor(operation: PaidOperation, config: Config): RouteConfig {
+  const { network, asset, payTo } = config.x402;
+  if (!payTo) {
+    throw new Error(
+      `No payment recipient for ${operation.route}: set X402_PAY_TO, or take it from the local chain before building the payment gate.`,
+    );
+  }
+  return {
+    accepts: {
+      scheme: 'exact',
+      network,
+      payTo,
+      price: { amount: usdToAtomic(operation.priceUsd), asset, extra: { ...USDC_EIP712_DOMAIN } },
+      maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+    },
+    resource: `${config.publicBaseUrl}${operation.route}`,
+    description: operation.summary,
+    mimeType: 'application/json',
+    extensions: declareDiscoveryExtension({
+      input: { domain: EXAMPLE_DOMAIN },
+      inputSchema: {
+        properties: {
+          domain: {
+            type: 'string',
+            minLength: 1,
+            maxLength: MAX_INPUT_LENGTH,
+            description: 'Domain name or URL to check, e.g. example.com (Unicode and URLs are normalized).',
+          },
+        },
+        required: ['domain'],
+        additionalProperties: false,
+      },
+      output: { example: outputExampleFor(operation.id) },
+    }),
+  };
+}
