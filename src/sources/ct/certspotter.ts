@@ -1,0 +1,128 @@
+/**
+ * SSLMate Cert Spotter API v1 client: unexpired issuances for a name and its covering wildcard,
+ * following `after=` pages until an empty one (upstreams.md §3). Precert and cert come merged.
+ */
+import { z } from 'zod';
+import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
+import { fail, type SourceResult, succeed } from '../failure.ts';
+import { type Issuance, issuanceCovers, issuerFriendlyName, normalizeNames } from './issuance.ts';
+import { parseJsonReply } from './parse-reply.ts';
+
+export const CERTSPOTTER_SOURCE = 'certspotter';
+/** Largest page body accepted, in bytes (a page holds at most 100 issuances). */
+export const CERTSPOTTER_MAX_BYTES = 2 * 1024 * 1024;
+/** Most pages followed; more means a name with over 1,000 live certificates, which we refuse. */
+export const CERTSPOTTER_MAX_PAGES = 10;
+
+// Observed with `Z`; an old doc example uses `-00:00`, so any numeric offset is accepted.
+const rfc3339 = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/, 'an RFC 3339 time')
+  .transform((value) => new Date(value))
+  .refine((date) => !Number.isNaN(date.getTime()), 'a real date');
+
+const certspotterIssuanceSchema = z.object({
+  id: z.string().regex(/^\d+$/, 'a digit string'),
+  tbs_sha256: z.string(),
+  cert_sha256: z.string(),
+  dns_names: z.array(z.string()),
+  pubkey_sha256: z.string(),
+  issuer: z.object({
+    friendly_name: z.string().nullable().optional(),
+    pubkey_sha256: z.string(),
+    name: z.string(),
+  }),
+  not_before: rfc3339,
+  not_after: rfc3339,
+  revoked: z.boolean().optional(),
+});
+type CertspotterIssuance = z.infer<typeof certspotterIssuanceSchema>;
+
+const certspotterPageSchema = z.array(certspotterIssuanceSchema);
+
+export interface CertspotterCallOptions {
+  fetch: FetchLike;
+  /** Cert Spotter base URL (`CERTSPOTTER_URL`). */
+  baseUrl: URL;
+  /** Optional API key, sent as `Authorization: Bearer`. */
+  apiKey?: string | undefined;
+  /** Budget for all pages together, in milliseconds. */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Monotonic clock in milliseconds, for the shared page budget. */
+  clock?: () => number;
+}
+
+/** The issuances URL for one page; `after` is the id of the last issuance of the previous page. */
+export function certspotterPageUrl(baseUrl: URL, domain: string, after: string | null): URL {
+  const url = new URL('v1/issuances', baseUrl.href.endsWith('/') ? baseUrl.href : `${baseUrl.href}/`);
+  url.searchParams.set('domain', domain);
+  url.searchParams.set('include_subdomains', 'false');
+  url.searchParams.set('match_wildcards', 'true');
+  url.searchParams.append('expand', 'dns_names');
+  url.searchParams.append('expand', 'issuer');
+  if (after !== null) url.searchParams.set('after', after);
+  return url;
+}
+
+/** Unexpired issuances covering `domain`, newest first. */
+export async function fetchCertspotterIssuances(
+  domain: string,
+  options: CertspotterCallOptions,
+): Promise<SourceResult<Issuance[]>> {
+  const clock = options.clock ?? (() => performance.now());
+  const deadline = clock() + options.timeoutMs;
+  const collected: CertspotterIssuance[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < CERTSPOTTER_MAX_PAGES; page++) {
+    const reply = await fetchPage(certspotterPageUrl(options.baseUrl, domain, after), {
+      ...options,
+      timeoutMs: Math.max(1, deadline - clock()),
+    });
+    if (!reply.ok) return reply;
+    const last = reply.value.at(-1);
+    // The documented end of the listing is an empty page.
+    if (!last) return succeed(toIssuances(collected, domain));
+    collected.push(...reply.value);
+    after = last.id;
+  }
+  return fail({
+    code: 'too_large',
+    source: CERTSPOTTER_SOURCE,
+    detail: `certspotter listed more than ${CERTSPOTTER_MAX_PAGES} pages of issuances`,
+  });
+}
+
+async function fetchPage(
+  url: URL,
+  options: CertspotterCallOptions,
+): Promise<SourceResult<CertspotterIssuance[]>> {
+  const response = await boundedFetch(url, {
+    source: CERTSPOTTER_SOURCE,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    maxBytes: CERTSPOTTER_MAX_BYTES,
+    accept: ['application/json'],
+    headers: options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {},
+    signal: options.signal,
+  });
+  if (!response.ok) return response;
+  return parseJsonReply(CERTSPOTTER_SOURCE, response.value.body, certspotterPageSchema);
+}
+
+function toIssuances(items: readonly CertspotterIssuance[], domain: string): Issuance[] {
+  return items
+    .map(
+      (item): Issuance => ({
+        issuer: item.issuer.friendly_name || issuerFriendlyName(item.issuer.name),
+        issuerDn: item.issuer.name,
+        serial: null,
+        notBefore: item.not_before,
+        notAfter: item.not_after,
+        names: normalizeNames(item.dns_names),
+        loggedAt: null,
+      }),
+    )
+    .filter((issuance) => issuanceCovers(issuance, domain))
+    .sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
+}

@@ -1,0 +1,138 @@
+/**
+ * crt.sh JSON client: exact-name and covering-wildcard identity searches, parsed with zod, with
+ * each precertificate + certificate pair merged into one issuance (upstreams.md §2).
+ */
+import { z } from 'zod';
+import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
+import { type SourceResult, succeed } from '../failure.ts';
+import {
+  coveringWildcard,
+  type Issuance,
+  issuanceCovers,
+  issuerFriendlyName,
+  normalizeNames,
+} from './issuance.ts';
+import { parseJsonReply } from './parse-reply.ts';
+
+export const CRTSH_SOURCE = 'crt.sh';
+/** Largest crt.sh body accepted, in bytes; big domains produce huge (silently truncated) answers. */
+export const CRTSH_MAX_BYTES = 5 * 1024 * 1024;
+
+/** crt.sh prints `YYYY-MM-DDTHH:MM:SS[.f…]` with no zone; the values are UTC (upstreams.md §2.2). */
+const zonelessUtc = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?$/, 'a zone-less timestamp')
+  .transform((value) => new Date(`${value}Z`))
+  .refine((date) => !Number.isNaN(date.getTime()), 'a real date');
+
+const crtshRowSchema = z.object({
+  issuer_ca_id: z.number().int(),
+  issuer_name: z.string(),
+  // Absent for `CN=` searches and null for certificates without a subject CN (LE `tlsserver`).
+  common_name: z.string().nullable().optional(),
+  // Only the identities that matched the query, `\n`-joined; not the full SAN list.
+  name_value: z.string(),
+  id: z.number().int(),
+  entry_timestamp: zonelessUtc.nullable(),
+  not_before: zonelessUtc,
+  not_after: zonelessUtc,
+  serial_number: z.string().regex(/^[0-9a-fA-F]+$/, 'a hex serial'),
+});
+type CrtshRow = z.infer<typeof crtshRowSchema>;
+
+const crtshReplySchema = z.array(crtshRowSchema);
+
+export interface CrtshCallOptions {
+  fetch: FetchLike;
+  /** crt.sh base URL (`CRTSH_URL`). */
+  baseUrl: URL;
+  /** Budget for the whole call in milliseconds. */
+  timeoutMs: number;
+  maxBytes?: number;
+  signal?: AbortSignal;
+}
+
+/** The search URL for one exact identity: `Identity=<name>&match==` (the default ILIKE is a substring match). */
+export function crtshSearchUrl(baseUrl: URL, name: string): URL {
+  const url = new URL(baseUrl.href.endsWith('/') ? baseUrl.href : `${baseUrl.href}/`);
+  url.searchParams.set('Identity', name);
+  url.searchParams.set('match', '=');
+  url.searchParams.set('output', 'json');
+  return url;
+}
+
+/**
+ * Issuances for `domain` from crt.sh, newest first, expired ones included: one exact search for
+ * the name and one for its covering wildcard, run together; either failing fails the call.
+ */
+export async function fetchCrtshIssuances(
+  domain: string,
+  options: CrtshCallOptions,
+): Promise<SourceResult<Issuance[]>> {
+  const names = [domain, coveringWildcard(domain)].filter((name): name is string => name !== null);
+  const sibling = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, sibling.signal]) : sibling.signal;
+  const replies = await Promise.all(
+    names.map(async (name) => {
+      const reply = await searchIdentity(crtshSearchUrl(options.baseUrl, name), { ...options, signal });
+      // One half failing decides the call, so stop waiting for the other half.
+      if (!reply.ok) sibling.abort();
+      return reply;
+    }),
+  );
+  const rows: CrtshRow[] = [];
+  for (const reply of replies) {
+    if (!reply.ok) return reply;
+    rows.push(...reply.value);
+  }
+  return succeed(mergeRows(rows).filter((issuance) => issuanceCovers(issuance, domain)));
+}
+
+async function searchIdentity(url: URL, options: CrtshCallOptions): Promise<SourceResult<CrtshRow[]>> {
+  const response = await boundedFetch(url, {
+    source: CRTSH_SOURCE,
+    fetch: options.fetch,
+    timeoutMs: options.timeoutMs,
+    maxBytes: options.maxBytes ?? CRTSH_MAX_BYTES,
+    accept: ['application/json'],
+    signal: options.signal,
+  });
+  if (!response.ok) return response;
+  return parseJsonReply(CRTSH_SOURCE, response.value.body, crtshReplySchema);
+}
+
+/** Merges rows of one issuance (precert + cert share issuer and serial) and sorts newest first. */
+function mergeRows(rows: readonly CrtshRow[]): Issuance[] {
+  const byIssuance = new Map<string, Issuance>();
+  for (const row of rows) {
+    const serial = canonicalSerial(row.serial_number);
+    const key = `${row.issuer_ca_id}/${serial}`;
+    const names = [...row.name_value.split('\n'), ...(row.common_name ? [row.common_name] : [])];
+    const seen = byIssuance.get(key);
+    if (seen) {
+      seen.names = normalizeNames([...seen.names, ...names]);
+      seen.loggedAt = earliest(seen.loggedAt, row.entry_timestamp);
+      continue;
+    }
+    byIssuance.set(key, {
+      issuer: issuerFriendlyName(row.issuer_name),
+      issuerDn: row.issuer_name,
+      serial,
+      notBefore: row.not_before,
+      notAfter: row.not_after,
+      names: normalizeNames(names),
+      loggedAt: row.entry_timestamp,
+    });
+  }
+  return [...byIssuance.values()].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
+}
+
+/** Lower-case hex without the sign-padding `00` byte crt.sh may keep (DER INTEGER encoding). */
+function canonicalSerial(hex: string): string {
+  return hex.toLowerCase().replace(/^(00)+(?=[0-9a-f]{2})/, '');
+}
+
+function earliest(a: Date | null, b: Date | null): Date | null {
+  if (!a || !b) return a ?? b;
+  return a.getTime() <= b.getTime() ? a : b;
+}

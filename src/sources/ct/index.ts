@@ -1,0 +1,22 @@
+/** What the rest of the app may use from the CT sources. */
+export type { CtLookupFailure, CtSourceName } from './failure.ts';
+export {
+  coveringWildcard,
+  type Issuance,
+  issuanceCovers,
+  issuerFriendlyName,
+  nameCovers,
+} from './issuance.ts';
+export {
+  CT_BUDGET_MS,
+  CT_CACHE_TTL_MS,
+  CT_HEDGE_DELAY_MS,
+  type CtAnswer,
+  type CtCache,
+  type CtLookup,
+  type CtLookupOptions,
+  type CtLookupOutcome,
+  type CtLookupResult,
+  createCtCache,
+  createCtLookup,
+} from './lookup.ts';

@@ -1,0 +1,163 @@
+/**
+ * The hedged CT lookup: crt.sh first (full history), Cert Spotter when crt.sh is slow or fails
+ * (unexpired issuances only), the first good answer wins and the loser is cancelled. Cached.
+ */
+import type { FetchLike } from '../bounded-fetch.ts';
+import { createSourceCache, type SourceCache } from '../cache.ts';
+import type { SourceCall, SourceFailure } from '../failure.ts';
+import { CERTSPOTTER_SOURCE, fetchCertspotterIssuances } from './certspotter.ts';
+import { CRTSH_SOURCE, fetchCrtshIssuances } from './crtsh.ts';
+import { type CtLookupFailure, type CtSourceName, combineCtFailures } from './failure.ts';
+import type { Issuance } from './issuance.ts';
+
+/** How long crt.sh may take before Cert Spotter is asked as well, in milliseconds. */
+export const CT_HEDGE_DELAY_MS = 3_000;
+/** Budget for a whole lookup, both sources included, in milliseconds. */
+export const CT_BUDGET_MS = 12_000;
+/** How long a successful CT answer is reused, in milliseconds. */
+export const CT_CACHE_TTL_MS = 10 * 60 * 1000;
+/** Most domains whose CT answer is kept. */
+export const CT_CACHE_MAX_ENTRIES = 1_000;
+
+export interface CtAnswer {
+  /** Issuances covering the domain, newest first. */
+  issuances: Issuance[];
+  source: CtSourceName;
+}
+
+export type CtLookupResult = { ok: true; value: CtAnswer } | { ok: false; failure: CtLookupFailure };
+
+export interface CtLookupOutcome {
+  result: CtLookupResult;
+  /** Each source consulted; `cached` (with `ms` 0) when the answer was reused or shared. */
+  calls: SourceCall[];
+}
+
+/** Looks up the CT issuances covering a lower-case ASCII domain. Never throws for upstream trouble. */
+export type CtLookup = (domain: string) => Promise<CtLookupOutcome>;
+
+export type CtCache = SourceCache<CtLookupOutcome>;
+
+/** A cache that keeps good answers for `CT_CACHE_TTL_MS`; failures are shared in flight but never kept. */
+export function createCtCache(now?: () => number): CtCache {
+  return createSourceCache<CtLookupOutcome>({
+    max: CT_CACHE_MAX_ENTRIES,
+    ttlMs: (outcome) => (outcome.result.ok ? CT_CACHE_TTL_MS : 0),
+    now,
+  });
+}
+
+export interface CtLookupOptions {
+  fetch: FetchLike;
+  crtshUrl: URL;
+  certspotterUrl: URL;
+  certspotterApiKey?: string | undefined;
+  /** Default `CT_HEDGE_DELAY_MS`. */
+  hedgeDelayMs?: number;
+  /** Default `CT_BUDGET_MS`. */
+  budgetMs?: number;
+  /** Default: a fresh `createCtCache()`. */
+  cache?: CtCache;
+}
+
+/** Builds the hedged, cached CT lookup. */
+export function createCtLookup(options: CtLookupOptions): CtLookup {
+  const cache = options.cache ?? createCtCache();
+  const hedged = hedgedLookup(options);
+  return async function ctLookup(domain) {
+    // The cache stores whole outcomes; a failed one gets a TTL of 0, so it is only shared in flight.
+    const { result, cached } = await cache.get(domain, async () => ({
+      ok: true,
+      value: await hedged(domain),
+    }));
+    if (!result.ok) throw new Error('unreachable: the CT loader never fails');
+    const outcome = result.value;
+    return cached
+      ? { ...outcome, calls: outcome.calls.map((call) => ({ ...call, ms: 0, cached: true })) }
+      : outcome;
+  };
+}
+
+interface Attempt {
+  name: CtSourceName;
+  url: URL;
+  controller: AbortController;
+  startedAt: number;
+  done: boolean;
+}
+
+function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtLookupOutcome> {
+  const hedgeDelayMs = options.hedgeDelayMs ?? CT_HEDGE_DELAY_MS;
+  const budgetMs = options.budgetMs ?? CT_BUDGET_MS;
+  const now = () => performance.now();
+
+  return (domain) =>
+    new Promise<CtLookupOutcome>((resolve, reject) => {
+      const deadline = now() + budgetMs;
+      const attempts: Attempt[] = [];
+      const calls: SourceCall[] = [];
+      const failures: SourceFailure[] = [];
+      let settled = false;
+      let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
+
+      const finish = (outcome: CtLookupResult) => {
+        settled = true;
+        clearTimeout(hedgeTimer);
+        for (const attempt of attempts) {
+          if (attempt.done) continue;
+          // The loser is cancelled; it is still reported as a source that was consulted.
+          attempt.done = true;
+          attempt.controller.abort();
+          calls.push({
+            name: attempt.name,
+            url: attempt.url.href,
+            ok: false,
+            ms: now() - attempt.startedAt,
+            cached: false,
+          });
+        }
+        resolve({ result: outcome, calls });
+      };
+
+      const launch = (name: CtSourceName) => {
+        if (settled || attempts.some((attempt) => attempt.name === name)) return;
+        const url = name === CRTSH_SOURCE ? options.crtshUrl : options.certspotterUrl;
+        const attempt: Attempt = {
+          name,
+          url,
+          controller: new AbortController(),
+          startedAt: now(),
+          done: false,
+        };
+        attempts.push(attempt);
+        const call = {
+          fetch: options.fetch,
+          timeoutMs: Math.max(1, deadline - attempt.startedAt),
+          signal: attempt.controller.signal,
+        };
+        const pending =
+          name === CRTSH_SOURCE
+            ? fetchCrtshIssuances(domain, { ...call, baseUrl: url })
+            : fetchCertspotterIssuances(domain, { ...call, baseUrl: url, apiKey: options.certspotterApiKey });
+        pending.then((result) => {
+          if (attempt.done) return;
+          attempt.done = true;
+          calls.push({ name, url: url.href, ok: result.ok, ms: now() - attempt.startedAt, cached: false });
+          if (result.ok) return finish({ ok: true, value: { issuances: result.value, source: name } });
+          failures.push(result.failure);
+          // crt.sh failing outright sends us to Cert Spotter at once rather than after the hedge delay.
+          if (name === CRTSH_SOURCE) launch(CERTSPOTTER_SOURCE);
+          if (attempts.every((other) => other.done))
+            finish({ ok: false, failure: combineCtFailures(inSourceOrder(failures)) });
+        }, reject);
+      };
+
+      launch(CRTSH_SOURCE);
+      hedgeTimer = setTimeout(() => launch(CERTSPOTTER_SOURCE), hedgeDelayMs);
+    });
+}
+
+/** crt.sh first, so a 502 body always lists the primary aggregator first. */
+function inSourceOrder(failures: readonly SourceFailure[]): SourceFailure[] {
+  return [...failures].sort((a, b) => Number(a.source !== CRTSH_SOURCE) - Number(b.source !== CRTSH_SOURCE));
+}
