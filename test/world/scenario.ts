@@ -8,4 +8,6 @@ export interface Scenario {
   domain: string;
   /** One line on what the scenario exercises. */
   about: string;
+  /** Zone data for the DoH fake (`doh.ts`). */
+  dns?: import('./doh.ts').DnsScenario;
 }
