@@ -7,7 +7,9 @@ import type { Logger } from 'pino';
 import { type CheckRunners, freeOperations, type PaidOperation, paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
+import { discoveryRoutes } from './discovery/routes.ts';
 import { type DomainVariables, requireDomainInput, requireValidDomain } from './domain-param.ts';
+import { applyHttpHygiene } from './hygiene/index.ts';
 import { outcomeProblem } from './outcome-problem.ts';
 import { PROBLEM_CODES, sendProblem } from './problems.ts';
 
@@ -27,6 +29,7 @@ export type AppEnv = { Variables: DomainVariables };
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { runners, logger, paymentGate } = deps;
   const app = new Hono<AppEnv>();
+  applyHttpHygiene(app, { logger });
 
   for (const operation of paidOperations) {
     const gate: MiddlewareHandler[] = paymentGate ? [paymentGate(operation)] : [];
@@ -53,6 +56,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     app.get(operation.route, requireDomainInput(), (c) => c.json(validateDomain(c.get('domainInput'))));
   }
 
+  app.route('/', discoveryRoutes(deps.config));
   app.notFound((c) =>
     sendProblem(c, {
       status: 404,

@@ -1,0 +1,182 @@
+/**
+ * `/openapi.json`: the OpenAPI 3.1.0 description, generated from the catalog. Paid operations carry
+ * `x-payment-info` (agentcash discovery v1) with the catalog's decimal USD price.
+ */
+import { z } from 'zod';
+import { EXAMPLE_DOMAIN, freeOperations, paidOperations } from '../../catalog.ts';
+import { MAX_INPUT_LENGTH } from '../../domain/normalize.ts';
+import { PROBLEM_MEDIA_TYPE } from '../problems.ts';
+import { absoluteUrl, DOCUMENT_PATHS, SERVICE_TITLE, SERVICE_VERSION } from './document-paths.ts';
+
+type JsonObject = Record<string, unknown>;
+
+const OPENAPI_VERSION = '3.1.0';
+
+/** Short guidance for agents, shown by discovery clients (`info.x-guidance`). */
+export const AGENT_GUIDANCE =
+  'Each check takes one query parameter, domain (e.g. example.com). Call the free GET /v1/validate first to avoid a refused request. ' +
+  'A paid route answers an unpaid call with HTTP 402 and a PAYMENT-REQUIRED header (base64 JSON, x402 v2); pay with USDC on Base ' +
+  'and retry the same request with a PAYMENT-SIGNATURE header. An invalid domain is a 400 before payment and is never charged; ' +
+  'an upstream failure is a 502 and is never settled. The same checks are MCP tools at /mcp.';
+
+const problemSchema = z.object({
+  type: z.string().describe('A stable URN per code, e.g. urn:website-checks:problem:invalid_domain.'),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  code: z.string().describe('Stable machine-readable code, e.g. invalid_domain, upstream_failed.'),
+  upstreams: z
+    .array(z.object({ name: z.string(), error: z.string() }))
+    .optional()
+    .describe('On 502 only: which upstream failed and how.'),
+});
+
+const healthSchema = z.object({ status: z.literal('ok') });
+
+/** Zod → JSON Schema 2020-12 (the dialect of OpenAPI 3.1), without the `$schema` keyword. */
+function jsonSchema(schema: z.ZodType): JsonObject {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' });
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+function problemResponse(description: string): JsonObject {
+  return { description, content: { [PROBLEM_MEDIA_TYPE]: { schema: ref('Problem') } } };
+}
+
+const domainParameter = {
+  name: 'domain',
+  in: 'query',
+  required: true,
+  description: 'A hostname or URL; it is normalized to its ASCII form (scheme, port and path are dropped).',
+  schema: { type: 'string', minLength: 1, maxLength: MAX_INPUT_LENGTH },
+  example: EXAMPLE_DOMAIN,
+};
+
+const paymentSignatureParameter = {
+  name: 'PAYMENT-SIGNATURE',
+  in: 'header',
+  required: false,
+  description: 'x402 v2 payment: base64 of the JSON PaymentPayload, sent on the retry after a 402.',
+  schema: { type: 'string' },
+};
+
+function paidPathItems(): Record<string, JsonObject> {
+  const items: Record<string, JsonObject> = {};
+  for (const operation of paidOperations) {
+    items[operation.route] = {
+      get: {
+        operationId: operation.id,
+        summary: operation.summary,
+        description: operation.description,
+        tags: ['checks'],
+        security: [],
+        parameters: [domainParameter, paymentSignatureParameter],
+        'x-payment-info': {
+          price: { mode: 'fixed', currency: 'USD', amount: operation.priceUsd },
+          protocols: [{ x402: {} }],
+        },
+        responses: {
+          '200': {
+            description: `${operation.title}; payment settled.`,
+            headers: {
+              'PAYMENT-RESPONSE': {
+                description: 'x402 v2 settlement receipt: base64 of the JSON SettleResponse.',
+                schema: { type: 'string' },
+              },
+            },
+            content: { 'application/json': { schema: ref(`${operation.id}_result`) } },
+          },
+          '400': problemResponse('Missing or invalid domain, decided before payment; never charged.'),
+          '402': {
+            description: `Payment required: $${operation.priceUsd} in USDC (x402 v2).`,
+            headers: {
+              'PAYMENT-REQUIRED': {
+                required: true,
+                description:
+                  'base64 of the JSON PaymentRequired: x402Version 2, resource, accepts[] (scheme exact, network, amount in atomic units, asset, payTo).',
+                schema: { type: 'string' },
+              },
+            },
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          '502': problemResponse('An upstream data source failed; the payment is not settled.'),
+        },
+      },
+    };
+  }
+  return items;
+}
+
+function freePathItems(): Record<string, JsonObject> {
+  const items: Record<string, JsonObject> = {};
+  for (const operation of freeOperations) {
+    if (!operation.route || !operation.output) continue;
+    items[operation.route] = {
+      get: {
+        operationId: operation.id,
+        summary: operation.summary,
+        description: operation.description,
+        tags: ['free'],
+        security: [],
+        parameters: [domainParameter],
+        responses: {
+          '200': {
+            description: `${operation.title} (also 200 when the domain is invalid: see valid and reason).`,
+            content: { 'application/json': { schema: ref(`${operation.id}_result`) } },
+          },
+          '400': problemResponse('The domain parameter is missing or too long.'),
+        },
+      },
+    };
+  }
+  items[DOCUMENT_PATHS.health] = {
+    get: {
+      operationId: 'health',
+      summary: 'Free: liveness.',
+      tags: ['free'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'The service is up.',
+          content: { 'application/json': { schema: ref('Health') } },
+        },
+      },
+    },
+  };
+  return items;
+}
+
+function componentSchemas(): Record<string, JsonObject> {
+  const schemas: Record<string, JsonObject> = {
+    Problem: jsonSchema(problemSchema),
+    Health: jsonSchema(healthSchema),
+  };
+  for (const operation of [...paidOperations, ...freeOperations]) {
+    if (operation.route && operation.output) schemas[`${operation.id}_result`] = jsonSchema(operation.output);
+  }
+  return schemas;
+}
+
+/** The OpenAPI 3.1.0 document for a service published at `publicBaseUrl`. */
+export function buildOpenApiDocument(publicBaseUrl: string): JsonObject {
+  return {
+    openapi: OPENAPI_VERSION,
+    info: {
+      title: SERVICE_TITLE,
+      version: SERVICE_VERSION,
+      description:
+        'Pay-per-call domain checks for software agents: certificate status from Certificate Transparency logs with a renewal-stall heuristic, DNS and email authentication, registration expiry from RDAP, and a site-health bundle. Paid with x402 v2 in USDC on Base.',
+      'x-guidance': AGENT_GUIDANCE,
+    },
+    'x-agentcash-guidance': { llmsTxtUrl: absoluteUrl(publicBaseUrl, DOCUMENT_PATHS.llmsTxt) },
+    servers: [{ url: publicBaseUrl }],
+    tags: [
+      { name: 'checks', description: 'Paid per call with x402 v2.' },
+      { name: 'free', description: 'No payment.' },
+    ],
+    paths: { ...paidPathItems(), ...freePathItems() },
+    components: { schemas: componentSchemas() },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * `/mcp/server-card`: the MCP Server Card (SEP-2127, experimental-ext-server-card `schema.ts`).
+ * The protocol versions come from the SDK so the card cannot contradict the running server.
+ */
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { paidOperations } from '../../catalog.ts';
+import {
+  absoluteUrl,
+  DOCUMENT_PATHS,
+  publicHostname,
+  SERVICE_SHORT_DESCRIPTION,
+  SERVICE_TITLE,
+  SERVICE_VERSION,
+} from './document-paths.ts';
+
+export const SERVER_CARD_SCHEMA_URL =
+  'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
+
+/** SEP-2127 "MUST" CORS headers, exactly as the extension lists them (also sent on GET and 304). */
+export const SERVER_CARD_CORS_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Methods': 'GET',
+  'Access-Control-Allow-Headers': 'Content-Type, If-None-Match',
+  'Access-Control-Expose-Headers': 'ETag',
+} as const;
+/** SEP-2127 "SHOULD" caching: one hour. */
+export const SERVER_CARD_CACHE_CONTROL = 'public, max-age=3600';
+
+export interface ServerIdentity {
+  /** Reverse-DNS name with one `/`, e.g. `com.example.checks/website-checks`. */
+  name: string;
+  /** The package version, e.g. `1.2.0`. */
+  version: string;
+  title: string;
+}
+
+export interface ServerCard extends ServerIdentity {
+  $schema: typeof SERVER_CARD_SCHEMA_URL;
+  description: string;
+  websiteUrl: string;
+  remotes: { type: 'streamable-http'; url: string; supportedProtocolVersions: string[] }[];
+  _meta: Record<string, unknown>;
+}
+
+/** `checks.example.com` → `com.example.checks`. */
+function reverseDns(hostname: string): string {
+  return hostname.split('.').reverse().join('.');
+}
+
+/** Name, version and title shared by the card and the MCP server's `serverInfo`. */
+export function serverIdentity(publicBaseUrl: string): ServerIdentity {
+  return {
+    name: `${reverseDns(publicHostname(publicBaseUrl))}/website-checks`,
+    version: SERVICE_VERSION,
+    title: SERVICE_TITLE,
+  };
+}
+
+/** The server card for a service published at `publicBaseUrl`. */
+export function buildServerCard(publicBaseUrl: string): ServerCard {
+  const identity = serverIdentity(publicBaseUrl);
+  const vendor = identity.name.split('/')[0];
+  return {
+    $schema: SERVER_CARD_SCHEMA_URL,
+    ...identity,
+    description: SERVICE_SHORT_DESCRIPTION,
+    websiteUrl: absoluteUrl(publicBaseUrl, DOCUMENT_PATHS.index),
+    remotes: [
+      {
+        type: 'streamable-http',
+        url: absoluteUrl(publicBaseUrl, DOCUMENT_PATHS.mcp),
+        supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+      },
+    ],
+    // Vendor data under a reverse-DNS key (SEP-2127 `_meta`); prices are decimal USD.
+    _meta: {
+      [`${vendor}/pricing`]: {
+        currency: 'USD',
+        protocol: 'x402',
+        tools: Object.fromEntries(paidOperations.map((operation) => [operation.tool, operation.priceUsd])),
+      },
+    },
+  };
+}
