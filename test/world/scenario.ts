@@ -8,6 +8,8 @@ export interface Scenario {
   domain: string;
   /** One line on what the scenario exercises. */
   about: string;
+  /** Registry and registrar answers for the RDAP fake (`rdap-registry.ts`). */
+  rdap?: import('./rdap-registry.ts').RdapScenario;
   /** Zone data for the DoH fake (`doh.ts`). */
   dns?: import('./doh.ts').DnsScenario;
 }

@@ -1,0 +1,145 @@
+/**
+ * RDAP bootstrap (RFC 9224): maps a domain to the base URL of its registry's RDAP server using
+ * IANA's `dns.json`, fetched once, shared by concurrent callers and kept in memory for a day.
+ */
+import { z } from 'zod';
+import { boundedFetch, type FetchLike, parseJsonBody } from '../bounded-fetch.ts';
+import { fail, type SourceCall, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
+
+/** Upstream name of the bootstrap file in `sources` and 502 bodies. */
+export const RDAP_BOOTSTRAP_SOURCE = 'rdap-bootstrap';
+/** How long a fetched bootstrap file is used before it is fetched again, in milliseconds (24 h). */
+export const RDAP_BOOTSTRAP_TTL_MS = 24 * 60 * 60 * 1000;
+/** How long an expired file may still be used while IANA cannot be reached, in milliseconds (7 days). */
+export const RDAP_BOOTSTRAP_STALE_MAX_MS = 7 * 24 * 60 * 60 * 1000;
+/** Wait before retrying a failed refresh while a stale file is served, in milliseconds. */
+export const RDAP_BOOTSTRAP_RETRY_MS = 5 * 60 * 1000;
+/** Largest bootstrap file accepted, in bytes (IANA's is about 60 KB). */
+export const RDAP_BOOTSTRAP_MAX_BYTES = 1024 * 1024;
+
+// RFC 9224 §4: each service is a pair [entries, service URLs]; other top-level members are ignored.
+const bootstrapSchema = z.object({
+  services: z.array(z.tuple([z.array(z.string()), z.array(z.string())]).rest(z.unknown())),
+});
+
+/** Label string (lower case, e.g. `com`, `co.uk`) → base URLs, https first, each ending in `/`. */
+export type BootstrapTable = ReadonlyMap<string, readonly URL[]>;
+
+export interface ServerMatch {
+  /** The RDAP base URL (ends in `/`), or null when no bootstrap entry covers the domain. */
+  base: URL | null;
+  /** How the bootstrap file was obtained, for a result's `sources`. */
+  call: SourceCall;
+}
+
+export interface RdapBootstrap {
+  /** Finds the RDAP server for `domain` (ASCII), fetching the bootstrap file when it is missing or a day old. */
+  findServer(domain: string): Promise<SourceResult<ServerMatch>>;
+}
+
+export interface RdapBootstrapDeps {
+  fetch: FetchLike;
+  /** The bootstrap file, normally `https://data.iana.org/rdap/dns.json`. */
+  url: URL;
+  /** Budget for fetching the file, in milliseconds. */
+  timeoutMs: number;
+  now: () => Date;
+}
+
+/** Creates the bootstrap lookup; the file is fetched lazily on first use. */
+export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
+  let current: { table: BootstrapTable; fetchedAtMs: number } | null = null;
+  let retryAtMs = 0;
+  let inFlight: Promise<{ result: SourceResult<BootstrapTable>; ms: number }> | null = null;
+  const call = (ok: boolean, ms: number, cached: boolean): SourceCall => ({
+    name: RDAP_BOOTSTRAP_SOURCE,
+    url: deps.url.href,
+    ok,
+    ms,
+    cached,
+  });
+
+  async function obtainTable(): Promise<SourceResult<{ table: BootstrapTable; call: SourceCall }>> {
+    const nowMs = deps.now().getTime();
+    const age = current ? nowMs - current.fetchedAtMs : Number.POSITIVE_INFINITY;
+    if (current && (age < RDAP_BOOTSTRAP_TTL_MS || (age < RDAP_BOOTSTRAP_STALE_MAX_MS && nowMs < retryAtMs))) {
+      return succeed({ table: current.table, call: call(true, 0, true) });
+    }
+    const joined = inFlight !== null;
+    inFlight ??= fetchTable(deps).finally(() => {
+      inFlight = null;
+    });
+    const { result, ms } = await inFlight;
+    if (result.ok) {
+      if (!joined) current = { table: result.value, fetchedAtMs: nowMs };
+      return succeed({ table: result.value, call: call(true, joined ? 0 : ms, joined) });
+    }
+    // A stale file beats none while IANA is unreachable; retry the refresh a little later.
+    if (current && age < RDAP_BOOTSTRAP_STALE_MAX_MS) {
+      retryAtMs = nowMs + RDAP_BOOTSTRAP_RETRY_MS;
+      return succeed({ table: current.table, call: call(false, joined ? 0 : ms, true) });
+    }
+    return fail(result.failure);
+  }
+
+  return {
+    async findServer(domain) {
+      const obtained = await obtainTable();
+      if (!obtained.ok) return obtained;
+      return succeed({ base: matchServer(obtained.value.table, domain), call: obtained.value.call });
+    },
+  };
+}
+
+/** Longest label-wise match of `domain` against the table (RFC 9224 §4); null when none matches. */
+export function matchServer(table: BootstrapTable, domain: string): URL | null {
+  const labels = domain.toLowerCase().replace(/\.$/, '').split('.');
+  for (let start = 0; start < labels.length; start++) {
+    const urls = table.get(labels.slice(start).join('.'));
+    if (urls?.[0]) return urls[0];
+  }
+  return null;
+}
+
+/** Builds the lookup table from a parsed bootstrap file, dropping URLs that are not http(s). */
+export function buildTable(services: z.infer<typeof bootstrapSchema>['services']): BootstrapTable {
+  const table = new Map<string, URL[]>();
+  for (const [entries, urls] of services) {
+    const bases = urls.flatMap((text) => toBaseUrl(text) ?? []);
+    // RFC 9224 §4: prefer https when a service lists several URLs.
+    bases.sort((a, b) => Number(b.protocol === 'https:') - Number(a.protocol === 'https:'));
+    if (bases.length === 0) continue;
+    for (const entry of entries) table.set(entry.toLowerCase().replace(/\.$/, ''), bases);
+  }
+  return table;
+}
+
+function toBaseUrl(text: string): URL | null {
+  if (!URL.canParse(text)) return null;
+  const url = new URL(text);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+  // RFC 9224 §3: base URLs end in `/`, so relative paths like `domain/<name>` resolve beneath them.
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+async function fetchTable(deps: RdapBootstrapDeps): Promise<{ result: SourceResult<BootstrapTable>; ms: number }> {
+  const response = await boundedFetch(deps.url, {
+    source: RDAP_BOOTSTRAP_SOURCE,
+    fetch: deps.fetch,
+    timeoutMs: deps.timeoutMs,
+    maxBytes: RDAP_BOOTSTRAP_MAX_BYTES,
+    accept: ['application/json', 'application/rdap+json'],
+  });
+  if (!response.ok) return { result: response, ms: 0 };
+  const { ms } = response.value;
+  const json = parseJsonBody(RDAP_BOOTSTRAP_SOURCE, response.value.body);
+  if (!json.ok) return { result: json, ms };
+  const parsed = bootstrapSchema.safeParse(json.value);
+  if (!parsed.success) return { result: fail(malformed('the bootstrap file has no valid `services` list')), ms };
+  return { result: succeed(buildTable(parsed.data.services)), ms };
+}
+
+function malformed(detail: string): SourceFailure {
+  return { code: 'malformed', source: RDAP_BOOTSTRAP_SOURCE, detail: `${RDAP_BOOTSTRAP_SOURCE}: ${detail}` };
+}

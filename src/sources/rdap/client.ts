@@ -1,0 +1,61 @@
+/**
+ * The RDAP client the expiry check uses: bootstrap (which server?) plus lookup (what does it say?),
+ * with answers cached for an hour and identical concurrent lookups sharing one upstream call.
+ */
+import type { FetchLike } from '../bounded-fetch.ts';
+import { createSourceCache } from '../cache.ts';
+import type { SourceCall, SourceResult } from '../failure.ts';
+import { createRdapBootstrap, type ServerMatch } from './bootstrap.ts';
+import { lookupDomain, type RegistryAnswer } from './lookup.ts';
+
+/** How long an RDAP answer is reused, in milliseconds (1 h: short, so a renewal shows up soon). */
+export const RDAP_CACHE_TTL_MS = 60 * 60 * 1000;
+/** Most RDAP answers kept in memory. */
+export const RDAP_CACHE_MAX_ENTRIES = 10_000;
+
+/** The outcome of a lookup; `sources` lists the bootstrap, registry and referral calls made. */
+export type RdapAnswer = { kind: 'unsupported'; sources: SourceCall[] } | RegistryAnswer;
+
+export interface RdapClient {
+  /** The RDAP base URL for `domain` from the bootstrap; `base: null` when its TLD has no RDAP service. */
+  findServer(domain: string): Promise<SourceResult<ServerMatch>>;
+  /** Registration data for `domain` (pass the registrable domain, ASCII). Never throws for upstream trouble. */
+  lookup(domain: string): Promise<SourceResult<RdapAnswer>>;
+}
+
+export interface RdapClientDeps {
+  fetch: FetchLike;
+  /** IANA's `dns.json` (config `RDAP_BOOTSTRAP_URL`). */
+  bootstrapUrl: URL;
+  /** Budget in milliseconds for the bootstrap fetch, and separately for registry call plus referral. */
+  timeoutMs: number;
+  /** Clock for the bootstrap's 24 h and the answers' 1 h lifetimes. */
+  now: () => Date;
+}
+
+export function createRdapClient(deps: RdapClientDeps): RdapClient {
+  const bootstrap = createRdapBootstrap({ fetch: deps.fetch, url: deps.bootstrapUrl, timeoutMs: deps.timeoutMs, now: deps.now });
+  const cache = createSourceCache<RegistryAnswer>({
+    max: RDAP_CACHE_MAX_ENTRIES,
+    ttlMs: RDAP_CACHE_TTL_MS,
+    now: () => deps.now().getTime(),
+  });
+
+  return {
+    findServer: (domain) => bootstrap.findServer(domain),
+    async lookup(domain) {
+      const name = domain.toLowerCase().replace(/\.$/, '');
+      const server = await bootstrap.findServer(name);
+      if (!server.ok) return server;
+      const { base, call } = server.value;
+      if (!base) return { ok: true, value: { kind: 'unsupported', sources: [call] } };
+      const { result, cached } = await cache.get(`${base.href} ${name}`, () =>
+        lookupDomain(base, name, { fetch: deps.fetch, timeoutMs: deps.timeoutMs }),
+      );
+      if (!result.ok) return result;
+      // Contract §3: a cached answer reports `cached: true` and 0 ms.
+      const calls = result.value.sources.map((c) => (cached ? { ...c, ms: 0, cached: true } : c));
+      return { ok: true, value: { ...result.value, sources: [call, ...calls] } };
+    },
+  };
+}
