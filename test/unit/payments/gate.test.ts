@@ -1,0 +1,221 @@
+/**
+ * The payment gate against a loopback fake facilitator (real HTTPFacilitatorClient) and a counting
+ * upstream: what reaches the facilitator and the upstream, in which order, for each kind of request.
+ */
+import { x402Client } from '@x402/core/client';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+  HTTPFacilitatorClient,
+} from '@x402/core/http';
+import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import type { Hono } from 'hono';
+import { pino } from 'pino';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.ts';
+import { createApp } from '../../../src/http/app.ts';
+import { createPaymentGate } from '../../../src/payments/gate.ts';
+import { createResourceServer } from '../../../src/payments/resource-server.ts';
+import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../../world/check-upstream.ts';
+import { FAKE_TX_HASH, type FakeFacilitator, startFakeFacilitator } from '../../world/facilitator.ts';
+
+const NETWORK = 'eip155:8453';
+const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const BASE = 'https://checks.example';
+
+let events: string[];
+let facilitator: FakeFacilitator;
+let upstream: CheckUpstream;
+const payer = x402Client.fromConfig({
+  schemes: [{ network: NETWORK, client: new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())) }],
+});
+
+function buildApp(): Hono {
+  const config = loadConfig({
+    X402_FACILITATOR_URL: facilitator.url.href,
+    X402_PAY_TO: PAY_TO,
+    PUBLIC_BASE_URL: BASE,
+  });
+  const logger = pino({ level: 'silent' });
+  const resourceServer = createResourceServer(
+    new HTTPFacilitatorClient({ url: facilitator.url.href }),
+    NETWORK,
+  );
+  const paymentGate = createPaymentGate({ resourceServer, config, logger });
+  return createApp({ config, runners: upstreamRunners(upstream), logger, paymentGate }) as unknown as Hono;
+}
+
+async function challenge(app: Hono, path: string): Promise<PaymentRequired> {
+  const res = await app.request(path);
+  expect(res.status).toBe(402);
+  return decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
+}
+
+async function signFor(app: Hono, path: string): Promise<string> {
+  const payload: PaymentPayload = await payer.createPaymentPayload(await challenge(app, path));
+  return encodePaymentSignatureHeader(payload);
+}
+
+const paths = (name: FakeFacilitator['calls'][number]['path']) =>
+  facilitator.calls.filter((c) => c.path === name);
+
+beforeAll(async () => {
+  events = [];
+  facilitator = await startFakeFacilitator(NETWORK, events);
+  upstream = await startCheckUpstream(events);
+});
+afterAll(async () => {
+  await facilitator.close();
+  await upstream.close();
+});
+beforeEach(() => {
+  events.length = 0;
+  facilitator.calls.length = 0;
+  facilitator.verifyAnswer = null;
+  facilitator.settleAnswer = null;
+  facilitator.supportedFailStatus = null;
+  upstream.failing = false;
+  upstream.delayMs = 0;
+});
+
+describe('payment gate', () => {
+  it('answers an unpaid call 402 with one v2 accepts entry and problem JSON, without running the check', async () => {
+    const app = buildApp();
+    const res = await app.request('/v1/site-health?domain=example.com');
+    expect(res.status).toBe(402);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(await res.json()).toMatchObject({
+      status: 402,
+      code: 'payment_required',
+      title: 'Payment required',
+    });
+    const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
+    expect(required.x402Version).toBe(2);
+    expect(required.resource.url).toBe(`${BASE}/v1/site-health`);
+    expect(required.accepts).toHaveLength(1);
+    expect(required.accepts[0]).toMatchObject({ amount: '30000', payTo: PAY_TO, network: NETWORK });
+    expect(required.extensions?.bazaar).toMatchObject({ info: { input: { type: 'http', method: 'GET' } } });
+    expect(events.filter((e) => e !== 'facilitator:/supported')).toEqual([]);
+  });
+
+  it('refuses an invalid domain with 400 before any payment logic', async () => {
+    const app = buildApp();
+    const res = await app.request('/v1/cert?domain=not_a..domain', {
+      headers: { 'payment-signature': await signFor(app, '/v1/cert?domain=example.com') },
+    });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('payment-required')).toBeNull();
+    expect((await res.json()).code).toBe('invalid_domain');
+    expect(paths('/verify')).toHaveLength(0);
+    expect(events.filter((e) => e.startsWith('upstream:'))).toEqual([]);
+  });
+
+  it('verifies, then runs the check, then settles, and returns the result with PAYMENT-RESPONSE', async () => {
+    const app = buildApp();
+    const signature = await signFor(app, '/v1/dns?domain=example.com');
+    events.length = 0;
+    const res = await app.request('/v1/dns?domain=example.com', {
+      headers: { 'payment-signature': signature },
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).domain).toBe('example.com');
+    expect(events).toEqual(['facilitator:/verify', 'upstream:v1_dns', 'facilitator:/settle']);
+    const receipt = decodePaymentResponseHeader(res.headers.get('payment-response') ?? '');
+    expect(receipt).toMatchObject({ success: true, transaction: FAKE_TX_HASH, network: NETWORK });
+    expect(res.headers.get('cache-control')).toContain('private');
+  });
+
+  it('never settles an upstream failure: 502 problem JSON, no PAYMENT-RESPONSE', async () => {
+    const app = buildApp();
+    const signature = await signFor(app, '/v1/expiry?domain=example.com');
+    events.length = 0;
+    upstream.failing = true;
+    const res = await app.request('/v1/expiry?domain=example.com', {
+      headers: { 'payment-signature': signature },
+    });
+    expect(res.status).toBe(502);
+    expect((await res.json()).code).toBe('upstream_failed');
+    expect(res.headers.get('payment-response')).toBeNull();
+    expect(events).toEqual(['facilitator:/verify', 'upstream:v1_expiry']);
+  });
+
+  it('does not run the check when verify rejects the payment; the 402 names the reason', async () => {
+    const app = buildApp();
+    const signature = await signFor(app, '/v1/cert?domain=example.com');
+    events.length = 0;
+    facilitator.verifyAnswer = () => ({ isValid: false, invalidReason: 'invalid_exact_evm_signature' });
+    const res = await app.request('/v1/cert?domain=example.com', {
+      headers: { 'payment-signature': signature },
+    });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({
+      code: 'payment_required',
+      reason: 'invalid_exact_evm_signature',
+    });
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '').error).toBe(
+      'invalid_exact_evm_signature',
+    );
+    expect(events).toEqual(['facilitator:/verify']);
+  });
+
+  it('withholds the result when settlement fails after the check ran', async () => {
+    const app = buildApp();
+    const signature = await signFor(app, '/v1/cert?domain=example.com');
+    events.length = 0;
+    facilitator.settleAnswer = () => ({
+      success: false,
+      errorReason: 'invalid_exact_evm_nonce_already_used',
+      transaction: '',
+      network: NETWORK,
+    });
+    const res = await app.request('/v1/cert?domain=example.com', {
+      headers: { 'payment-signature': signature },
+    });
+    expect(res.status).toBe(402);
+    const body = await res.json();
+    expect(body).toMatchObject({ code: 'payment_required', title: 'Settlement failed' });
+    expect(body).not.toHaveProperty('certificate');
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response') ?? '').success).toBe(false);
+    expect(events).toEqual(['facilitator:/verify', 'upstream:v1_cert', 'facilitator:/settle']);
+  });
+
+  it('runs one signature once: concurrent copies get 409 payment_in_flight without verify or a run', async () => {
+    const app = buildApp();
+    const signature = await signFor(app, '/v1/dns?domain=example.com');
+    events.length = 0;
+    upstream.delayMs = 200;
+    const responses = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        app.request('/v1/dns?domain=example.com', { headers: { 'payment-signature': signature } }),
+      ),
+    );
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 409, 409, 409, 409]);
+    const conflict = responses.find((r) => r.status === 409);
+    expect(conflict?.headers.get('content-type')).toBe('application/problem+json');
+    expect(await conflict?.json()).toMatchObject({ status: 409, code: 'payment_in_flight' });
+    expect(events).toEqual(['facilitator:/verify', 'upstream:v1_dns', 'facilitator:/settle']);
+  });
+
+  it('loads the facilitator once for all routes, answers 502 while it is down and recovers', async () => {
+    facilitator.supportedFailStatus = 503;
+    const app = buildApp();
+    const down = await app.request('/v1/cert?domain=example.com');
+    expect(down.status).toBe(502);
+    expect(await down.json()).toMatchObject({
+      code: 'upstream_failed',
+      upstreams: [{ name: 'facilitator' }],
+    });
+    facilitator.supportedFailStatus = null;
+    facilitator.calls.length = 0;
+    const routes = ['/v1/cert', '/v1/dns', '/v1/expiry', '/v1/site-health'];
+    const answers = await Promise.all(routes.map((route) => app.request(`${route}?domain=example.com`)));
+    expect(answers.map((r) => r.status)).toEqual([402, 402, 402, 402]);
+    await app.request('/v1/cert?domain=example.com');
+    expect(paths('/supported')).toHaveLength(1);
+  });
+});
