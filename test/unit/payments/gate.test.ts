@@ -109,7 +109,7 @@ describe('payment gate', () => {
     });
     expect(res.status).toBe(400);
     expect(res.headers.get('payment-required')).toBeNull();
-    expect((await res.json()).code).toBe('invalid_domain');
+    expect(await res.json()).toMatchObject({ code: 'invalid_domain' });
     expect(paths('/verify')).toHaveLength(0);
     expect(events.filter((e) => e.startsWith('upstream:'))).toEqual([]);
   });
@@ -122,7 +122,7 @@ describe('payment gate', () => {
       headers: { 'payment-signature': signature },
     });
     expect(res.status).toBe(200);
-    expect((await res.json()).domain).toBe('example.com');
+    expect(await res.json()).toMatchObject({ domain: 'example.com' });
     expect(events).toEqual(['facilitator:/verify', 'upstream:v1_dns', 'facilitator:/settle']);
     const receipt = decodePaymentResponseHeader(res.headers.get('payment-response') ?? '');
     expect(receipt).toMatchObject({ success: true, transaction: FAKE_TX_HASH, network: NETWORK });
@@ -138,7 +138,7 @@ describe('payment gate', () => {
       headers: { 'payment-signature': signature },
     });
     expect(res.status).toBe(502);
-    expect((await res.json()).code).toBe('upstream_failed');
+    expect(await res.json()).toMatchObject({ code: 'upstream_failed' });
     expect(res.headers.get('payment-response')).toBeNull();
     expect(events).toEqual(['facilitator:/verify', 'upstream:v1_expiry']);
   });
