@@ -41,7 +41,11 @@ async function get(
   path: string,
 ): Promise<{ status: number; type: string | null; body: Record<string, unknown> }> {
   const response = await app.request(path);
-  return { status: response.status, type: response.headers.get('content-type'), body: await response.json() };
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 const validate = (rawQuery: string) => get(`/v1/validate?${rawQuery}`);
