@@ -11,6 +11,7 @@ import {
 } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { type DiscoveryExtension, validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { Hono } from 'hono';
 import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -99,6 +100,10 @@ describe('payment gate', () => {
     expect(required.accepts).toHaveLength(1);
     expect(required.accepts[0]).toMatchObject({ amount: '30000', payTo: PAY_TO, network: NETWORK });
     expect(required.extensions?.bazaar).toMatchObject({ info: { input: { type: 'http', method: 'GET' } } });
+    // What a facilitator checks before cataloguing the route (bazaar spec: info validates against schema).
+    expect(validateDiscoveryExtension(required.extensions?.bazaar as DiscoveryExtension)).toEqual({
+      valid: true,
+    });
     expect(events.filter((e) => e !== 'facilitator:/supported')).toEqual([]);
   });
 
