@@ -1,0 +1,39 @@
+/**
+ * The app as the discovery tests see it: public base https://checks.example.com, a silent logger,
+ * and check runners that throw, so any document that reached a runner would fail its test.
+ */
+import type { Logger } from 'pino';
+import { pino } from 'pino';
+import type { CheckRunners } from '../../../../src/catalog.ts';
+import { loadConfig } from '../../../../src/config.ts';
+import { createApp } from '../../../../src/http/app.ts';
+
+export const PUBLIC_BASE_URL = 'https://checks.example.com';
+
+/** Runners whose every method throws: discovery must never call them. */
+export function throwingRunners(): CheckRunners {
+  const refuse = (name: string) => () => {
+    throw new Error(`runner ${name} called by a discovery route`);
+  };
+  return {
+    cert: refuse('cert'),
+    dns: refuse('dns'),
+    expiry: refuse('expiry'),
+    siteHealth: refuse('siteHealth'),
+    admit: refuse('admit'),
+  };
+}
+
+/** `createApp` for `PUBLIC_BASE_URL` with throwing runners and a silent logger unless one is given. */
+export function createDiscoveryApp(logger: Logger = pino({ level: 'silent' })) {
+  return createApp({
+    config: loadConfig({ PUBLIC_BASE_URL }),
+    logger,
+    runners: throwingRunners(),
+  });
+}
+
+/** True when `value` is an absolute http(s) URL under `PUBLIC_BASE_URL`. */
+export function isPublicUrl(value: string): boolean {
+  return URL.canParse(value) && value.startsWith(`${PUBLIC_BASE_URL}/`);
+}
