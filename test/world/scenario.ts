@@ -12,4 +12,6 @@ export interface Scenario {
   rdap?: import('./rdap-registry.ts').RdapScenario;
   /** Zone data for the DoH fake (`doh.ts`). */
   dns?: import('./doh.ts').DnsScenario;
+  /** Certificates and failure modes for the crt.sh and Cert Spotter fakes (`ct-history.ts`). */
+  ct?: import('./ct-history.ts').CtScenario;
 }

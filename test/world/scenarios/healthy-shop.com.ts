@@ -1,4 +1,5 @@
 /** A healthy `.com`: Verisign-shaped RDAP with registrar, locks, DNSSEC and a year to run. */
+import { renewalSeries } from '../ct-history.ts';
 import type { Scenario } from '../scenario.ts';
 
 const scenario: Scenario = {
@@ -21,6 +22,16 @@ const scenario: Scenario = {
       nameservers: ['ns1.healthy-shop.com', 'ns2.healthy-shop.com'],
       delegationSigned: true,
     },
+  },
+  // Let's Encrypt renewals on an irregular, ARI-like cadence (56–62 days), newest 20 days ago.
+  ct: {
+    certificates: renewalSeries({
+      issuer: 'le-r11',
+      names: ['healthy-shop.com', 'www.healthy-shop.com'],
+      count: 6,
+      lastIssuedDaysAgo: 20,
+      everyDays: [58, 61, 56, 62, 59],
+    }),
   },
 };
 export default scenario;

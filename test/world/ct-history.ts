@@ -1,0 +1,147 @@
+/**
+ * CT world data shared by the crt.sh and Cert Spotter fakes: a scenario's certificates, given
+ * relative to "now" so manual world runs stay current, and the CAs that issue them.
+ */
+import { createHash } from 'node:crypto';
+import type { Scenario } from './scenario.ts';
+
+const DAY_MS = 86_400_000;
+
+/** Issuing CAs as crt.sh and Cert Spotter print them (the Cloudflare DN shows crt.sh's quoting). */
+export const CT_ISSUERS = {
+  'le-r11': { dn: "C=US, O=Let's Encrypt, CN=R11", caId: 295814, friendlyName: "Let's Encrypt" },
+  'le-e8': { dn: "C=US, O=Let's Encrypt, CN=E8", caId: 295819, friendlyName: "Let's Encrypt" },
+  sectigo: {
+    dn: 'C=GB, ST=Greater Manchester, L=Salford, O=Sectigo Limited, CN=Sectigo RSA Domain Validation Secure Server CA',
+    caId: 1397,
+    friendlyName: 'Sectigo',
+  },
+  google: {
+    dn: 'C=US, O=Google Trust Services, CN=WR1',
+    caId: 380012,
+    friendlyName: 'Google Trust Services',
+  },
+  cloudflare: {
+    dn: 'C=US, O="Cloudflare, Inc.", CN=Cloudflare Inc ECC CA-3',
+    caId: 78576,
+    friendlyName: 'Cloudflare',
+  },
+} as const;
+export type CtIssuerKey = keyof typeof CT_ISSUERS;
+
+/** One certificate in a scenario, dated relative to the fake's clock. */
+export interface CtCertificate {
+  issuer: CtIssuerKey;
+  /** DNS SANs, lower case. */
+  names: string[];
+  /** Subject CN; default the first name; null for profiles without a CN (LE `tlsserver`). */
+  commonName?: string | null;
+  /** Days between notBefore and now (fractions allowed). */
+  issuedDaysAgo: number;
+  /** Default 90. notAfter is notBefore + lifetime − 1 s, as Let's Encrypt issues. */
+  lifetimeDays?: number;
+  /** Lower-case hex; default derived from the names and date. */
+  serial?: string;
+  /** False: never seen in a CT log (crt.sh `entry_timestamp` null). Default true. */
+  logged?: boolean;
+}
+
+export type CrtshMode =
+  | 'ok'
+  | 'html_error' // 200 text/html error page from the SQL function
+  | 'db_error' // 503 text/html "ERROR!" page (statement timeout)
+  | 'gateway_error' // 503 text/plain `ERROR` (crtsh-web's own deadline)
+  | 'bad_gateway' // nginx 502
+  | 'gateway_timeout' // nginx 504
+  | 'hang'
+  | 'truncated' // JSON cut off mid-body
+  | 'oversized'; // a body over 5 MB
+
+export type CertspotterMode = 'ok' | 'rate_limited' | 'server_error' | 'hang';
+
+/** The `ct` section of a scenario. */
+export interface CtScenario {
+  certificates: CtCertificate[];
+  crtsh?: { mode?: CrtshMode; delayMs?: number };
+  certspotter?: { mode?: CertspotterMode; delayMs?: number };
+}
+
+/** A scenario certificate with real dates. */
+export interface DatedCertificate {
+  issuer: (typeof CT_ISSUERS)[CtIssuerKey];
+  names: string[];
+  commonName: string | null;
+  serial: string;
+  notBefore: Date;
+  notAfter: Date;
+  /** When the precertificate entered a log; null when never logged. */
+  loggedAt: Date | null;
+}
+
+/** Every scenario's certificates dated against `now`, in discovery order (oldest log entry first). */
+export function datedCertificates(scenarios: Map<string, Scenario>, now: Date): DatedCertificate[] {
+  const dated: DatedCertificate[] = [];
+  for (const scenario of scenarios.values()) {
+    for (const cert of scenario.ct?.certificates ?? []) {
+      // Whole seconds, backdated an hour before the log entry, as Let's Encrypt does.
+      const notBefore = new Date(Math.floor((now.getTime() - cert.issuedDaysAgo * DAY_MS) / 1000) * 1000);
+      const loggedAt = new Date(notBefore.getTime() + 3_600_000 + (notBefore.getTime() % 997) * 7);
+      // Let's Encrypt serials are 18 bytes starting 03 or 04.
+      const derived = createHash('sha256')
+        .update(`${cert.names.join(',')}|${cert.issuedDaysAgo}`)
+        .digest('hex');
+      dated.push({
+        issuer: CT_ISSUERS[cert.issuer],
+        names: cert.names,
+        commonName: cert.commonName === undefined ? (cert.names[0] ?? null) : cert.commonName,
+        serial: cert.serial ?? `04${derived.slice(0, 34)}`,
+        notBefore,
+        notAfter: new Date(notBefore.getTime() + (cert.lifetimeDays ?? 90) * DAY_MS - 1000),
+        loggedAt: cert.logged === false ? null : loggedAt,
+      });
+    }
+  }
+  const discovered = (cert: DatedCertificate) => (cert.loggedAt ?? cert.notBefore).getTime();
+  return dated.sort((a, b) => discovered(a) - discovered(b));
+}
+
+/** The scenario owning a queried name: the name itself or the nearest parent (`*.` and `%` stripped). */
+export function scenarioForName(scenarios: Map<string, Scenario>, name: string): Scenario | undefined {
+  const labels = name
+    .toLowerCase()
+    .replace(/^[%*]*\.?/, '')
+    .replaceAll('%', '')
+    .split('.');
+  for (let start = 0; start < labels.length - 1; start++) {
+    const scenario = scenarios.get(labels.slice(start).join('.'));
+    if (scenario) return scenario;
+  }
+  return undefined;
+}
+
+/** A regular renewal history: `count` certificates, the newest issued `lastIssuedDaysAgo`, spaced by `everyDays`. */
+export function renewalSeries(options: {
+  issuer: CtIssuerKey;
+  names: string[];
+  count: number;
+  lastIssuedDaysAgo: number;
+  /** One interval for every gap, or one per gap (newest gap first). */
+  everyDays: number | number[];
+  lifetimeDays?: number;
+}): CtCertificate[] {
+  const gaps = Array.from({ length: options.count - 1 }, (_, i) =>
+    Array.isArray(options.everyDays) ? (options.everyDays[i] ?? 0) : options.everyDays,
+  );
+  let daysAgo = options.lastIssuedDaysAgo;
+  const series: CtCertificate[] = [];
+  for (let i = 0; i < options.count; i++) {
+    series.push({
+      issuer: options.issuer,
+      names: options.names,
+      issuedDaysAgo: daysAgo,
+      lifetimeDays: options.lifetimeDays,
+    });
+    daysAgo += gaps[i] ?? 0;
+  }
+  return series;
+}
