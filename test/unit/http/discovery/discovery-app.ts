@@ -37,3 +37,7 @@ export function createDiscoveryApp(logger: Logger = pino({ level: 'silent' })) {
 export function isPublicUrl(value: string): boolean {
   return URL.canParse(value) && value.startsWith(`${PUBLIC_BASE_URL}/`);
 }
+
+/** A parsed JSON document walked by assertions; a wrong path fails the assertion, not the compiler. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read deep, schema-checked JSON by key.
+export type Json = Record<string, any>;

@@ -1,9 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { paidOperations } from '../../../../src/catalog.ts';
 import { escapeXml } from '../../../../src/http/discovery/sitemap.ts';
-import { createDiscoveryApp, isPublicUrl, PUBLIC_BASE_URL } from './discovery-app.ts';
-
-type Json = Record<string, any>;
+import { createDiscoveryApp, isPublicUrl, type Json, PUBLIC_BASE_URL } from './discovery-app.ts';
 
 describe('GET /', () => {
   it('is a JSON index linking every document, with the api-catalog Link header', async () => {

@@ -2,9 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { freeOperations, paidOperations } from '../../../../src/catalog.ts';
-import { createDiscoveryApp, isPublicUrl, PUBLIC_BASE_URL } from './discovery-app.ts';
-
-type Json = Record<string, any>;
+import { createDiscoveryApp, isPublicUrl, type Json, PUBLIC_BASE_URL } from './discovery-app.ts';
 
 async function fetchOpenApi(): Promise<{ response: Response; doc: Json }> {
   const response = await createDiscoveryApp().request('/openapi.json');

@@ -1,9 +1,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { buildServerCard, serverIdentity } from '../../../../src/http/discovery/server-card.ts';
-import { createDiscoveryApp, PUBLIC_BASE_URL } from './discovery-app.ts';
-
-type Json = Record<string, any>;
+import { createDiscoveryApp, type Json, PUBLIC_BASE_URL } from './discovery-app.ts';
 
 const CARD_CORS = {
   'access-control-allow-origin': '*',

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { freeOperations, paidOperations } from '../../../../src/catalog.ts';
-import { createDiscoveryApp, isPublicUrl, PUBLIC_BASE_URL } from './discovery-app.ts';
-
-type Json = Record<string, any>;
+import { createDiscoveryApp, isPublicUrl, type Json, PUBLIC_BASE_URL } from './discovery-app.ts';
 
 const API_CATALOG_TYPE = 'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"';
 const CATALOG_LINK = `<${PUBLIC_BASE_URL}/.well-known/api-catalog>; rel="api-catalog"`;
