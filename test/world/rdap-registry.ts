@@ -75,7 +75,11 @@ export async function startRdapRegistry(
     const answer = fake.registrarMode ?? (name ? scenarioOf(scenarios, name)?.registrar : undefined);
     if (!name || !answer) return play(res, 'not_found_json');
     if (typeof answer === 'string') return play(res, answer);
-    sendRdap(res, 200, renderDomain(name, answer, now(), { self: url, registrar: true }));
+    sendRdap(
+      res,
+      200,
+      renderDomain(name, answer, now(), { self: new URL(url.pathname, registrar.url), registrar: true }),
+    );
   });
   const registry = await startLoopbackServer((_req, res, url) => {
     const match = /^\/([a-z0-9.-]+)\/v1\/domain\/([^/]+)$/i.exec(url.pathname);
@@ -88,8 +92,14 @@ export async function startRdapRegistry(
     if (!scenario) return play(res, 'not_found_empty');
     const section = scenario.rdap ?? { registry: DEFAULT_RDAP_RECORD };
     if (typeof section.registry === 'string') return play(res, section.registry);
-    const related = section.registrar ? new URL(`/rdap/domain/${name.toUpperCase()}`, registrar.url) : undefined;
-    sendRdap(res, 200, renderDomain(name, section.registry, now(), { self: url, related }));
+    const related = section.registrar
+      ? new URL(`/rdap/domain/${name.toUpperCase()}`, registrar.url)
+      : undefined;
+    sendRdap(
+      res,
+      200,
+      renderDomain(name, section.registry, now(), { self: new URL(url.pathname, registry.url), related }),
+    );
   });
   const fake: RdapRegistryFake = {
     ...registry,
@@ -118,15 +128,27 @@ function renderDomain(
     typeof value === 'string'
       ? value
       : new Date(now.getTime() + value.days * 86_400_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const links: object[] = [{ value: at.self.href, rel: 'self', href: at.self.href, type: 'application/rdap+json' }];
+  const links: object[] = [
+    { value: at.self.href, rel: 'self', href: at.self.href, type: 'application/rdap+json' },
+  ];
   if (at.related) {
-    links.push({ value: at.related.href, rel: 'related', href: at.related.href, type: 'application/rdap+json' });
+    links.push({
+      value: at.related.href,
+      rel: 'related',
+      href: at.related.href,
+      type: 'application/rdap+json',
+    });
   }
   const events = [
     { eventAction: 'registration', eventDate: date(record.registeredAt) },
     ...(record.expiresAt === null
       ? []
-      : [{ eventAction: at.registrar ? 'registrar expiration' : 'expiration', eventDate: date(record.expiresAt) }]),
+      : [
+          {
+            eventAction: at.registrar ? 'registrar expiration' : 'expiration',
+            eventDate: date(record.expiresAt),
+          },
+        ]),
     { eventAction: 'last changed', eventDate: date(record.updatedAt) },
     { eventAction: 'last update of RDAP database', eventDate: date({ days: 0 }) },
   ];
@@ -139,8 +161,15 @@ function renderDomain(
     entities: record.registrar ? [registrarEntity(record.registrar)] : [],
     events,
     secureDNS: { delegationSigned: record.delegationSigned ?? false },
-    nameservers: record.nameservers.map((ns) => ({ objectClassName: 'nameserver', ldhName: ns.toUpperCase() })),
-    rdapConformance: ['rdap_level_0', 'icann_rdap_technical_implementation_guide_1', 'icann_rdap_response_profile_1'],
+    nameservers: record.nameservers.map((ns) => ({
+      objectClassName: 'nameserver',
+      ldhName: ns.toUpperCase(),
+    })),
+    rdapConformance: [
+      'rdap_level_0',
+      'icann_rdap_technical_implementation_guide_1',
+      'icann_rdap_response_profile_1',
+    ],
     notices: NOTICES,
   };
 }
@@ -151,7 +180,13 @@ function registrarEntity(registrar: { name: string; ianaId: string }): object {
     handle: registrar.ianaId,
     roles: ['registrar'],
     publicIds: [{ type: 'IANA Registrar ID', identifier: registrar.ianaId }],
-    vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', registrar.name]]],
+    vcardArray: [
+      'vcard',
+      [
+        ['version', {}, 'text', '4.0'],
+        ['fn', {}, 'text', registrar.name],
+      ],
+    ],
     entities: [
       {
         objectClassName: 'entity',
@@ -174,7 +209,12 @@ const NOTICES = [
   {
     title: 'Terms of Use',
     description: ['Service subject to Terms of Use.'],
-    links: [{ href: 'https://www.verisign.com/domain-names/registration-data-access-protocol/terms-service/index.xhtml', type: 'text/html' }],
+    links: [
+      {
+        href: 'https://www.verisign.com/domain-names/registration-data-access-protocol/terms-service/index.xhtml',
+        type: 'text/html',
+      },
+    ],
   },
   {
     title: 'Status Codes',
@@ -189,11 +229,22 @@ const NOTICES = [
 ];
 
 function rdapError(code: number, title: string): object {
-  return { errorCode: code, title, description: [title], rdapConformance: ['rdap_level_0'], notices: NOTICES };
+  return {
+    errorCode: code,
+    title,
+    description: [title],
+    rdapConformance: ['rdap_level_0'],
+    notices: NOTICES,
+  };
 }
 
 /** Compact JSON with `/` escaped as `\/`, as Verisign writes it. */
-function sendRdap(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+function sendRdap(
+  res: ServerResponse,
+  status: number,
+  body: object,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body).replaceAll('/', '\\/');
   res.writeHead(status, {
     'content-type': 'application/rdap+json',
@@ -208,28 +259,35 @@ function play(res: ServerResponse, mode: RdapFakeMode): void {
   switch (mode) {
     case 'not_found_empty':
       res.writeHead(404, { 'content-type': 'application/rdap+json', 'content-length': '0' });
-      return void res.end();
+      res.end();
+      break;
     case 'not_found_json':
-      return sendRdap(res, 404, rdapError(404, 'Object not found'));
+      sendRdap(res, 404, rdapError(404, 'Object not found'));
+      break;
     case 'rate_limited':
-      return sendRdap(res, 429, rdapError(429, 'Too many requests'), { 'retry-after': String(RETRY_AFTER_S) });
+      sendRdap(res, 429, rdapError(429, 'Too many requests'), { 'retry-after': String(RETRY_AFTER_S) });
+      break;
     case 'server_error':
-      return sendRdap(res, 500, rdapError(500, 'Internal server error'));
+      sendRdap(res, 500, rdapError(500, 'Internal server error'));
+      break;
     case 'hang':
-      return; // Never answers; the loopback server drops the socket at close.
+      break; // Never answers; the loopback server drops the socket at close.
     case 'oversized': {
       // Chunked, without Content-Length, so only the client's running byte count can stop it.
       res.writeHead(200, { 'content-type': 'application/rdap+json' });
       res.write('{"objectClassName":"domain","notices":[');
       const notice = JSON.stringify({ title: 'Padding', description: ['x'.repeat(1000)] });
       for (let sent = 0; sent < OVERSIZED_BYTES; sent += notice.length + 1) res.write(`${notice},`);
-      return void res.end(`${notice}]}`);
+      res.end(`${notice}]}`);
+      break;
     }
     case 'html':
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      return void res.end('<html><body>Access denied</body></html>');
+      res.end('<html><body>Access denied</body></html>');
+      break;
     case 'truncated':
       res.writeHead(200, { 'content-type': 'application/rdap+json' });
-      return void res.end('{"objectClassName":"domain","ldhName":"TRUNC');
+      res.end('{"objectClassName":"domain","ldhName":"TRUNC');
+      break;
   }
 }

@@ -62,7 +62,10 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
   async function obtainTable(): Promise<SourceResult<{ table: BootstrapTable; call: SourceCall }>> {
     const nowMs = deps.now().getTime();
     const age = current ? nowMs - current.fetchedAtMs : Number.POSITIVE_INFINITY;
-    if (current && (age < RDAP_BOOTSTRAP_TTL_MS || (age < RDAP_BOOTSTRAP_STALE_MAX_MS && nowMs < retryAtMs))) {
+    if (
+      current &&
+      (age < RDAP_BOOTSTRAP_TTL_MS || (age < RDAP_BOOTSTRAP_STALE_MAX_MS && nowMs < retryAtMs))
+    ) {
       return succeed({ table: current.table, call: call(true, 0, true) });
     }
     const joined = inFlight !== null;
@@ -123,7 +126,9 @@ function toBaseUrl(text: string): URL | null {
   return url;
 }
 
-async function fetchTable(deps: RdapBootstrapDeps): Promise<{ result: SourceResult<BootstrapTable>; ms: number }> {
+async function fetchTable(
+  deps: RdapBootstrapDeps,
+): Promise<{ result: SourceResult<BootstrapTable>; ms: number }> {
   const response = await boundedFetch(deps.url, {
     source: RDAP_BOOTSTRAP_SOURCE,
     fetch: deps.fetch,
@@ -136,7 +141,8 @@ async function fetchTable(deps: RdapBootstrapDeps): Promise<{ result: SourceResu
   const json = parseJsonBody(RDAP_BOOTSTRAP_SOURCE, response.value.body);
   if (!json.ok) return { result: json, ms };
   const parsed = bootstrapSchema.safeParse(json.value);
-  if (!parsed.success) return { result: fail(malformed('the bootstrap file has no valid `services` list')), ms };
+  if (!parsed.success)
+    return { result: fail(malformed('the bootstrap file has no valid `services` list')), ms };
   return { result: succeed(buildTable(parsed.data.services)), ms };
 }
 

@@ -34,7 +34,12 @@ export interface RdapClientDeps {
 }
 
 export function createRdapClient(deps: RdapClientDeps): RdapClient {
-  const bootstrap = createRdapBootstrap({ fetch: deps.fetch, url: deps.bootstrapUrl, timeoutMs: deps.timeoutMs, now: deps.now });
+  const bootstrap = createRdapBootstrap({
+    fetch: deps.fetch,
+    url: deps.bootstrapUrl,
+    timeoutMs: deps.timeoutMs,
+    now: deps.now,
+  });
   const cache = createSourceCache<RegistryAnswer>({
     max: RDAP_CACHE_MAX_ENTRIES,
     ttlMs: RDAP_CACHE_TTL_MS,

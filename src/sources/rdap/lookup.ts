@@ -28,7 +28,11 @@ export interface LookupDeps {
 }
 
 /** Looks `domain` up at the RDAP server `base` (a bootstrap base URL ending in `/`). */
-export async function lookupDomain(base: URL, domain: string, deps: LookupDeps): Promise<SourceResult<RegistryAnswer>> {
+export async function lookupDomain(
+  base: URL,
+  domain: string,
+  deps: LookupDeps,
+): Promise<SourceResult<RegistryAnswer>> {
   // One budget for the registry and the referral: the referral gets what is left.
   const budget = AbortSignal.timeout(deps.timeoutMs);
   const url = new URL(`domain/${domain.toLowerCase()}`, base);
@@ -65,7 +69,9 @@ export async function lookupDomain(base: URL, domain: string, deps: LookupDeps):
 }
 
 /** A domain object, or `found: false` for a 404 (only when 404 is among the passed statuses). */
-type DomainResponse = { found: false; ms: number } | { found: true; ms: number; registration: RdapRegistration };
+type DomainResponse =
+  | { found: false; ms: number }
+  | { found: true; ms: number; registration: RdapRegistration };
 
 async function fetchDomain(
   url: URL,
@@ -86,7 +92,10 @@ async function fetchDomain(
   });
   if (!response.ok) {
     if (budget.aborted && response.failure.code === 'timeout') {
-      return fail({ ...response.failure, detail: `${source} did not answer within the ${deps.timeoutMs} ms budget` });
+      return fail({
+        ...response.failure,
+        detail: `${source} did not answer within the ${deps.timeoutMs} ms budget`,
+      });
     }
     return response;
   }
@@ -95,7 +104,8 @@ async function fetchDomain(
   const json = parseJsonBody(source, body);
   if (!json.ok) return json;
   const registration = parseRegistration(json.value);
-  if (typeof registration === 'string') return fail({ code: 'malformed', source, detail: `${source}: ${registration}` });
+  if (typeof registration === 'string')
+    return fail({ code: 'malformed', source, detail: `${source}: ${registration}` });
   return succeed({ found: true, ms, registration });
 }
 

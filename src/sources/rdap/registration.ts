@@ -40,7 +40,10 @@ const linkSchema = z.object({ rel: z.string().optional(), href: z.string(), type
 const eventSchema = z.object({ eventAction: z.string(), eventDate: z.string() });
 const publicIdSchema = z.object({ type: z.string(), identifier: z.union([z.string(), z.number()]) });
 // RFC 7095 jCard: ["vcard", [[name, params, value-type, value], …]].
-const vcardSchema = z.tuple([z.literal('vcard'), lenientArray(z.tuple([z.string(), z.unknown(), z.string(), z.unknown()]))]);
+const vcardSchema = z.tuple([
+  z.literal('vcard'),
+  lenientArray(z.tuple([z.string(), z.unknown(), z.string(), z.unknown()])),
+]);
 const entitySchema = z.object({
   roles: lenientArray(z.string()),
   publicIds: lenientArray(publicIdSchema),
@@ -104,7 +107,9 @@ function hostName(text: string): string {
 function vcardName(vcardArray: unknown): string | null {
   const vcard = vcardSchema.safeParse(vcardArray);
   if (!vcard.success) return null;
-  const fn = vcard.data[1].find(([name, , , value]) => name.toLowerCase() === 'fn' && typeof value === 'string');
+  const fn = vcard.data[1].find(
+    ([name, , , value]) => name.toLowerCase() === 'fn' && typeof value === 'string',
+  );
   const name = typeof fn?.[3] === 'string' ? fn[3].trim() : '';
   return name === '' ? null : name;
 }
@@ -117,7 +122,9 @@ function ianaRegistrarId(publicIds: readonly { type: string; identifier: string 
 // ICANN gTLD RDAP Response Profile: the registry links to the registrar's RDAP record with rel "related".
 function registrarReferral(links: readonly z.infer<typeof linkSchema>[]): URL | null {
   const link = links.find(
-    (l) => l.rel?.toLowerCase() === 'related' && l.type?.toLowerCase().split(';')[0]?.trim() === 'application/rdap+json',
+    (l) =>
+      l.rel?.toLowerCase() === 'related' &&
+      l.type?.toLowerCase().split(';')[0]?.trim() === 'application/rdap+json',
   );
   if (!link || !URL.canParse(link.href)) return null;
   const url = new URL(link.href);
