@@ -47,6 +47,16 @@ const envSchema = z.object({
   X402_ASSET: address.default('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'),
   X402_PAY_TO: address.optional(),
   X402_FACILITATOR_URL: httpUrl.optional(),
+  // "Name: value", sent on verify/settle/supported to a facilitator that wants a static credential.
+  X402_FACILITATOR_AUTH_HEADER: z
+    .string()
+    .trim()
+    .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+:\s*\S/, 'a header line "Name: value"')
+    .transform((line) => {
+      const colon = line.indexOf(':');
+      return { name: line.slice(0, colon), value: line.slice(colon + 1).trim() };
+    })
+    .optional(),
   X402_RPC_URL: httpUrl.optional(),
   X402_SETTLER_PRIVATE_KEY: privateKey.optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
@@ -55,7 +65,7 @@ const envSchema = z.object({
 
 /** How payments are verified and settled (contract §1, "Payment mode follows from the variables"). */
 export type PaymentMode =
-  | { kind: 'remote'; facilitatorUrl: URL }
+  | { kind: 'remote'; facilitatorUrl: URL; authHeader?: { name: string; value: string } }
   | { kind: 'self'; rpcUrl: URL; settlerPrivateKey: `0x${string}` }
   | { kind: 'local-chain' };
 
@@ -107,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   let mode: PaymentMode;
   if (e.X402_FACILITATOR_URL) {
     mode = { kind: 'remote', facilitatorUrl: new URL(e.X402_FACILITATOR_URL) };
+    if (e.X402_FACILITATOR_AUTH_HEADER) mode.authHeader = e.X402_FACILITATOR_AUTH_HEADER;
   } else if (e.X402_RPC_URL || e.X402_SETTLER_PRIVATE_KEY) {
     if (!e.X402_RPC_URL || !e.X402_SETTLER_PRIVATE_KEY) {
       const missing = e.X402_RPC_URL ? 'X402_SETTLER_PRIVATE_KEY' : 'X402_RPC_URL';

@@ -2,7 +2,7 @@
  * The embedded local chain for development and tests: an anvil process on 127.0.0.1 that answers as
  * Base (chain id 8453), with the EIP-3009 test token at the USDC address and Multicall3 installed.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
@@ -61,6 +61,8 @@ export interface LocalChain {
   balanceOf(address: `0x${string}`): Promise<bigint>;
   /** Mints `atomicAmount` test USDC to `address`; resolves once the mint is mined. */
   fund(address: `0x${string}`, atomicAmount: bigint): Promise<void>;
+  /** The anvil process id (diagnostics, and tests that check it is gone after `stop()`). */
+  pid: number;
   /** Kills anvil; resolves when the process has exited. Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -91,7 +93,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const node = await spawnAnvil(options.port);
   try {
     const chain = await provision(node);
-    logger?.info({ rpcUrl: chain.rpcUrl.href, pid: node.child.pid }, 'local chain started');
+    logger?.info({ rpcUrl: chain.rpcUrl.href, pid: node.pid }, 'local chain started');
     return chain;
   } catch (error) {
     await node.stop();
@@ -100,7 +102,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
 }
 
 interface AnvilNode {
-  child: ChildProcess;
+  pid: number;
   rpcUrl: URL;
   stop(): Promise<void>;
 }
@@ -162,7 +164,7 @@ async function spawnAnvilOnce(port: number): Promise<AnvilNode> {
         await stop();
         throw failure(`answered chain id ${chainId}`);
       }
-      return { child, rpcUrl, stop };
+      return { pid: child.pid ?? 0, rpcUrl, stop };
     }
     await new Promise((resolve) => setTimeout(resolve, ANVIL_POLL_INTERVAL_MS));
   }
@@ -213,6 +215,7 @@ async function provision(node: AnvilNode): Promise<LocalChain> {
     demoPayer,
     balanceOf,
     fund,
+    pid: node.pid,
     stop: node.stop,
   };
 }

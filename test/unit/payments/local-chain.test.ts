@@ -1,0 +1,148 @@
+/**
+ * startLocalChain: a real anvil answering as Base 8453 with the test token at the USDC address,
+ * Multicall3 at its canonical address, a funded demo payer, and no process left after stop().
+ */
+import { createPublicClient, encodeFunctionData, http, type PublicClient, parseAbi } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseChainAt } from '../../../src/payments/base-chain.ts';
+import {
+  anvilBinaryPath,
+  DEMO_PAYER_FUNDS_ATOMIC,
+  type LocalChain,
+  startLocalChain,
+} from '../../../src/payments/local-chain.ts';
+import {
+  BASE_USDC_ADDRESS,
+  MULTICALL3_ADDRESS,
+  TEST_USDC_ABI,
+} from '../../../src/payments/local-contracts.ts';
+
+const MULTICALL3_ABI = parseAbi([
+  'struct Call { address target; bytes callData; }',
+  'struct Call3 { address target; bool allowFailure; bytes callData; }',
+  'struct Result { bool success; bytes returnData; }',
+  'function tryAggregate(bool requireSuccess, Call[] calls) payable returns (Result[] returnData)',
+  'function aggregate3(Call3[] calls) payable returns (Result[] returnData)',
+  'function aggregate(Call[] calls) payable returns (uint256 blockNumber, bytes[] returnData)',
+]);
+
+let chain: LocalChain;
+let client: PublicClient;
+
+/** Whether a process with this pid exists (signal 0 checks without sending anything). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+beforeAll(async () => {
+  chain = await startLocalChain();
+  client = createPublicClient({
+    chain: baseChainAt(chain.rpcUrl),
+    transport: http(chain.rpcUrl.href),
+  }) as PublicClient;
+});
+
+afterAll(async () => {
+  await chain?.stop();
+});
+
+describe('startLocalChain', () => {
+  it('runs the anvil binary from the platform package, not the npm shim', () => {
+    expect(anvilBinaryPath()).toMatch(/@foundry-rs[\\/]anvil-[a-z0-9]+-[a-z0-9]+[\\/]bin[\\/]anvil(\.exe)?$/);
+  });
+
+  it('listens on loopback and answers chain id 8453', async () => {
+    expect(chain.rpcUrl.hostname).toBe('127.0.0.1');
+    expect(chain.chainId).toBe(8453);
+    expect(await client.getChainId()).toBe(8453);
+  });
+
+  it('has the test token at the USDC address answering USD Coin / 2', async () => {
+    expect(chain.asset).toBe(BASE_USDC_ADDRESS);
+    const read = (functionName: 'name' | 'version') =>
+      client.readContract({ address: chain.asset, abi: TEST_USDC_ABI, functionName });
+    expect([await read('name'), await read('version')]).toEqual(['USD Coin', '2']);
+  });
+
+  it('has a working Multicall3 at the canonical address (tryAggregate, aggregate3, aggregate)', async () => {
+    const balanceCall = encodeFunctionData({
+      abi: TEST_USDC_ABI,
+      functionName: 'balanceOf',
+      args: [chain.demoPayer.address],
+    });
+    const failingCall = encodeFunctionData({
+      abi: TEST_USDC_ABI,
+      functionName: 'mint',
+      args: [chain.payTo, 0n],
+    });
+    const badTarget = { target: MULTICALL3_ADDRESS, callData: failingCall } as const;
+    const good = { target: BASE_USDC_ADDRESS, callData: balanceCall } as const;
+
+    const { result: tried } = await client.simulateContract({
+      address: MULTICALL3_ADDRESS,
+      abi: MULTICALL3_ABI,
+      functionName: 'tryAggregate',
+      args: [false, [good, badTarget]],
+    });
+    expect(tried.map((r) => r.success)).toEqual([true, false]);
+    expect(BigInt(tried[0]?.returnData ?? '0x')).toBeGreaterThanOrEqual(DEMO_PAYER_FUNDS_ATOMIC);
+
+    const { result: three } = await client.simulateContract({
+      address: MULTICALL3_ADDRESS,
+      abi: MULTICALL3_ABI,
+      functionName: 'aggregate3',
+      args: [[{ ...good, allowFailure: false }]],
+    });
+    expect(three[0]?.success).toBe(true);
+
+    const {
+      result: [blockNumber, data],
+    } = await client.simulateContract({
+      address: MULTICALL3_ADDRESS,
+      abi: MULTICALL3_ABI,
+      functionName: 'aggregate',
+      args: [[good]],
+    });
+    expect(blockNumber).toBeGreaterThan(0n);
+    expect(data[0]).toBe(three[0]?.returnData);
+    await expect(
+      client.simulateContract({
+        address: MULTICALL3_ADDRESS,
+        abi: MULTICALL3_ABI,
+        functionName: 'tryAggregate',
+        args: [true, [badTarget]],
+      }),
+    ).rejects.toThrow(/Multicall3: call failed/);
+  });
+
+  it('funds the demo payer with 100 USDC and fund() mints more', async () => {
+    expect(await chain.balanceOf(chain.demoPayer.address)).toBe(100_000_000n);
+    const before = await chain.balanceOf(chain.payTo);
+    await Promise.all([chain.fund(chain.payTo, 5n), chain.fund(chain.payTo, 6n)]);
+    expect(await chain.balanceOf(chain.payTo)).toBe(before + 11n);
+  });
+
+  it('gives distinct dev accounts for settler, payTo and demo payer, with keys that match', async () => {
+    const { privateKeyToAccount } = await import('viem/accounts');
+    expect(privateKeyToAccount(chain.settler.privateKey).address).toBe(chain.settler.address);
+    expect(privateKeyToAccount(chain.demoPayer.privateKey).address).toBe(chain.demoPayer.address);
+    expect(new Set([chain.settler.address, chain.payTo, chain.demoPayer.address]).size).toBe(3);
+    expect(await client.getBalance({ address: chain.settler.address })).toBeGreaterThan(10n ** 18n);
+  });
+});
+
+// Last, on the file's one chain: afterAll's second stop() then checks that stopping twice is harmless.
+describe('stop()', () => {
+  it('kills anvil and resolves only once the process has exited', async () => {
+    expect(processExists(chain.pid)).toBe(true);
+    await chain.stop();
+    expect(processExists(chain.pid)).toBe(false);
+    const probe = createPublicClient({ transport: http(chain.rpcUrl.href, { retryCount: 0 }) });
+    await expect(probe.getChainId()).rejects.toThrow();
+  });
+});
