@@ -77,7 +77,7 @@ export async function fetchCertspotterIssuances(
   for (let page = 0; page < CERTSPOTTER_MAX_PAGES; page++) {
     const reply = await fetchPage(certspotterPageUrl(options.baseUrl, domain, after), {
       ...options,
-      timeoutMs: Math.max(1, deadline - clock()),
+      timeoutMs: Math.max(1, Math.floor(deadline - clock())),
     });
     if (!reply.ok) return reply;
     const last = reply.value.at(-1);

@@ -132,7 +132,7 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
         attempts.push(attempt);
         const call = {
           fetch: options.fetch,
-          timeoutMs: Math.max(1, deadline - attempt.startedAt),
+          timeoutMs: Math.max(1, Math.floor(deadline - attempt.startedAt)),
           signal: attempt.controller.signal,
         };
         const pending =

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CERTSPOTTER_MAX_PAGES, fetchCertspotterIssuances } from '../../../../src/sources/ct/certspotter.ts';
+import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
+import type { CtCertificate } from '../../../world/ct-history.ts';
+import { ctScenarios, loopbackFetch, NOW } from './world.ts';
+
+/** `count` live certificates for one name, one a day. */
+const busyHost = (domain: string, count: number) => ({
+  domain,
+  about: `${count} live certificates for one name.`,
+  ct: {
+    certificates: Array.from(
+      { length: count },
+      (_, i): CtCertificate => ({
+        issuer: 'le-r11',
+        names: [domain],
+        issuedDaysAgo: i / 20,
+        serial: `04${i.toString(16).padStart(6, '0')}`,
+      }),
+    ),
+  },
+});
+
+let fake: CertspotterFake;
+beforeAll(async () => {
+  fake = await startCertspotter(
+    ctScenarios(busyHost('busy-host.com', 150), busyHost('huge-host.com', 1_001)),
+    {
+      now: () => NOW,
+      retryAfterSeconds: 120,
+    },
+  );
+});
+afterAll(() => fake.close());
+
+const lookup = (domain: string, timeoutMs = 2_000, apiKey?: string) =>
+  fetchCertspotterIssuances(domain, { fetch: loopbackFetch, baseUrl: fake.url, timeoutMs, apiKey });
+
+describe('Cert Spotter client: answers', () => {
+  it('lists only unexpired issuances with expanded names and issuer, newest first', async () => {
+    fake.requests.length = 0;
+    const result = await lookup('healthy-shop.com', 2_000, 'k-123');
+    if (!result.ok) throw new Error(result.failure.detail);
+    // Lifetimes are 90 days: only the certificates issued 20 and 79 days ago are still valid.
+    expect(result.value).toHaveLength(2);
+    expect(result.value[0]).toEqual(
+      expect.objectContaining({
+        issuer: "Let's Encrypt",
+        issuerDn: "C=US, O=Let's Encrypt, CN=R11",
+        serial: null,
+        loggedAt: null,
+        names: ['healthy-shop.com', 'www.healthy-shop.com'],
+      }),
+    );
+    expect(result.value[0]?.notBefore.getTime()).toBeGreaterThan(result.value[1]?.notBefore.getTime() ?? 0);
+    const first = fake.requests[0];
+    expect(first?.url.pathname).toBe('/v1/issuances');
+    expect(first?.url.searchParams.getAll('expand')).toEqual(['dns_names', 'issuer']);
+    expect(first?.url.searchParams.get('include_subdomains')).toBe('false');
+    expect(first?.url.searchParams.get('match_wildcards')).toBe('true');
+    expect(first?.headers.authorization).toBe('Bearer k-123');
+    // One page with data, then the empty page that ends the listing.
+    expect(fake.requests).toHaveLength(2);
+  });
+
+  it('matches the covering wildcard for a subdomain', async () => {
+    const result = await lookup('shop.wildcard-cover.com');
+    if (!result.ok) throw new Error(result.failure.detail);
+    expect(result.value.length).toBeGreaterThan(0);
+    expect(result.value.every((issuance) => issuance.names.includes('*.wildcard-cover.com'))).toBe(true);
+  });
+
+  it('follows after= pages of 100 until an empty page', async () => {
+    fake.requests.length = 0;
+    const result = await lookup('busy-host.com');
+    if (!result.ok) throw new Error(result.failure.detail);
+    expect(result.value).toHaveLength(150);
+    expect(fake.requests).toHaveLength(3);
+    expect(fake.requests[0]?.url.searchParams.has('after')).toBe(false);
+    const secondAfter = BigInt(fake.requests[1]?.url.searchParams.get('after') ?? '0');
+    const thirdAfter = BigInt(fake.requests[2]?.url.searchParams.get('after') ?? '0');
+    expect(thirdAfter).toBeGreaterThan(secondAfter);
+  });
+
+  it(`refuses a listing longer than ${CERTSPOTTER_MAX_PAGES} pages rather than drop the newest`, async () => {
+    const result = await lookup('huge-host.com', 5_000);
+    expect(result).toEqual({
+      ok: false,
+      failure: expect.objectContaining({ code: 'too_large', source: 'certspotter' }),
+    });
+  });
+
+  it('sends no Authorization header without a key', async () => {
+    fake.requests.length = 0;
+    await lookup('no-cert-yet.com');
+    expect(fake.requests[0]?.headers.authorization).toBeUndefined();
+  });
+});
+
+describe('Cert Spotter client: failure modes', () => {
+  it('429 with its JSON error → rate_limited, citing Retry-After', async () => {
+    const result = await lookup('ct-outage.org');
+    expect(result).toEqual({
+      ok: false,
+      failure: expect.objectContaining({
+        code: 'rate_limited',
+        status: 429,
+        detail: expect.stringContaining('120'),
+      }),
+    });
+  });
+
+  it('500 → http_status', async () => {
+    fake.mode = 'server_error';
+    try {
+      expect(await lookup('healthy-shop.com')).toEqual({
+        ok: false,
+        failure: expect.objectContaining({ code: 'http_status', status: 500 }),
+      });
+    } finally {
+      fake.mode = null;
+    }
+  });
+
+  it('a hang → timeout within the budget', async () => {
+    fake.mode = 'hang';
+    const started = performance.now();
+    try {
+      expect(await lookup('healthy-shop.com', 250)).toEqual({
+        ok: false,
+        failure: expect.objectContaining({ code: 'timeout', source: 'certspotter' }),
+      });
+      expect(performance.now() - started).toBeLessThan(750);
+    } finally {
+      fake.mode = null;
+    }
+  });
+});

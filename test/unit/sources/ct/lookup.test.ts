@@ -1,0 +1,141 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CT_CACHE_TTL_MS, createCtCache, createCtLookup } from '../../../../src/sources/ct/lookup.ts';
+import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
+import { type CrtshFake, startCrtsh } from '../../../world/crtsh.ts';
+import { ctScenarios, loopbackFetch, NOW } from './world.ts';
+
+const HEDGE_MS = 200;
+let crtsh: CrtshFake;
+let certspotter: CertspotterFake;
+
+beforeAll(async () => {
+  const scenarios = ctScenarios();
+  crtsh = await startCrtsh(scenarios, { now: () => NOW });
+  certspotter = await startCertspotter(scenarios, { now: () => NOW });
+});
+afterAll(async () => {
+  await crtsh.close();
+  await certspotter.close();
+});
+afterEach(() => {
+  crtsh.mode = null;
+  certspotter.mode = null;
+  crtsh.delayMs = 0;
+  certspotter.delayMs = 0;
+  crtsh.requests.length = 0;
+  certspotter.requests.length = 0;
+});
+
+const newLookup = (overrides: { budgetMs?: number; hedgeDelayMs?: number; now?: () => number } = {}) =>
+  createCtLookup({
+    fetch: loopbackFetch,
+    crtshUrl: crtsh.url,
+    certspotterUrl: certspotter.url,
+    hedgeDelayMs: overrides.hedgeDelayMs ?? HEDGE_MS,
+    budgetMs: overrides.budgetMs ?? 2_000,
+    cache: createCtCache(overrides.now),
+  });
+
+async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await run();
+  return { value, ms: performance.now() - started };
+}
+
+describe('hedged CT lookup', () => {
+  it('answers from crt.sh when it is quick, without asking Cert Spotter', async () => {
+    const { result, calls } = await newLookup()('healthy-shop.com');
+    expect(result.ok && result.value.source).toBe('crt.sh');
+    expect(result.ok && result.value.issuances).toHaveLength(6);
+    expect(certspotter.requests).toHaveLength(0);
+    expect(calls).toEqual([
+      expect.objectContaining({ name: 'crt.sh', url: crtsh.url.href, ok: true, cached: false }),
+    ]);
+  });
+
+  it('crt.sh hanging: Cert Spotter answers soon after the hedge delay, and crt.sh is cancelled', async () => {
+    crtsh.mode = 'hang';
+    const { value, ms } = await timed(() => newLookup()('healthy-shop.com'));
+    expect(value.result.ok && value.result.value.source).toBe('certspotter');
+    const spotter = value.calls.find((call) => call.name === 'certspotter');
+    expect(ms).toBeGreaterThanOrEqual(HEDGE_MS - 5);
+    // hedge delay + Cert Spotter's own latency + 150 ms of scheduling margin.
+    expect(ms).toBeLessThan(HEDGE_MS + (spotter?.ms ?? 0) + 150);
+    expect(value.calls).toContainEqual(expect.objectContaining({ name: 'crt.sh', ok: false }));
+  });
+
+  it('crt.sh answering 503: Cert Spotter is asked at once, well before the hedge delay', async () => {
+    const { value, ms } = await timed(() => newLookup({ hedgeDelayMs: 2_000 })('crtsh-outage.net'));
+    expect(value.result.ok && value.result.value.source).toBe('certspotter');
+    expect(ms).toBeLessThan(500);
+    expect(value.calls.map((call) => [call.name, call.ok])).toEqual([
+      ['crt.sh', false],
+      ['certspotter', true],
+    ]);
+  });
+
+  it('crt.sh slow but answering first after the hedge: its full history wins and Cert Spotter is cancelled', async () => {
+    crtsh.delayMs = 350;
+    certspotter.delayMs = 1_500;
+    const { value, ms } = await timed(() => newLookup()('healthy-shop.com'));
+    expect(value.result.ok && value.result.value.source).toBe('crt.sh');
+    expect(ms).toBeLessThan(1_000);
+    expect(value.calls).toContainEqual(expect.objectContaining({ name: 'certspotter', ok: false }));
+  });
+
+  it('both failing fast: one failure naming both sources, crt.sh first', async () => {
+    const { result } = await newLookup()('ct-outage.org');
+    if (result.ok) throw new Error('expected a failure');
+    expect(result.failure.failures.map((failure) => [failure.source, failure.code])).toEqual([
+      ['crt.sh', 'http_status'],
+      ['certspotter', 'rate_limited'],
+    ]);
+  });
+
+  it('both hanging: timeouts naming both, within the budget', async () => {
+    crtsh.mode = 'hang';
+    certspotter.mode = 'hang';
+    const { value, ms } = await timed(() => newLookup({ budgetMs: 600 })('healthy-shop.com'));
+    if (value.result.ok) throw new Error('expected a failure');
+    expect(value.result.failure.failures.map((failure) => [failure.source, failure.code])).toEqual([
+      ['crt.sh', 'timeout'],
+      ['certspotter', 'timeout'],
+    ]);
+    expect(ms).toBeLessThan(600 + 150);
+  });
+});
+
+describe('CT lookup cache', () => {
+  it('50 concurrent identical lookups make exactly one upstream request', async () => {
+    const lookup = newLookup();
+    const outcomes = await Promise.all(Array.from({ length: 50 }, () => lookup('healthy-shop.com')));
+    expect(crtsh.requests).toHaveLength(1);
+    expect(outcomes.filter((outcome) => outcome.calls[0]?.cached)).toHaveLength(49);
+    expect(
+      new Set(outcomes.map((outcome) => outcome.result.ok && outcome.result.value.issuances.length)),
+    ).toEqual(new Set([6]));
+  });
+
+  it('reuses a good answer for 10 minutes (reported cached, 0 ms), then asks again', async () => {
+    let clock = 1_000_000;
+    const lookup = newLookup({ now: () => clock });
+    await lookup('healthy-shop.com');
+    clock += CT_CACHE_TTL_MS - 1;
+    const reused = await lookup('healthy-shop.com');
+    expect(reused.calls).toEqual([
+      expect.objectContaining({ name: 'crt.sh', cached: true, ms: 0, ok: true }),
+    ]);
+    expect(crtsh.requests).toHaveLength(1);
+    clock += 2;
+    await lookup('healthy-shop.com');
+    expect(crtsh.requests).toHaveLength(2);
+  });
+
+  it('never keeps a failure', async () => {
+    const lookup = newLookup();
+    await lookup('ct-outage.org');
+    await lookup('ct-outage.org');
+    expect(crtsh.requests).toHaveLength(2);
+    expect(certspotter.requests).toHaveLength(2);
+  });
+});
