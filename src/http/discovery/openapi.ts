@@ -169,6 +169,7 @@ export function buildOpenApiDocument(publicBaseUrl: string): JsonObject {
       description:
         'Pay-per-call domain checks for software agents: certificate status from Certificate Transparency logs with a renewal-stall heuristic, DNS and email authentication, registration expiry from RDAP, and a site-health bundle. Paid with x402 v2 in USDC on Base.',
       'x-guidance': AGENT_GUIDANCE,
+      contact: { name: SERVICE_TITLE, url: absoluteUrl(publicBaseUrl, DOCUMENT_PATHS.index) },
     },
     'x-agentcash-guidance': { llmsTxtUrl: absoluteUrl(publicBaseUrl, DOCUMENT_PATHS.llmsTxt) },
     servers: [{ url: publicBaseUrl }],

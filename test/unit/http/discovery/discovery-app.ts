@@ -33,9 +33,9 @@ export function createDiscoveryApp(logger: Logger = pino({ level: 'silent' })) {
   });
 }
 
-/** True when `value` is an absolute http(s) URL under `PUBLIC_BASE_URL`. */
+/** True when `value` is `PUBLIC_BASE_URL` itself or an absolute URL under it. */
 export function isPublicUrl(value: string): boolean {
-  return URL.canParse(value) && value.startsWith(`${PUBLIC_BASE_URL}/`);
+  return URL.canParse(value) && (value === PUBLIC_BASE_URL || value.startsWith(`${PUBLIC_BASE_URL}/`));
 }
 
 /** A parsed JSON document walked by assertions; a wrong path fails the assertion, not the compiler. */
