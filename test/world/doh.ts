@@ -62,7 +62,8 @@ export async function startDoh(scenarios: Map<string, Scenario>): Promise<FakeDo
   const zones = [...scenarios.values()]
     .filter((scenario): scenario is Scenario & { dns: DnsScenario } => scenario.dns !== undefined)
     .sort((a, b) => b.domain.length - a.domain.length);
-  const zoneOf = (name: string) => zones.find((zone) => name === zone.domain || name.endsWith(`.${zone.domain}`));
+  const zoneOf = (name: string) =>
+    zones.find((zone) => name === zone.domain || name.endsWith(`.${zone.domain}`));
   const queries: DohQueryLog[] = [];
 
   const fake = {} as FakeDoh;
@@ -77,10 +78,16 @@ export async function startDoh(scenarios: Map<string, Scenario>): Promise<FakeDo
     const failure = fake.mode ?? zone?.dns.failure ?? null;
     if (failure === 'hang') return; // The socket stays open until the client gives up or close().
     if (failure === 'http_500') return send(res, 500, 'text/plain', Buffer.from('internal error'));
-    if (failure === 'garbage') return send(res, 200, 'application/dns-message', Buffer.from('<html>oops</html>'));
+    if (failure === 'garbage')
+      return send(res, 200, 'application/dns-message', Buffer.from('<html>oops</html>'));
     if (failure === 'wrong_content_type') return send(res, 200, 'text/html', Buffer.from('<html></html>'));
     const answer = resolve(records, zoneOf, name, question?.type ?? 'A', cd, failure);
-    const response = dnsPacket.encode({ type: 'response', id: query.id, questions: query.questions, ...answer });
+    const response = dnsPacket.encode({
+      type: 'response',
+      id: query.id,
+      questions: query.questions,
+      ...answer,
+    });
     send(res, 200, 'application/dns-message', response);
   });
   return Object.assign(fake, server, {
@@ -124,7 +131,8 @@ function resolve(
   cd: boolean,
   failure: DohFailureMode | null,
 ): Pick<dnsPacket.Packet, 'flags' | 'answers' | 'authorities'> {
-  const base = dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (cd ? dnsPacket.CHECKING_DISABLED : 0);
+  const base =
+    dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (cd ? dnsPacket.CHECKING_DISABLED : 0);
   if (failure === 'servfail') return { flags: base | RCODE.SERVFAIL };
   if (failure === 'refused') return { flags: base | RCODE.REFUSED };
   const answers: dnsPacket.Answer[] = [];
@@ -189,10 +197,20 @@ function toAnswers(name: string, type: string, set: DnsZoneRecords, ttl: number)
     case 'CNAME':
       return set.CNAME ? [{ type, name, ttl, data: set.CNAME }] : [];
     case 'MX':
-      return (set.MX ?? []).map((mx) => ({ type, name, ttl, data: { preference: mx.priority, exchange: mx.host } }));
+      return (set.MX ?? []).map((mx) => ({
+        type,
+        name,
+        ttl,
+        data: { preference: mx.priority, exchange: mx.host },
+      }));
     case 'TXT':
       // Copies: dns-packet's TXT encoder rewrites the array it is given.
-      return (set.TXT ?? []).map((text) => ({ type, name, ttl, data: Array.isArray(text) ? [...text] : [text] }));
+      return (set.TXT ?? []).map((text) => ({
+        type,
+        name,
+        ttl,
+        data: Array.isArray(text) ? [...text] : [text],
+      }));
     case 'CAA':
       return (set.CAA ?? []).map((caa) => ({
         type,
@@ -201,9 +219,19 @@ function toAnswers(name: string, type: string, set: DnsZoneRecords, ttl: number)
         data: { flags: caa.flags ?? 0, tag: caa.tag as 'issue', value: caa.value },
       }));
     case 'DS':
-      return (set.DS ?? []).map((ds) => ({ type, name, ttl, data: { ...ds, digest: Buffer.from(ds.digest, 'hex') } }));
+      return (set.DS ?? []).map((ds) => ({
+        type,
+        name,
+        ttl,
+        data: { ...ds, digest: Buffer.from(ds.digest, 'hex') },
+      }));
     case 'DNSKEY':
-      return (set.DNSKEY ?? []).map((key) => ({ type, name, ttl, data: { ...key, key: Buffer.from(key.key, 'base64') } }));
+      return (set.DNSKEY ?? []).map((key) => ({
+        type,
+        name,
+        ttl,
+        data: { ...key, key: Buffer.from(key.key, 'base64') },
+      }));
     default:
       return [];
   }

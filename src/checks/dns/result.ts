@@ -5,9 +5,15 @@ import { commonResultShape } from '../result-common.ts';
 export const spfSchema = z.object({
   record: z.string(),
   valid: z.boolean(),
-  lookups: z.number().int().describe('DNS-querying terms counted through includes and redirects (RFC 7208 limit 10).'),
+  lookups: z
+    .number()
+    .int()
+    .describe('DNS-querying terms counted through includes and redirects (RFC 7208 limit 10).'),
   void_lookups: z.number().int().describe('Lookups that returned no answer (RFC 7208 limit 2).'),
-  all: z.string().nullable().describe('The `all` term with its qualifier (`-all`, `~all`, `?all`, `+all`), or null.'),
+  all: z
+    .string()
+    .nullable()
+    .describe('The `all` term with its qualifier (`-all`, `~all`, `?all`, `+all`), or null.'),
   includes: z.array(z.string()),
 });
 
@@ -17,7 +23,9 @@ export const dmarcSchema = z.object({
   subdomain_policy: z.string().nullable(),
   pct: z.number().nullable(),
   rua: z.array(z.string()),
-  found_at: z.string().describe('The name the record was found at (`_dmarc.<domain>` or the organizational domain).'),
+  found_at: z
+    .string()
+    .describe('The name the record was found at (`_dmarc.<domain>` or the organizational domain).'),
 });
 
 export const caaRecordSchema = z.object({ flags: z.number().int(), tag: z.string(), value: z.string() });
@@ -33,7 +41,10 @@ export const dnsResultSchema = z.object({
   dmarc: dmarcSchema.nullable(),
   caa: z.object({
     records: z.array(caaRecordSchema),
-    found_at: z.string().nullable().describe('Where the climb up the name tree found the CAA set (RFC 8659).'),
+    found_at: z
+      .string()
+      .nullable()
+      .describe('Where the climb up the name tree found the CAA set (RFC 8659).'),
   }),
   dnssec: z.object({
     status: z.enum(['signed', 'unsigned', 'bogus', 'unknown']),

@@ -7,8 +7,10 @@
 export type DnsRecordType = 'A' | 'AAAA' | 'CNAME' | 'NS' | 'MX' | 'TXT' | 'CAA' | 'DS' | 'DNSKEY' | 'SOA';
 
 export type DnsRecord =
-  | { type: 'A' | 'AAAA'; address: string }
-  | { type: 'CNAME' | 'NS'; host: string }
+  | { type: 'A'; address: string }
+  | { type: 'AAAA'; address: string }
+  | { type: 'CNAME'; host: string }
+  | { type: 'NS'; host: string }
   | { type: 'MX'; priority: number; host: string }
   /** Character-strings joined without separator (RFC 7208 §3.3). */
   | { type: 'TXT'; text: string }
@@ -18,7 +20,7 @@ export type DnsRecord =
   | { type: 'SOA'; mname: string; rname: string; minimum: number };
 
 /** The records of type `T` from a `DnsRecord` union. */
-export type RecordOf<T extends DnsRecordType> = Extract<DnsRecord, { type: T }> & { type: T };
+export type RecordOf<T extends DnsRecordType> = Extract<DnsRecord, { type: T }>;
 
 export interface DnsAnswer {
   /** The question name (lower case, no trailing dot). */

@@ -79,7 +79,11 @@ export function createDohClient(deps: DohClientDeps): DohClient {
     return fail({ ...fallback.failure, cause: primary.failure });
   }
 
-  function toAnswer(attempt: { decoded: DecodedAnswer; ms: number }, resolver: URL, fellBack: boolean): DnsAnswer {
+  function toAnswer(
+    attempt: { decoded: DecodedAnswer; ms: number },
+    resolver: URL,
+    fellBack: boolean,
+  ): DnsAnswer {
     return { ...attempt.decoded, resolver: resolver.href, ms: attempt.ms, cached: false, fellBack };
   }
 
@@ -89,7 +93,9 @@ export function createDohClient(deps: DohClientDeps): DohClient {
     async query(rawName, type, options = {}) {
       const name = canonicalName(rawName);
       const cd = options.cd ?? false;
-      const { result, cached } = await cache.get(`${name}|${type}|${cd ? 'cd' : ''}`, () => load(name, type, cd));
+      const { result, cached } = await cache.get(`${name}|${type}|${cd ? 'cd' : ''}`, () =>
+        load(name, type, cd),
+      );
       if (!result.ok || !cached) return result;
       return succeed({ ...result.value, cached: true, ms: 0 });
     },

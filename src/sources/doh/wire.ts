@@ -55,17 +55,30 @@ export function decodeResponse(
   try {
     packet = dnsPacket.decode(Buffer.from(body)) as dnsPacket.DecodedPacket & { rcode?: string };
   } catch (error) {
-    return fail({ code: 'malformed', source, detail: `${source} sent a body that is not a DNS message`, cause: error });
+    return fail({
+      code: 'malformed',
+      source,
+      detail: `${source} sent a body that is not a DNS message`,
+      cause: error,
+    });
   }
   const question = packet.questions?.[0];
   if (!packet.flag_qr || !question || canonicalName(question.name) !== name || question.type !== type) {
-    return fail({ code: 'malformed', source, detail: `${source} answered a different question than ${name} ${type}` });
+    return fail({
+      code: 'malformed',
+      source,
+      detail: `${source} answered a different question than ${name} ${type}`,
+    });
   }
   if (packet.rcode === 'SERVFAIL') {
     return fail({ code: 'servfail', source, detail: `${source} answered SERVFAIL for ${name} ${type}` });
   }
   if (packet.rcode !== 'NOERROR' && packet.rcode !== 'NXDOMAIN') {
-    return fail({ code: 'malformed', source, detail: `${source} answered ${packet.rcode} for ${name} ${type}` });
+    return fail({
+      code: 'malformed',
+      source,
+      detail: `${source} answered ${packet.rcode} for ${name} ${type}`,
+    });
   }
   const answers = packet.answers ?? [];
   const { cnames, owner } = followChain(answers, name, type);
@@ -98,7 +111,7 @@ function followChain(answers: dnsPacket.Answer[], name: string, type: DnsRecordT
   if (type === 'CNAME') return { cnames, owner };
   for (let hop = 0; hop < MAX_CNAME_HOPS; hop += 1) {
     const alias = answers.find((answer) => answer.type === 'CNAME' && canonicalName(answer.name) === owner);
-    if (!alias || alias.type !== 'CNAME') break;
+    if (alias?.type !== 'CNAME') break;
     const target = canonicalName(alias.data);
     // A looping chain is the zone's fault; stop where it repeats.
     if (target === name || cnames.includes(target)) break;
@@ -111,24 +124,31 @@ function followChain(answers: dnsPacket.Answer[], name: string, type: DnsRecordT
 /** Negative caching: the SOA TTL capped by its MINIMUM field (RFC 2308 §5); 0 without an SOA. */
 function negativeTtl(authorities: dnsPacket.Answer[]): number {
   const soa = authorities.find((answer) => answer.type === 'SOA');
-  if (!soa || soa.type !== 'SOA') return 0;
+  if (soa?.type !== 'SOA') return 0;
   return Math.min(soa.ttl ?? 0, soa.data.minimum ?? 0);
 }
 
 function toRecord(answer: dnsPacket.Answer): DnsRecord | null {
   switch (answer.type) {
     case 'A':
+      return { type: 'A', address: answer.data };
     case 'AAAA':
-      return { type: answer.type, address: answer.data };
+      return { type: 'AAAA', address: answer.data };
     case 'CNAME':
+      return { type: 'CNAME', host: canonicalName(answer.data) };
     case 'NS':
-      return { type: answer.type, host: canonicalName(answer.data) };
+      return { type: 'NS', host: canonicalName(answer.data) };
     case 'MX':
       return { type: 'MX', priority: answer.data.preference ?? 0, host: canonicalName(answer.data.exchange) };
     case 'TXT':
       return { type: 'TXT', text: joinCharacterStrings(answer.data) };
     case 'CAA':
-      return { type: 'CAA', flags: answer.data.flags ?? 0, tag: answer.data.tag.toLowerCase(), value: answer.data.value };
+      return {
+        type: 'CAA',
+        flags: answer.data.flags ?? 0,
+        tag: answer.data.tag.toLowerCase(),
+        value: answer.data.value,
+      };
     case 'DS':
       return {
         type: 'DS',

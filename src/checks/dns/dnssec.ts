@@ -1,0 +1,35 @@
+/**
+ * DNSSEC status from what a validating resolver said (upstreams.md §4.3): the AD bit, a DS set at
+ * the parent, the apex DNSKEY set, and whether a SERVFAIL went away with the CD bit (bogus).
+ */
+import type { z } from 'zod';
+import type { Finding } from '../result-common.ts';
+import { DNS_FINDING, dnsFinding } from './findings.ts';
+import type { dnsResultSchema } from './result.ts';
+
+export type DnssecResult = z.infer<typeof dnsResultSchema>['dnssec'];
+
+export interface DnssecEvidence {
+  /** The resolver set AD on the apex answers it validated. */
+  ad: boolean;
+  /** The parent zone publishes DS records for the domain (a signed delegation). */
+  ds: boolean;
+  dnskey: boolean;
+  /** A query answered SERVFAIL and the same query with CD succeeded. */
+  bogus: boolean;
+}
+
+export function assessDnssec(evidence: DnssecEvidence): { dnssec: DnssecResult; findings: Finding[] } {
+  const { ad, ds, dnskey } = evidence;
+  const status = evidence.bogus ? 'bogus' : ad && ds ? 'signed' : ds ? 'unknown' : 'unsigned';
+  const findings: Finding[] = [];
+  if (status === 'bogus') {
+    const message = 'DNSSEC validation fails for this domain, so validating resolvers refuse to resolve it.';
+    findings.push(dnsFinding(DNS_FINDING.dnssecBogus, 'critical', message));
+  }
+  if (status === 'unsigned') {
+    const message = 'The domain is not signed with DNSSEC, so its DNS answers can be forged in transit.';
+    findings.push(dnsFinding(DNS_FINDING.dnssecUnsigned, 'info', message));
+  }
+  return { dnssec: { status, ad, ds, dnskey }, findings };
+}

@@ -1,0 +1,43 @@
+/**
+ * Finding codes of the dns check (contract §4). Published codes never change; add, never rename.
+ */
+import type { Finding, Severity } from '../result-common.ts';
+
+export const DNS_FINDING = {
+  noNs: 'dns.no_ns',
+  noAddress: 'dns.no_address',
+  mxMissing: 'mx.missing',
+  spfMissing: 'spf.missing',
+  spfMultipleRecords: 'spf.multiple_records',
+  spfSyntax: 'spf.syntax',
+  spfTooManyLookups: 'spf.too_many_lookups',
+  spfTooManyVoidLookups: 'spf.too_many_void_lookups',
+  spfPermissiveAll: 'spf.permissive_all',
+  spfSoftfailAll: 'spf.softfail_all',
+  /** An include or redirect leads back to a domain already being evaluated. */
+  spfIncludeLoop: 'spf.include_loop',
+  /** An include or redirect target publishes no SPF record (RFC 7208 §5.2: permerror). */
+  spfIncludeMissing: 'spf.include_missing',
+  dmarcMissing: 'dmarc.missing',
+  dmarcPolicyNone: 'dmarc.policy_none',
+  dmarcSyntax: 'dmarc.syntax',
+  dmarcMultipleRecords: 'dmarc.multiple_records',
+  /** `t=y` (RFC 9989): receivers apply the policy one step less strictly. */
+  dmarcTestMode: 'dmarc.test_mode',
+  caaMissing: 'caa.missing',
+  caaIssuerNotPermitted: 'caa.issuer_not_permitted',
+  dnssecUnsigned: 'dnssec.unsigned',
+  dnssecBogus: 'dnssec.bogus',
+} as const;
+
+export type DnsFindingCode = (typeof DNS_FINDING)[keyof typeof DNS_FINDING];
+
+/** Builds a finding; `evidence` is the record text that caused it, when there is one. */
+export function dnsFinding(
+  code: DnsFindingCode,
+  severity: Severity,
+  message: string,
+  evidence?: string,
+): Finding {
+  return evidence === undefined ? { code, severity, message } : { code, severity, message, evidence };
+}
