@@ -3,7 +3,13 @@
  * `x-payment-info` (agentcash discovery v1) with the catalog's decimal USD price.
  */
 import { z } from 'zod';
-import { EXAMPLE_DOMAIN, freeOperations, paidOperations } from '../../catalog.ts';
+import {
+  EXAMPLE_DOMAIN,
+  type FreeOperation,
+  freeOperations,
+  type PaidOperation,
+  paidOperations,
+} from '../../catalog.ts';
 import { MAX_INPUT_LENGTH } from '../../domain/normalize.ts';
 import { PROBLEM_MEDIA_TYPE } from '../problems.ts';
 import { absoluteUrl, DOCUMENT_PATHS, SERVICE_TITLE, SERVICE_VERSION } from './document-paths.ts';
@@ -62,16 +68,23 @@ const paymentSignatureParameter = {
   schema: { type: 'string' },
 };
 
+/** Fields every operation shares; `security: []` means no API auth (payment, if any, is x402). */
+function operationHeader(operation: PaidOperation | FreeOperation, tag: 'checks' | 'free'): JsonObject {
+  return {
+    operationId: operation.id,
+    summary: operation.summary,
+    description: operation.description,
+    tags: [tag],
+    security: [],
+  };
+}
+
 function paidPathItems(): Record<string, JsonObject> {
   const items: Record<string, JsonObject> = {};
   for (const operation of paidOperations) {
     items[operation.route] = {
       get: {
-        operationId: operation.id,
-        summary: operation.summary,
-        description: operation.description,
-        tags: ['checks'],
-        security: [],
+        ...operationHeader(operation, 'checks'),
         parameters: [domainParameter, paymentSignatureParameter],
         'x-payment-info': {
           price: { mode: 'fixed', currency: 'USD', amount: operation.priceUsd },
@@ -115,11 +128,7 @@ function freePathItems(): Record<string, JsonObject> {
     if (!operation.route || !operation.output) continue;
     items[operation.route] = {
       get: {
-        operationId: operation.id,
-        summary: operation.summary,
-        description: operation.description,
-        tags: ['free'],
-        security: [],
+        ...operationHeader(operation, 'free'),
         parameters: [domainParameter],
         responses: {
           '200': {
