@@ -19,7 +19,8 @@ export function lifetimeNote(applies: boolean): LifetimeNote {
     default_64_day_from: '2027-02-10',
     default_45_day_from: '2028-02-16',
     staging_64_day_from: '2026-10-14',
-    recommendation: 'Renew at about two-thirds of the certificate lifetime, with ACME ARI (RFC 9773) or a two-thirds rule.',
+    recommendation:
+      'Renew at about two-thirds of the certificate lifetime, with ACME ARI (RFC 9773) or a two-thirds rule.',
     facts: [...LIFETIME_FACTS],
   };
 }

@@ -3,14 +3,16 @@ import { z } from 'zod';
 import { certResultSchema, stallSchema } from '../cert/result.ts';
 import { dnsResultSchema } from '../dns/result.ts';
 import { expiryResultSchema } from '../expiry/result.ts';
-import { DISCLAIMER, findingSchema, severitySchema, sourceReportSchema, timestampSchema } from '../result-common.ts';
+import { DISCLAIMER, findingSchema, sourceReportSchema, timestampSchema } from '../result-common.ts';
 
 export const sectionErrorSchema = z.object({
   error: z.object({ code: z.string(), message: z.string() }),
 });
 
 export const lifetimeNoteSchema = z.object({
-  applies: z.boolean().describe('Whether the observed renewal cadence would break under 64-day certificates.'),
+  applies: z
+    .boolean()
+    .describe('Whether the observed renewal cadence would break under 64-day certificates.'),
   summary: z.string(),
   default_64_day_from: z.literal('2027-02-10'),
   default_45_day_from: z.literal('2028-02-16'),
@@ -35,7 +37,9 @@ export const siteHealthResultSchema = z.object({
   renewal_stall: stallSchema.nullable(),
   lifetime_note: lifetimeNoteSchema,
   sources: z.array(sourceReportSchema),
-  findings: z.array(findingSchema).describe('Cross-check findings that need more than one section (e.g. CAA vs the CA seen in CT).'),
+  findings: z
+    .array(findingSchema)
+    .describe('Cross-check findings that need more than one section (e.g. CAA vs the CA seen in CT).'),
   disclaimer: z.literal(DISCLAIMER),
 });
 export type SiteHealthResult = z.infer<typeof siteHealthResultSchema>;
