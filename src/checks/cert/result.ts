@@ -7,14 +7,20 @@ export const stallStatusSchema = z.enum(['ok', 'watch', 'stalled', 'unknown']);
 export const stallSchema = z.object({
   status: stallStatusSchema,
   reason: z.string().describe('One sentence explaining the verdict.'),
-  overdue_days: z.number().nullable().describe('Days past the expected renewal; null when not overdue or unknown.'),
+  overdue_days: z
+    .number()
+    .nullable()
+    .describe('Days past the expected renewal; null when not overdue or unknown.'),
 });
 export type Stall = z.infer<typeof stallSchema>;
 
 export const certificateSchema = z.object({
-  issuer: z.string().describe('Friendly issuer name, e.g. `Let\'s Encrypt`.'),
+  issuer: z.string().describe("Friendly issuer name, e.g. `Let's Encrypt`."),
   issuer_dn: z.string(),
-  serial: z.string().describe('Lower-case hex serial number.'),
+  serial: z
+    .string()
+    .nullable()
+    .describe('Lower-case hex serial number; null when the CT source does not report it (Cert Spotter).'),
   not_before: timestampSchema,
   not_after: timestampSchema,
   days_left: z.number().describe('Whole days until not_after; negative once expired.'),
@@ -26,18 +32,21 @@ export const certificateSchema = z.object({
 
 export const renewalSchema = z.object({
   issuances_seen: z.number().int(),
-  cadence_days: z.number().nullable().describe('Median days between consecutive issuances; null with fewer than two.'),
+  cadence_days: z
+    .number()
+    .nullable()
+    .describe('Median days between consecutive issuances; null with fewer than two.'),
   renews_at_percent: z
     .number()
     .nullable()
-    .describe('Median point in the previous certificate\'s lifetime at which the next was issued, 0–100.'),
+    .describe("Median point in the previous certificate's lifetime at which the next was issued, 0–100."),
   expected_renewal_at: timestampSchema.nullable(),
   stall: stallSchema,
 });
 
 export const historyEntrySchema = z.object({
   issuer: z.string(),
-  serial: z.string(),
+  serial: z.string().nullable(),
   not_before: timestampSchema,
   not_after: timestampSchema,
 });
@@ -49,7 +58,9 @@ export const liveProbeSchema = z.object({
   error: z
     .string()
     .nullable()
-    .describe('Error kind when the probe failed, e.g. `timeout`, `tls`, `refused`, `blocked_address`, `no_address`.'),
+    .describe(
+      'Error kind when the probe failed, e.g. `timeout`, `tls`, `refused`, `blocked_address`, `no_address`.',
+    ),
 });
 
 export const certResultSchema = z.object({

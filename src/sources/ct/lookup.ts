@@ -112,7 +112,7 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
             name: attempt.name,
             url: attempt.url.href,
             ok: false,
-            ms: now() - attempt.startedAt,
+            ms: Math.round(now() - attempt.startedAt),
             cached: false,
           });
         }
@@ -142,7 +142,13 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
         pending.then((result) => {
           if (attempt.done) return;
           attempt.done = true;
-          calls.push({ name, url: url.href, ok: result.ok, ms: now() - attempt.startedAt, cached: false });
+          calls.push({
+            name,
+            url: url.href,
+            ok: result.ok,
+            ms: Math.round(now() - attempt.startedAt),
+            cached: false,
+          });
           if (result.ok) return finish({ ok: true, value: { issuances: result.value, source: name } });
           failures.push(result.failure);
           // crt.sh failing outright sends us to Cert Spotter at once rather than after the hedge delay.

@@ -1,0 +1,63 @@
+/** Pure cert analysis: CT issuances + live probe at `now` → the check-specific part of the result. */
+import type { Issuance } from '../../sources/ct/issuance.ts';
+import type { Finding } from '../result-common.ts';
+import { toTimestamp } from '../result-common.ts';
+import { type CertificateView, currentIssuance, describeCertificate } from './current-certificate.ts';
+import {
+  expiryFindings,
+  fixedRenewalDayFinding,
+  notFoundFinding,
+  probeFindings,
+  stallFindings,
+} from './findings.ts';
+import { detectFixedRenewalDay } from './fixed-day.ts';
+import { assessCadence } from './renewal.ts';
+import type { CertResult, LiveProbe } from './result.ts';
+import { assessStall } from './stall.ts';
+
+/** Most issuances listed in `history`. */
+export const HISTORY_MAX = 10;
+
+export interface CertAssessment {
+  certificate: CertificateView | null;
+  renewal: CertResult['renewal'];
+  history: CertResult['history'];
+  findings: Finding[];
+}
+
+/** Analyses the CT history of `domain` (lower-case ASCII) and the live probe, as seen at `now`. */
+export function assessCertificates(
+  issuances: readonly Issuance[],
+  probe: LiveProbe,
+  domain: string,
+  now: Date,
+): CertAssessment {
+  const current = currentIssuance(issuances, domain);
+  const cadence = current ? assessCadence(issuances, current, domain) : null;
+  const { stall, expectedRenewalAt } = assessStall(current, cadence?.cadenceDays ?? null, now);
+  const fixed = cadence ? detectFixedRenewalDay(cadence) : null;
+  const findings: Finding[] = [
+    ...(current ? expiryFindings(current, now) : [notFoundFinding(domain)]),
+    ...stallFindings(stall),
+    ...(fixed ? [fixedRenewalDayFinding(fixed)] : []),
+    ...probeFindings(probe, domain),
+  ];
+  const newestFirst = [...issuances].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
+  return {
+    certificate: current ? describeCertificate(current, domain, now) : null,
+    renewal: {
+      issuances_seen: issuances.length,
+      cadence_days: cadence?.cadenceDays ?? null,
+      renews_at_percent: cadence?.renewsAtPercent ?? null,
+      expected_renewal_at: expectedRenewalAt ? toTimestamp(expectedRenewalAt) : null,
+      stall,
+    },
+    history: newestFirst.slice(0, HISTORY_MAX).map((issuance) => ({
+      issuer: issuance.issuer,
+      serial: issuance.serial,
+      not_before: toTimestamp(issuance.notBefore),
+      not_after: toTimestamp(issuance.notAfter),
+    })),
+    findings,
+  };
+}

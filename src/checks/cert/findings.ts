@@ -1,0 +1,119 @@
+/** Cert finding codes (contract §4; never renamed once published) and the sentences behind them. */
+import type { Issuance } from '../../sources/ct/issuance.ts';
+import type { Finding } from '../result-common.ts';
+import { toTimestamp } from '../result-common.ts';
+import { daysLeft } from './current-certificate.ts';
+import type { FixedRenewalDay } from './fixed-day.ts';
+import type { LiveProbe, Stall } from './result.ts';
+import { lifetimeDays } from './validity.ts';
+
+export const CERT_FINDINGS = {
+  notFound: 'cert.not_found',
+  expired: 'cert.expired',
+  expiresSoon: 'cert.expires_soon',
+  renewalWatch: 'cert.renewal_watch',
+  renewalStalled: 'cert.renewal_stalled',
+  fixedRenewalDay: 'cert.fixed_renewal_day',
+  probeFailed: 'probe.failed',
+} as const;
+
+/** Days left below which expiry is a warning. */
+export const EXPIRES_SOON_WARNING_DAYS = 14;
+/** Days left below which expiry is critical. */
+export const EXPIRES_SOON_CRITICAL_DAYS = 7;
+/** Certificates this short-lived (in days) are judged by a third of their lifetime instead. */
+export const SHORT_LIVED_MAX_DAYS = 10;
+
+export function notFoundFinding(domain: string): Finding {
+  return {
+    code: CERT_FINDINGS.notFound,
+    severity: 'warning',
+    message: `No certificate covering ${domain} (by its exact name or a wildcard one level up) was found in CT logs.`,
+  };
+}
+
+/** `cert.expired` or `cert.expires_soon` for the current certificate, or nothing. */
+export function expiryFindings(current: Issuance, now: Date): Finding[] {
+  const left = daysLeft(current, now);
+  const evidence = `not_after ${toTimestamp(current.notAfter)}`;
+  if (left < 0) {
+    return [
+      {
+        code: CERT_FINDINGS.expired,
+        severity: 'critical',
+        message: `The newest certificate in CT expired ${Math.ceil(-left)} days ago and no newer one has been issued.`,
+        evidence,
+      },
+    ];
+  }
+  // Per upstreams.md §6.4: for certificates under 10 days, a third of the lifetime stands in for 7/14 days.
+  const lifetime = lifetimeDays(current);
+  const shortLived = lifetime <= SHORT_LIVED_MAX_DAYS;
+  const warnBelow = shortLived ? lifetime / 3 : EXPIRES_SOON_WARNING_DAYS;
+  const criticalBelow = shortLived ? lifetime / 3 : EXPIRES_SOON_CRITICAL_DAYS;
+  if (left >= warnBelow) return [];
+  return [
+    {
+      code: CERT_FINDINGS.expiresSoon,
+      severity: left < criticalBelow ? 'critical' : 'warning',
+      message: `The newest certificate in CT expires in ${Math.floor(left)} days, on ${toTimestamp(current.notAfter).slice(0, 10)}.`,
+      evidence,
+    },
+  ];
+}
+
+/** `cert.renewal_watch` / `cert.renewal_stalled` for a late renewal, or nothing. */
+export function stallFindings(stall: Stall): Finding[] {
+  if (stall.status === 'watch') {
+    return [
+      {
+        code: CERT_FINDINGS.renewalWatch,
+        severity: 'warning',
+        message: stall.reason,
+        evidence: overdue(stall),
+      },
+    ];
+  }
+  if (stall.status === 'stalled') {
+    return [
+      {
+        code: CERT_FINDINGS.renewalStalled,
+        severity: 'critical',
+        message: stall.reason,
+        evidence: overdue(stall),
+      },
+    ];
+  }
+  return [];
+}
+
+export function fixedRenewalDayFinding(fixed: FixedRenewalDay): Finding {
+  const outcome =
+    fixed.daysLeftOn64 <= 0
+      ? 'after a 64-day certificate has already expired'
+      : `with only ${fixed.daysLeftOn64} of a 64-day certificate's days left`;
+  return {
+    code: CERT_FINDINGS.fixedRenewalDay,
+    severity: 'warning',
+    message: `Renewals happen a fixed ${fixed.days} days after issuance, which under the 64-day default from 2027-02-10 means renewing ${outcome}; renew at two-thirds of the lifetime or use ACME ARI instead.`,
+    evidence: `renewal interval ${fixed.days} days`,
+  };
+}
+
+/** `probe.failed` when the live HTTPS request did not succeed, or nothing. */
+export function probeFindings(probe: LiveProbe, domain: string): Finding[] {
+  if (probe.ok) return [];
+  const why = probe.error ?? (probe.http_status !== null ? `HTTP ${probe.http_status}` : 'unknown error');
+  return [
+    {
+      code: CERT_FINDINGS.probeFailed,
+      severity: 'warning',
+      message: `The live HTTPS request to ${domain} failed (${why}).`,
+      evidence: why,
+    },
+  ];
+}
+
+function overdue(stall: Stall): string {
+  return `overdue_days ${stall.overdue_days ?? 0}`;
+}

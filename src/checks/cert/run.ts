@@ -1,0 +1,62 @@
+/**
+ * The cert check runner: CT lookup and live probe in parallel, then the pure analysis. A CT
+ * failure is an `upstream_failed` outcome naming each aggregator; a failed probe is a finding.
+ */
+import type { ValidDomain } from '../../domain/normalize.ts';
+import type { CtLookup } from '../../sources/ct/lookup.ts';
+import type { RunOutcome } from '../outcome.ts';
+import { DISCLAIMER, toTimestamp } from '../result-common.ts';
+import { assessCertificates } from './assess.ts';
+import type { CertResult, LiveProbe } from './result.ts';
+
+export interface CertRunnerDeps {
+  ct: CtLookup;
+  /** The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing. */
+  probe: (domain: string) => Promise<LiveProbe>;
+  now: () => Date;
+}
+
+/** Builds the cert runner used by `/v1/cert`, `check_cert` and site-health. */
+export function createCertRunner(
+  deps: CertRunnerDeps,
+): (domain: ValidDomain) => Promise<RunOutcome<CertResult>> {
+  return async function runCert({ domain }) {
+    const [ct, probe] = await Promise.all([deps.ct(domain), probeSafely(deps.probe, domain)]);
+    if (!ct.result.ok) {
+      return {
+        type: 'upstream_failed',
+        upstreams: ct.result.failure.failures.map((failure) => ({
+          name: failure.source,
+          error: failure.code,
+          detail: failure.detail,
+        })),
+      };
+    }
+    const now = deps.now();
+    const assessment = assessCertificates(ct.result.value.issuances, probe, domain, now);
+    return {
+      type: 'result',
+      result: {
+        domain,
+        checked_at: toTimestamp(now),
+        sources: [
+          ...ct.calls,
+          { name: 'probe', url: `https://${domain}/`, ok: probe.ok, ms: Math.round(probe.ms), cached: false },
+        ],
+        ...assessment,
+        live_probe: probe,
+        ct_source: ct.result.value.source,
+        disclaimer: DISCLAIMER,
+      },
+    };
+  };
+}
+
+/** A probe that throws is a bug, but it must not sink the CT answer: report it as a failed probe. */
+async function probeSafely(probe: CertRunnerDeps['probe'], domain: string): Promise<LiveProbe> {
+  try {
+    return await probe(domain);
+  } catch {
+    return { ok: false, http_status: null, ms: 0, error: 'probe_error' };
+  }
+}

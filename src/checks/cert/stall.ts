@@ -1,0 +1,73 @@
+/**
+ * The renewal-stall heuristic: from the current certificate and the observed cadence alone, is
+ * a renewal overdue (watch) or overdue with expiry close (stalled)? No prior scans needed.
+ */
+import type { Issuance } from '../../sources/ct/issuance.ts';
+import { toTimestamp } from '../result-common.ts';
+import { daysLeft } from './current-certificate.ts';
+import type { Stall } from './result.ts';
+import { DAY_MS, daysBetween, lifetimeMs } from './validity.ts';
+
+/** Smallest grace after the expected renewal before it counts as late, in days. */
+export const STALL_MIN_GRACE_DAYS = 2;
+/** Grace as a share of the lifetime. */
+export const STALL_GRACE_SHARE = 0.05;
+/** Smallest days-left threshold for `stalled`. */
+export const STALL_MIN_DAYS_LEFT = 7;
+
+export interface StallAssessment {
+  stall: Stall;
+  /** When the next issuance was expected; null without a current certificate. */
+  expectedRenewalAt: Date | null;
+}
+
+/**
+ * Expected renewal = notBefore + the observed cadence, or + two-thirds of the lifetime when there
+ * is no cadence (Let's Encrypt's advice for clients without ARI). `ok` until that point plus a
+ * grace of max(2 days, 5 % of the lifetime); past it, `stalled` when days left ≤ max(7, lifetime/6),
+ * else `watch`. `current` is by definition the newest issuance, so "no newer issuance" holds.
+ */
+export function assessStall(
+  current: Issuance | null,
+  cadenceDays: number | null,
+  now: Date,
+): StallAssessment {
+  if (!current) {
+    return {
+      stall: {
+        status: 'unknown',
+        reason: 'No certificate covering the domain was found in CT logs.',
+        overdue_days: null,
+      },
+      expectedRenewalAt: null,
+    };
+  }
+  const lifetime = lifetimeMs(current);
+  const offset = cadenceDays !== null ? cadenceDays * DAY_MS : (lifetime * 2) / 3;
+  // A renewal cannot be expected after the certificate has expired.
+  const expected = new Date(current.notBefore.getTime() + Math.min(offset, lifetime));
+  const grace = Math.max(STALL_MIN_GRACE_DAYS * DAY_MS, lifetime * STALL_GRACE_SHARE);
+  const basis = cadenceDays !== null ? `the usual ${cadenceDays}-day cadence` : 'two-thirds of the lifetime';
+  const expectedText = toTimestamp(expected).slice(0, 10);
+  if (now.getTime() < expected.getTime() + grace) {
+    const when =
+      now < expected
+        ? `is expected around ${expectedText}`
+        : `was due around ${expectedText} and is within the grace period`;
+    return {
+      stall: { status: 'ok', reason: `The next renewal ${when} (${basis}).`, overdue_days: null },
+      expectedRenewalAt: expected,
+    };
+  }
+  const overdue = Math.floor(daysBetween(expected, now));
+  const left = daysLeft(current, now);
+  const threshold = Math.max(STALL_MIN_DAYS_LEFT, lifetime / DAY_MS / 6);
+  const status = left <= threshold ? 'stalled' : 'watch';
+  const expiry =
+    left < 0 ? `the certificate expired ${Math.ceil(-left)} days ago` : `${Math.floor(left)} days are left`;
+  const reason =
+    status === 'stalled'
+      ? `No renewal has appeared in CT ${overdue} days after it was due on ${expectedText} (${basis}) and ${expiry}.`
+      : `A renewal was due on ${expectedText} (${basis}) but none has appeared in CT for ${overdue} days; ${expiry}.`;
+  return { stall: { status, reason, overdue_days: overdue }, expectedRenewalAt: expected };
+}
