@@ -106,27 +106,27 @@ function expiryFindings(expiresAt: Date | null, now: Date): Finding[] {
   ];
 }
 
+// Statuses that matter to an owner on their own, whatever the date says.
+const STATUS_RULES = [
+  {
+    code: EXPIRY_FINDINGS.hold,
+    statuses: HOLD_STATUSES,
+    message: 'The domain is on hold, so the registry does not publish it in DNS and it does not resolve.',
+  },
+  {
+    code: EXPIRY_FINDINGS.pendingDelete,
+    statuses: DELETION_STATUSES,
+    message: 'The domain is in the deletion cycle and will be released unless the registrar restores it.',
+  },
+] as const;
+
 function statusFindings(status: readonly string[]): Finding[] {
-  const findings: Finding[] = [];
-  const holds = status.filter((s) => HOLD_STATUSES.includes(s));
-  if (holds.length > 0) {
-    findings.push({
-      code: EXPIRY_FINDINGS.hold,
-      severity: 'critical',
-      message: 'The domain is on hold, so the registry does not publish it in DNS and it does not resolve.',
-      evidence: holds.join(', '),
-    });
-  }
-  const deletion = status.filter((s) => DELETION_STATUSES.includes(s));
-  if (deletion.length > 0) {
-    findings.push({
-      code: EXPIRY_FINDINGS.pendingDelete,
-      severity: 'critical',
-      message: 'The domain is in the deletion cycle and will be released unless the registrar restores it.',
-      evidence: deletion.join(', '),
-    });
-  }
-  return findings;
+  return STATUS_RULES.flatMap(({ code, statuses, message }) => {
+    const matched = status.filter((s) => statuses.includes(s));
+    return matched.length > 0
+      ? [{ code, severity: 'critical' as const, message, evidence: matched.join(', ') }]
+      : [];
+  });
 }
 
 function timestampOrNull(date: Date | null): string | null {

@@ -1,0 +1,123 @@
+/** RDAP domain-object parsing: tolerance for real-world variation, and refusal of what is not a domain. */
+import { describe, expect, it } from 'vitest';
+import {
+  parseRdapDate,
+  parseRegistration,
+  type RdapRegistration,
+} from '../../../../src/sources/rdap/registration.ts';
+
+const registrar = (extra: object = {}) => ({
+  objectClassName: 'entity',
+  roles: ['registrar'],
+  publicIds: [{ type: 'IANA Registrar ID', identifier: '9999' }],
+  vcardArray: [
+    'vcard',
+    [
+      ['version', {}, 'text', '4.0'],
+      ['fn', {}, 'text', 'Example Registrar LLC'],
+    ],
+  ],
+  ...extra,
+});
+
+function parsed(json: unknown): RdapRegistration {
+  const result = parseRegistration(json);
+  if (typeof result === 'string') throw new Error(result);
+  return result;
+}
+
+describe('parseRegistration', () => {
+  it('reads the reference example, `\\/` escapes included', () => {
+    const text =
+      '{"objectClassName":"domain","ldhName":"EXAMPLE.COM","links":[{"rel":"related","href":"https:\\/\\/rdap.registrar.test\\/domain\\/EXAMPLE.COM","type":"application\\/rdap+json"}],"status":["client transfer prohibited"],"events":[{"eventAction":"expiration","eventDate":"2027-01-02T03:04:05Z"}]}';
+    const registration = parsed(JSON.parse(text));
+    expect(registration.referral?.href).toBe('https://rdap.registrar.test/domain/EXAMPLE.COM');
+    expect(registration.ldhName).toBe('example.com');
+    expect(registration.expiresAt?.toISOString()).toBe('2027-01-02T03:04:05.000Z');
+  });
+
+  it('ignores unknown members and drops malformed array items instead of failing', () => {
+    const registration = parsed({
+      objectClassName: 'domain',
+      lang: 'en',
+      redacted: [{ name: { type: 'Registrant Name' } }],
+      status: ['active', 42, null],
+      events: [
+        { eventAction: 'registration' },
+        { eventAction: 'registration', eventDate: '2001-01-02T03:04:05Z', eventActor: 'x' },
+        'junk',
+      ],
+      nameservers: [
+        { objectClassName: 'nameserver' },
+        { ldhName: 'NS1.EXAMPLE.NET.' },
+        { ldhName: 'ns1.example.net' },
+      ],
+      entities: [{ roles: 'registrar' }, registrar({ unknown: true })],
+      secureDNS: { zoneSigned: true },
+    });
+    expect(registration).toMatchObject({
+      status: ['active'],
+      registeredAt: new Date('2001-01-02T03:04:05Z'),
+      nameservers: ['ns1.example.net'],
+      registrar: { name: 'Example Registrar LLC', ianaId: '9999' },
+      delegationSigned: false,
+    });
+  });
+
+  it('leaves registrar fields null when the entity is absent, redacted or lacks publicIds', () => {
+    expect(parsed({ objectClassName: 'domain' }).registrar).toEqual({ name: null, ianaId: null });
+    const redacted = parsed({
+      entities: [registrar({ publicIds: undefined, vcardArray: ['vcard', [['fn', {}, 'text', '  ']]] })],
+    });
+    expect(redacted.registrar).toEqual({ name: null, ianaId: null });
+    const numericId = parsed({
+      entities: [registrar({ publicIds: [{ type: 'iana registrar id', identifier: 292 }] })],
+    });
+    expect(numericId.registrar.ianaId).toBe('292');
+  });
+
+  it('takes the registry expiration, not a registrar expiration', () => {
+    const registration = parsed({
+      events: [
+        { eventAction: 'registrar expiration', eventDate: '2030-01-01T00:00:00Z' },
+        { eventAction: 'expiration', eventDate: '2027-01-01T00:00:00Z' },
+        { eventAction: 'last update of RDAP database', eventDate: '2026-11-01T00:00:00Z' },
+        { eventAction: 'last changed', eventDate: '2026-06-01T00:00:00Z' },
+      ],
+    });
+    expect(registration.expiresAt).toEqual(new Date('2027-01-01T00:00:00Z'));
+    expect(registration.updatedAt).toEqual(new Date('2026-06-01T00:00:00Z'));
+  });
+
+  it('only follows a related link of the RDAP type over http(s)', () => {
+    const links = (link: object) => parsed({ links: [link] }).referral;
+    expect(links({ rel: 'related', href: 'https://r.test/about', type: 'text/html' })).toBeNull();
+    expect(links({ rel: 'self', href: 'https://r.test/d', type: 'application/rdap+json' })).toBeNull();
+    expect(links({ rel: 'related', href: 'ftp://r.test/d', type: 'application/rdap+json' })).toBeNull();
+    expect(
+      links({ rel: 'Related', href: 'https://r.test/d', type: 'application/rdap+json; charset=utf-8' })?.href,
+    ).toBe('https://r.test/d');
+  });
+
+  it('refuses what is not a domain object', () => {
+    expect(typeof parseRegistration([1, 2])).toBe('string');
+    expect(typeof parseRegistration('domain')).toBe('string');
+    expect(parseRegistration({ objectClassName: 'entity', handle: '292' })).toContain('entity');
+  });
+});
+
+describe('parseRdapDate', () => {
+  it.each([
+    ['2027-01-02T03:04:05Z', '2027-01-02T03:04:05.000Z'],
+    ['2027-01-02T03:04:05.123456Z', '2027-01-02T03:04:05.123Z'],
+    ['2027-01-02T03:04:05+02:00', '2027-01-02T01:04:05.000Z'],
+    ['2027-01-02T03:04:05.5-05:00', '2027-01-02T08:04:05.500Z'],
+    ['2027-01-02T03:04:05', '2027-01-02T03:04:05.000Z'],
+  ])('reads %s', (text, iso) => {
+    expect(parseRdapDate(text)?.toISOString()).toBe(iso);
+  });
+
+  it.each(['', '2027-01-02', 'next tuesday', '2027-13-45T99:00:00Z'])('refuses %j', (text) => {
+    expect(parseRdapDate(text)).toBeNull();
+  });
+});
