@@ -1,0 +1,207 @@
+/**
+ * Hostile payments against the paid routes on a local chain: each is refused with 402, the check
+ * does not run, and neither the payer's nor the recipient's balance moves (read from the chain).
+ */
+import { x402Client } from '@x402/core/client';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PaidService, startPaidService } from '../world/paid-service.ts';
+
+let service: PaidService;
+const FUNDS = 1_000_000n; // 1 USDC, in atomic units
+const CERT = '/v1/cert?domain=example.com';
+const SITE_HEALTH = '/v1/site-health?domain=example.com';
+
+beforeAll(async () => {
+  service = await startPaidService();
+});
+afterAll(async () => {
+  await service?.close();
+});
+
+interface Authorization {
+  from: `0x${string}`;
+  to: `0x${string}`;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: `0x${string}`;
+}
+
+async function signedFor(payer: PrivateKeyAccount, path: string): Promise<PaymentPayload> {
+  return service.sign(payer, await service.challenge(path));
+}
+
+function authorizationOf(payload: PaymentPayload): Authorization {
+  return (payload.payload as { authorization: Authorization }).authorization;
+}
+
+/** Re-signs `authorization` correctly (EIP-3009 typed data on the USDC domain), so only its content is hostile. */
+async function resign(payer: PrivateKeyAccount, payload: PaymentPayload, authorization: Authorization) {
+  const signature = await payer.signTypedData({
+    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: service.chain.asset },
+    types: {
+      TransferWithAuthorization: [
+        { name: 'from', type: 'address' },
+        { name: 'to', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'validAfter', type: 'uint256' },
+        { name: 'validBefore', type: 'uint256' },
+        { name: 'nonce', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      ...authorization,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+    },
+  });
+  return { ...payload, payload: { signature, authorization } };
+}
+
+function onlyEntry(challenge: PaymentRequired): PaymentRequirements {
+  const [entry] = challenge.accepts;
+  if (!entry) throw new Error('the challenge has no accepts entry');
+  return entry;
+}
+
+const signature = (payload: PaymentPayload) => ({
+  'payment-signature': encodePaymentSignatureHeader(payload),
+});
+
+type Attack = (payer: PrivateKeyAccount) => Promise<{ path: string; headers: Record<string, string> }>;
+
+const attacks: [string, Attack, RegExp][] = [
+  [
+    'a garbage PAYMENT-SIGNATURE',
+    async () => ({ path: CERT, headers: { 'payment-signature': '%%% not base64 %%%' } }),
+    /Payment required/,
+  ],
+  [
+    'a $0.01 signature on the $0.03 route',
+    async (payer) => ({ path: SITE_HEALTH, headers: signature(await signedFor(payer, CERT)) }),
+    /No matching payment requirements/,
+  ],
+  [
+    'a signature paying another recipient',
+    async (payer) => {
+      const challenge = await service.challenge(CERT);
+      const elsewhere = { ...onlyEntry(challenge), payTo: '0x000000000000000000000000000000000000dEaD' };
+      return {
+        path: CERT,
+        headers: signature(await service.sign(payer, { ...challenge, accepts: [elsewhere] })),
+      };
+    },
+    /No matching payment requirements/,
+  ],
+  [
+    'a signature for another network',
+    async (payer) => {
+      const challenge = await service.challenge(CERT);
+      const sepolia = { ...onlyEntry(challenge), network: 'eip155:84532' as const };
+      // The attacker's own client: any EVM chain, no spend controls.
+      const client = new x402Client().register('eip155:*', new ExactEvmScheme(payer)).setSpendControls(false);
+      return {
+        path: CERT,
+        headers: signature(await client.createPaymentPayload({ ...challenge, accepts: [sepolia] })),
+      };
+    },
+    /No matching payment requirements/,
+  ],
+  [
+    'an authorization whose validBefore has passed',
+    async (payer) => {
+      const payload = await signedFor(payer, CERT);
+      const expired = {
+        ...authorizationOf(payload),
+        validBefore: String(Math.floor(Date.now() / 1000) - 60),
+      };
+      return { path: CERT, headers: signature(await resign(payer, payload, expired)) };
+    },
+    /valid_before/,
+  ],
+  [
+    'a tampered nonce',
+    async (payer) => {
+      const payload = await signedFor(payer, CERT);
+      const authorization = { ...authorizationOf(payload), nonce: `0x${'0'.repeat(63)}1` as const };
+      return {
+        path: CERT,
+        headers: signature({ ...payload, payload: { ...payload.payload, authorization } }),
+      };
+    },
+    /invalid_exact_evm_signature/,
+  ],
+  [
+    'a tampered value',
+    async (payer) => {
+      const payload = await signedFor(payer, CERT);
+      const authorization = { ...authorizationOf(payload), value: '1' };
+      return {
+        path: CERT,
+        headers: signature({ ...payload, payload: { ...payload.payload, authorization } }),
+      };
+    },
+    /invalid_exact_evm_(signature|payload_authorization_value_mismatch)/,
+  ],
+  [
+    'the v1 X-PAYMENT header only',
+    async (payer) => ({
+      path: CERT,
+      headers: { 'x-payment': encodePaymentSignatureHeader(await signedFor(payer, CERT)) },
+    }),
+    /Payment required/,
+  ],
+];
+
+describe('hostile payments', () => {
+  it.each(attacks)('refuses %s: 402, no run, balances unchanged', async (_name, attack, reason) => {
+    const payer = await service.newPayer(FUNDS);
+    const payTo0 = await service.chain.balanceOf(service.chain.payTo);
+    const runs0 = service.runs();
+    const { path, headers } = await attack(payer);
+    const res = await fetch(new URL(path, service.url), { headers });
+    expect(res.status).toBe(402);
+    expect(await res.json()).toMatchObject({ code: 'payment_required' });
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '').error).toMatch(reason);
+    expect(service.runs()).toBe(runs0);
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS);
+    expect(await service.chain.balanceOf(service.chain.payTo)).toBe(payTo0);
+  });
+
+  it('refuses a payer with no funds: 402 insufficient balance, no run', async () => {
+    const payer = await service.newPayer(0n);
+    const payTo0 = await service.chain.balanceOf(service.chain.payTo);
+    const runs0 = service.runs();
+    const res = await fetch(new URL(CERT, service.url), { headers: signature(await signedFor(payer, CERT)) });
+    expect(res.status).toBe(402);
+    expect(decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '').error).toBe(
+      'invalid_exact_evm_insufficient_balance',
+    );
+    expect(service.runs()).toBe(runs0);
+    expect(await service.chain.balanceOf(service.chain.payTo)).toBe(payTo0);
+  });
+
+  it('refuses a replay of a settled signature: 402 nonce used, charged once, run once', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const payTo0 = await service.chain.balanceOf(service.chain.payTo);
+    const headers = signature(await signedFor(payer, CERT));
+    const runs0 = service.runs();
+    const first = await fetch(new URL(CERT, service.url), { headers });
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    const replay = await fetch(new URL(CERT, service.url), { headers });
+    expect(replay.status).toBe(402);
+    expect(decodePaymentRequiredHeader(replay.headers.get('payment-required') ?? '').error).toBe(
+      'invalid_exact_evm_nonce_already_used',
+    );
+    expect(service.runs()).toBe(runs0 + 1);
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - 10_000n);
+    expect(await service.chain.balanceOf(service.chain.payTo)).toBe(payTo0 + 10_000n);
+  });
+});
