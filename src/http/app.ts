@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { type CheckRunners, freeOperations, type PaidOperation, paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
+import { type McpDeps, mcpRoutes } from '../mcp/routes.ts';
 import { discoveryRoutes } from './discovery/routes.ts';
 import { type DomainVariables, requireDomainInput, requireValidDomain } from './domain-param.ts';
 import { applyHttpHygiene } from './hygiene/index.ts';
@@ -22,6 +23,8 @@ export interface AppDeps {
    * themselves; `main.ts` always provides it.
    */
   paymentGate?: (operation: PaidOperation) => MiddlewareHandler;
+  /** The MCP endpoint's payment pieces; `/mcp` is mounted only when given (`main.ts` always gives it). */
+  mcp?: McpDeps;
 }
 
 export type AppEnv = { Variables: DomainVariables };
@@ -57,6 +60,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   }
 
   app.route('/', discoveryRoutes(deps.config));
+  if (deps.mcp) app.route('/', mcpRoutes({ ...deps.mcp, config: deps.config, runners, logger }));
   app.notFound((c) =>
     sendProblem(c, {
       status: 404,

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { PaidOperation } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { sendProblem } from '../http/problems.ts';
+import { facilitatorReadiness } from './facilitator-readiness.ts';
 import { createInFlightLock, type InFlightLock, inFlightGuard } from './in-flight-lock.ts';
 import { FACILITATOR_FAILED, paymentProblem, withProblemBody } from './payment-problem.ts';
 import { paymentRequirementsFor } from './resource-server.ts';
@@ -33,7 +34,7 @@ export interface PaymentGateDeps {
 export function createPaymentGate(deps: PaymentGateDeps): (operation: PaidOperation) => MiddlewareHandler {
   const { resourceServer, config, logger, lock = createInFlightLock() } = deps;
   const guard = inFlightGuard(lock);
-  const facilitatorReady = readiness(resourceServer, logger);
+  const facilitatorReady = facilitatorReadiness(resourceServer, logger);
   void facilitatorReady();
 
   return (operation) => {
@@ -62,25 +63,6 @@ export function createPaymentGate(deps: PaymentGateDeps): (operation: PaidOperat
 async function respond(c: Context, middleware: MiddlewareHandler, next: Next): Promise<void> {
   const res = await middleware(c, next);
   if (res instanceof Response) c.res = res;
-}
-
-/** Single-flight `resourceServer.initialize()`: resolves true once loaded, false (and retries later) on failure. */
-function readiness(resourceServer: x402ResourceServer, logger: Logger): () => Promise<boolean> {
-  let pending: Promise<boolean> | null = null;
-  return () => {
-    pending ??= resourceServer.initialize().then(
-      () => true,
-      (error: unknown) => {
-        logger.error(
-          { err: error },
-          'x402 facilitator unavailable: its supported payment kinds could not be loaded',
-        );
-        pending = null;
-        return false;
-      },
-    );
-    return pending;
-  };
 }
 
 function logPayment(logger: Logger, operation: PaidOperation, c: Context): void {
