@@ -55,7 +55,7 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
     name: RDAP_BOOTSTRAP_SOURCE,
     url: deps.url.href,
     ok,
-    ms,
+    ms: Math.round(ms),
     cached,
   });
 
