@@ -20,6 +20,9 @@ import { type LocalChain, startLocalChain } from '../../src/payments/local-chain
 import { createResourceServer } from '../../src/payments/resource-server.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from './check-upstream.ts';
 
+/** A payer account and the private key it was made from (for the CLI's X402_PRIVATE_KEY). */
+export type Payer = PrivateKeyAccount & { privateKey: `0x${string}` };
+
 export interface PaidService {
   chain: LocalChain;
   config: Config;
@@ -29,7 +32,7 @@ export interface PaidService {
   /** Requests that reached the upstream, i.e. checks that ran. */
   runs(): number;
   /** A new key holding `atomicAmount` test USDC. */
-  newPayer(atomicAmount: bigint): Promise<PrivateKeyAccount>;
+  newPayer(atomicAmount: bigint): Promise<Payer>;
   /** The decoded challenge of `path` (an unpaid GET). */
   challenge(path: string): Promise<PaymentRequired>;
   /** A payload signed by `payer` with the official client for `challenge` (default: the route's own). */
@@ -65,7 +68,8 @@ export async function startPaidService(): Promise<PaidService> {
     upstream,
     runs: () => upstream.requests.length,
     async newPayer(atomicAmount) {
-      const account = privateKeyToAccount(generatePrivateKey());
+      const privateKey = generatePrivateKey();
+      const account = Object.assign(privateKeyToAccount(privateKey), { privateKey });
       if (atomicAmount > 0n) await chain.fund(account.address, atomicAmount);
       return account;
     },
