@@ -62,29 +62,21 @@ export function expiryFindings(current: Issuance, now: Date): Finding[] {
   ];
 }
 
+const LATE_RENEWAL = {
+  watch: { code: CERT_FINDINGS.renewalWatch, severity: 'warning' },
+  stalled: { code: CERT_FINDINGS.renewalStalled, severity: 'critical' },
+} as const;
+
 /** `cert.renewal_watch` / `cert.renewal_stalled` for a late renewal, or nothing. */
 export function stallFindings(stall: Stall): Finding[] {
-  if (stall.status === 'watch') {
-    return [
-      {
-        code: CERT_FINDINGS.renewalWatch,
-        severity: 'warning',
-        message: stall.reason,
-        evidence: overdue(stall),
-      },
-    ];
-  }
-  if (stall.status === 'stalled') {
-    return [
-      {
-        code: CERT_FINDINGS.renewalStalled,
-        severity: 'critical',
-        message: stall.reason,
-        evidence: overdue(stall),
-      },
-    ];
-  }
-  return [];
+  if (stall.status !== 'watch' && stall.status !== 'stalled') return [];
+  return [
+    {
+      ...LATE_RENEWAL[stall.status],
+      message: stall.reason,
+      evidence: `overdue_days ${stall.overdue_days ?? 0}`,
+    },
+  ];
 }
 
 export function fixedRenewalDayFinding(fixed: FixedRenewalDay): Finding {
@@ -112,8 +104,4 @@ export function probeFindings(probe: LiveProbe, domain: string): Finding[] {
       evidence: why,
     },
   ];
-}
-
-function overdue(stall: Stall): string {
-  return `overdue_days ${stall.overdue_days ?? 0}`;
 }

@@ -1,0 +1,170 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CertResult, certResultSchema, type LiveProbe } from '../../../../src/checks/cert/result.ts';
+import { createCertRunner } from '../../../../src/checks/cert/run.ts';
+import type { ValidDomain } from '../../../../src/domain/normalize.ts';
+import { createCtCache, createCtLookup } from '../../../../src/sources/ct/lookup.ts';
+import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
+import { type CrtshFake, startCrtsh } from '../../../world/crtsh.ts';
+import type { Scenario } from '../../../world/scenario.ts';
+import crtshOutage from '../../../world/scenarios/crtsh-outage.net.ts';
+import ctOutage from '../../../world/scenarios/ct-outage.org.ts';
+import dualCa from '../../../world/scenarios/dual-ca-store.com.ts';
+import healthyShop from '../../../world/scenarios/healthy-shop.com.ts';
+import lapsed from '../../../world/scenarios/lapsed-cert.org.ts';
+import noCert from '../../../world/scenarios/no-cert-yet.com.ts';
+import slowRenewal from '../../../world/scenarios/slow-renewal.org.ts';
+import stalled from '../../../world/scenarios/stalled-renewal.net.ts';
+import wildcardCover from '../../../world/scenarios/wildcard-cover.com.ts';
+import { NOW } from './fixtures.ts';
+
+const scenarios = new Map<string, Scenario>(
+  [crtshOutage, ctOutage, dualCa, healthyShop, lapsed, noCert, slowRenewal, stalled, wildcardCover].map(
+    (s) => [s.domain, s],
+  ),
+);
+const PASS: LiveProbe = { ok: true, http_status: 200, ms: 42, error: null };
+
+let crtsh: CrtshFake;
+let certspotter: CertspotterFake;
+beforeAll(async () => {
+  crtsh = await startCrtsh(scenarios, { now: () => NOW });
+  certspotter = await startCertspotter(scenarios, { now: () => NOW });
+});
+afterAll(async () => {
+  await crtsh.close();
+  await certspotter.close();
+});
+
+function runner(probe: (domain: string) => Promise<LiveProbe> = async () => PASS) {
+  const ct = createCtLookup({
+    fetch: (input, init) => fetch(input, init),
+    crtshUrl: crtsh.url,
+    certspotterUrl: certspotter.url,
+    hedgeDelayMs: 300,
+    budgetMs: 2_000,
+    cache: createCtCache(),
+  });
+  return createCertRunner({ ct, probe, now: () => NOW });
+}
+
+const target = (domain: string): ValidDomain => ({
+  domain,
+  unicode: domain,
+  registrableDomain: domain.split('.').slice(-2).join('.'),
+  publicSuffix: domain.split('.').at(-1) ?? '',
+  isApex: domain.split('.').length === 2,
+});
+
+async function check(domain: string, probe?: (domain: string) => Promise<LiveProbe>): Promise<CertResult> {
+  const outcome = await runner(probe)(target(domain));
+  if (outcome.type !== 'result') throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
+  // Every result must match the published schema.
+  return certResultSchema.parse(outcome.result);
+}
+
+const codes = (result: CertResult) => result.findings.map((finding) => finding.code).sort();
+
+describe('cert runner', () => {
+  it('healthy renewals: ok, no findings, history and sources reported', async () => {
+    const result = await check('healthy-shop.com');
+    expect(result.certificate).toMatchObject({ issuer: "Let's Encrypt", days_left: 69, lifetime_days: 90 });
+    expect(result.renewal).toMatchObject({ issuances_seen: 6, cadence_days: 59, stall: { status: 'ok' } });
+    expect(result.findings).toEqual([]);
+    expect(result.history).toHaveLength(6);
+    expect(result.ct_source).toBe('crt.sh');
+    expect(result.checked_at).toBe('2026-10-20T12:00:00Z');
+    expect(result.sources).toEqual([
+      expect.objectContaining({ name: 'crt.sh', url: crtsh.url.href, ok: true, cached: false }),
+      { name: 'probe', url: 'https://healthy-shop.com/', ok: true, ms: 42, cached: false },
+    ]);
+  });
+
+  it('stalled fixed-day renewals: stalled, expiring soon, fixed renewal day', async () => {
+    const result = await check('stalled-renewal.net');
+    expect(result.renewal.stall).toMatchObject({ status: 'stalled', overdue_days: 25 });
+    expect(codes(result)).toEqual(['cert.expires_soon', 'cert.fixed_renewal_day', 'cert.renewal_stalled']);
+    expect(result.findings.find((f) => f.code === 'cert.renewal_stalled')?.severity).toBe('critical');
+  });
+
+  it('overdue with time left: watch', async () => {
+    const result = await check('slow-renewal.org');
+    expect(result.renewal.stall.status).toBe('watch');
+    expect(codes(result)).toEqual(['cert.renewal_watch']);
+  });
+
+  it('expired: expired and stalled', async () => {
+    const result = await check('lapsed-cert.org');
+    expect(result.certificate?.days_left).toBeLessThan(0);
+    expect(codes(result)).toEqual(['cert.expired', 'cert.renewal_stalled']);
+  });
+
+  it('no certificate: not_found and unknown stall', async () => {
+    const result = await check('no-cert-yet.com');
+    expect(result.certificate).toBeNull();
+    expect(result.renewal).toMatchObject({
+      issuances_seen: 0,
+      cadence_days: null,
+      stall: { status: 'unknown' },
+    });
+    expect(codes(result)).toEqual(['cert.not_found']);
+  });
+
+  it('a subdomain covered by the wildcard certificate', async () => {
+    const result = await check('shop.wildcard-cover.com');
+    expect(result.certificate).toMatchObject({ wildcard: true, issuer: 'Google Trust Services' });
+    expect(result.renewal.stall.status).toBe('ok');
+  });
+
+  it('second CA and other-name certificates do not distort the cadence', async () => {
+    const result = await check('dual-ca-store.com');
+    expect(result.renewal.issuances_seen).toBe(8);
+    expect(result.renewal.cadence_days).toBe(59);
+    expect(result.renewal.stall.status).toBe('ok');
+  });
+
+  it('crt.sh down: Cert Spotter answers, serial null still validates', async () => {
+    const result = await check('crtsh-outage.net');
+    expect(result.ct_source).toBe('certspotter');
+    expect(result.certificate?.serial).toBeNull();
+  });
+
+  it('a failed probe is a finding, not a failure; a throwing probe too', async () => {
+    const failed = await check('healthy-shop.com', async () => ({
+      ok: false,
+      http_status: null,
+      ms: 5000,
+      error: 'timeout',
+    }));
+    expect(codes(failed)).toEqual(['probe.failed']);
+    expect(failed.findings[0]?.message).toContain('timeout');
+    const thrown = await check('healthy-shop.com', async () => {
+      throw new Error('bug');
+    });
+    expect(thrown.live_probe).toMatchObject({ ok: false, error: 'probe_error' });
+  });
+
+  it('both CT sources failing: upstream_failed naming each', async () => {
+    const outcome = await runner()(target('ct-outage.org'));
+    expect(outcome).toEqual({
+      type: 'upstream_failed',
+      upstreams: [
+        expect.objectContaining({ name: 'crt.sh', error: 'http_status' }),
+        expect.objectContaining({ name: 'certspotter', error: 'rate_limited' }),
+      ],
+    });
+  });
+
+  it('runs the CT lookup and the probe in parallel', async () => {
+    crtsh.delayMs = 250;
+    const started = performance.now();
+    try {
+      await check('healthy-shop.com', async () => {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        return PASS;
+      });
+    } finally {
+      crtsh.delayMs = 0;
+    }
+    expect(performance.now() - started).toBeLessThan(450);
+  });
+});
