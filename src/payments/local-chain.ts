@@ -119,52 +119,61 @@ async function spawnAnvil(port: number | undefined): Promise<AnvilNode> {
 }
 
 async function spawnAnvilOnce(port: number): Promise<AnvilNode> {
-  const args = ['--host', '127.0.0.1', '--port', String(port), '--chain-id', String(LOCAL_CHAIN_ID)];
+  const rpcUrl = new URL(`http://127.0.0.1:${port}`);
+  const args = ['--host', rpcUrl.hostname, '--port', String(port), '--chain-id', String(LOCAL_CHAIN_ID)];
   args.push('--mnemonic', DEV_MNEMONIC, '--silent');
   const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+
   let stderr = '';
+  let spawnError: Error | undefined;
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
     stderr = (stderr + chunk).slice(-STDERR_KEEP_BYTES);
   });
-  const exited = once(child, 'exit').then(() => undefined);
+  let running = true;
   const killOnParentExit = () => child.kill('SIGKILL');
   process.on('exit', killOnParentExit);
-  void exited.then(() => process.off('exit', killOnParentExit));
+  const exited = new Promise<void>((resolve) => {
+    const done = () => {
+      running = false;
+      process.off('exit', killOnParentExit);
+      resolve();
+    };
+    child.once('exit', done);
+    // 'error' without a pid: the binary never started, so no 'exit' will follow.
+    child.on('error', (error) => {
+      spawnError = error;
+      if (child.pid === undefined) done();
+    });
+  });
   // Neither the child nor its stderr pipe keeps Node alive; the 'exit' hook above reaps anvil.
   child.unref();
   (child.stderr as { unref?: () => void } | null)?.unref?.();
 
-  const isRunning = () => child.exitCode === null && child.signalCode === null;
   const stop = async () => {
-    if (!isRunning()) return;
+    if (!running) return;
     child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), ANVIL_STOP_GRACE_MS);
     await exited;
     clearTimeout(timer);
   };
-
-  const rpcUrl = new URL(`http://127.0.0.1:${port}`);
   const failure = (why: string) =>
     new Error(`anvil did not start on ${rpcUrl.host}: ${why}${stderr ? `: ${stderr.trim()}` : ''}`);
-  const spawnError = once(child, 'error').then(([error]) => {
-    throw failure(String(error));
-  });
+
   const probe = createPublicClient({ transport: http(rpcUrl.href, { retryCount: 0 }) });
   const deadline = performance.now() + ANVIL_START_TIMEOUT_MS;
   while (true) {
-    if (!isRunning()) throw failure(`exited with ${child.exitCode ?? child.signalCode}`);
+    if (!running)
+      throw failure(spawnError ? String(spawnError) : `exited with ${child.exitCode ?? child.signalCode}`);
     if (performance.now() > deadline) {
       await stop();
       throw failure(`no answer within ${ANVIL_START_TIMEOUT_MS} ms`);
     }
-    const chainId = await Promise.race([probe.getChainId().catch(() => undefined), spawnError]);
+    const chainId = await probe.getChainId().catch(() => undefined);
     if (chainId !== undefined) {
-      if (chainId !== LOCAL_CHAIN_ID) {
-        await stop();
-        throw failure(`answered chain id ${chainId}`);
-      }
-      return { pid: child.pid ?? 0, rpcUrl, stop };
+      if (chainId === LOCAL_CHAIN_ID && child.pid !== undefined) return { pid: child.pid, rpcUrl, stop };
+      await stop();
+      throw failure(`answered chain id ${chainId}`);
     }
     await new Promise((resolve) => setTimeout(resolve, ANVIL_POLL_INTERVAL_MS));
   }

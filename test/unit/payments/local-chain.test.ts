@@ -16,6 +16,7 @@ import {
   MULTICALL3_ADDRESS,
   TEST_USDC_ABI,
 } from '../../../src/payments/local-contracts.ts';
+import { startLoopbackServer } from '../../world/loopback-server.ts';
 
 const MULTICALL3_ABI = parseAbi([
   'struct Call { address target; bytes callData; }',
@@ -133,6 +134,22 @@ describe('startLocalChain', () => {
     expect(privateKeyToAccount(chain.demoPayer.privateKey).address).toBe(chain.demoPayer.address);
     expect(new Set([chain.settler.address, chain.payTo, chain.demoPayer.address]).size).toBe(3);
     expect(await client.getBalance({ address: chain.settler.address })).toBeGreaterThan(10n ** 18n);
+  });
+});
+
+describe('startLocalChain failures', () => {
+  it("rejects with anvil's own reason when the requested port is taken", async () => {
+    const occupant = await startLoopbackServer((_req, res) => {
+      res.end();
+    });
+    try {
+      const port = Number(occupant.url.port);
+      await expect(startLocalChain({ port })).rejects.toThrow(
+        `anvil did not start on 127.0.0.1:${port}: exited with 1: Error: Address already in use`,
+      );
+    } finally {
+      await occupant.close();
+    }
   });
 });
 
