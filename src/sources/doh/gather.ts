@@ -41,6 +41,10 @@ export async function gatherDns(client: DohClient, domain: ValidDomain): Promise
   const name = domain.domain;
   const answers: DnsAnswer[] = [];
   let bogus = false;
+  const organization = domain.isApex ? null : domain.registrableDomain;
+  // DS is published by the parent at the delegation point, which for a subdomain is (normally)
+  // the registrable domain; the DNSKEY set lives at that zone's apex.
+  const zoneApex = organization ?? name;
 
   /** One question; a SERVFAIL that the CD bit cures is DNSSEC-bogus data, kept and flagged. */
   async function ask(qname: string, type: DnsRecordType): Promise<SourceResult<DnsAnswer>> {
@@ -48,7 +52,8 @@ export async function gatherDns(client: DohClient, domain: ValidDomain): Promise
     if (first.ok || first.failure.code !== 'servfail') return record(first);
     const unchecked = await client.query(qname, type, { cd: true });
     if (!unchecked.ok) return first;
-    bogus = true;
+    // Only the domain's own zone decides its status; a broken third-party SPF include does not.
+    bogus ||= qname === zoneApex || qname.endsWith(`.${zoneApex}`);
     return record(unchecked);
   }
   function record(result: SourceResult<DnsAnswer>): SourceResult<DnsAnswer> {
@@ -56,10 +61,6 @@ export async function gatherDns(client: DohClient, domain: ValidDomain): Promise
     return result;
   }
 
-  const organization = domain.isApex ? null : domain.registrableDomain;
-  // DS is published by the parent at the delegation point, which for a subdomain is (normally)
-  // the registrable domain; the DNSKEY set lives at that zone's apex.
-  const zoneApex = organization ?? name;
   const txtQuery = ask(name, 'TXT');
   const [a, aaaa, cname, ns, mx, txt, spfWalk, dmarc, orgDmarc, caaLevels, ds, dnskey, mtaSts, tlsRpt] =
     await Promise.all([

@@ -1,0 +1,117 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { resolveAddresses } from '../../../../src/sources/doh/addresses.ts';
+import { gatherDns } from '../../../../src/sources/doh/gather.ts';
+import type { Scenario } from '../../../world/scenario.ts';
+import { type DnsWorld, startDnsWorld, validDomain } from './world.ts';
+
+/** A CAA set two levels up; the `.uk` levels of the climb answer SERVFAIL (see `ukOutage`). */
+const deepShop: Scenario = {
+  domain: 'deep-shop.co.uk',
+  about: 'CAA only at the registrable domain; a store subdomain three labels down.',
+  dns: {
+    records: {
+      'deep-shop.co.uk': { A: ['192.0.2.70'], CAA: [{ tag: 'issue', value: 'pki.goog' }] },
+      'eu.store.deep-shop.co.uk': { CNAME: 'store-eu.deep-shop.co.uk' },
+      'store-eu.deep-shop.co.uk': { A: ['192.0.2.71'], AAAA: ['2001:db8::71'] },
+    },
+  },
+};
+
+const plainShop: Scenario = {
+  domain: 'plain-shop.co.uk',
+  about: 'No CAA anywhere below the failing co.uk level.',
+  dns: { records: { 'plain-shop.co.uk': { A: ['192.0.2.72'] } } },
+};
+const ukOutage: Scenario = {
+  domain: 'uk',
+  about: 'Every name in .uk outside the scenarios above answers SERVFAIL, CD or not.',
+  dns: { failure: 'servfail', records: {} },
+};
+
+let world: DnsWorld;
+beforeAll(async () => {
+  world = await startDnsWorld(deepShop, plainShop, ukOutage);
+});
+afterAll(() => world.close());
+afterEach(() => {
+  world.primary.mode = null;
+  world.fallback.mode = null;
+});
+
+describe('gatherDns', () => {
+  it('asks every question in parallel, with _dmarc at the domain and at the organizational domain', async () => {
+    const before = world.primary.queries.length;
+    const gathered = await gatherDns(world.client(), validDomain('eu.store.deep-shop.co.uk'));
+    expect(gathered.ok).toBe(true);
+    const asked = world.primary.queries.slice(before).map((q) => `${q.name} ${q.type}`);
+    expect(asked).toEqual(
+      expect.arrayContaining([
+        'eu.store.deep-shop.co.uk A',
+        'eu.store.deep-shop.co.uk AAAA',
+        'eu.store.deep-shop.co.uk CNAME',
+        'eu.store.deep-shop.co.uk NS',
+        'eu.store.deep-shop.co.uk MX',
+        'eu.store.deep-shop.co.uk TXT',
+        '_dmarc.eu.store.deep-shop.co.uk TXT',
+        '_dmarc.deep-shop.co.uk TXT',
+        'eu.store.deep-shop.co.uk CAA',
+        'store.deep-shop.co.uk CAA',
+        'deep-shop.co.uk CAA',
+        'co.uk CAA',
+        'uk CAA',
+        'deep-shop.co.uk DS',
+        'deep-shop.co.uk DNSKEY',
+        '_mta-sts.eu.store.deep-shop.co.uk TXT',
+        '_smtp._tls.eu.store.deep-shop.co.uk TXT',
+      ]),
+    );
+    if (!gathered.ok) return;
+    expect(gathered.value).toMatchObject({
+      cname: 'store-eu.deep-shop.co.uk',
+      a: ['192.0.2.71'],
+      aaaa: ['2001:db8::71'],
+      caa: { found_at: 'deep-shop.co.uk', records: [{ flags: 0, tag: 'issue', value: 'pki.goog' }] },
+      dmarcAtOrganization: { name: '_dmarc.deep-shop.co.uk', txt: [] },
+      spfWalk: null,
+    });
+  });
+
+  it('ignores failed CAA levels above the closest non-empty set (RFC 8659 §3)', async () => {
+    const gathered = await gatherDns(world.client(), validDomain('eu.store.deep-shop.co.uk'));
+    expect(gathered.ok && gathered.value.caa.found_at).toBe('deep-shop.co.uk');
+    expect(world.primary.queries.some((q) => q.name === 'co.uk' && q.type === 'CAA')).toBe(true);
+  });
+
+  it('fails when a CAA level below any non-empty set fails: no record may be presumed absent', async () => {
+    const gathered = await gatherDns(world.client(), validDomain('plain-shop.co.uk'));
+    expect(gathered.ok ? 'data' : gathered.failure.code).toBe('servfail');
+  });
+
+  it('fails as a whole when one required query fails on both resolvers', async () => {
+    world.primary.mode = 'garbage';
+    world.fallback.mode = 'wrong_content_type';
+    const gathered = await gatherDns(world.client(), validDomain('deep-shop.co.uk'));
+    expect(gathered.ok ? 'data' : gathered.failure).toMatchObject({
+      code: 'bad_content_type',
+      source: 'doh',
+    });
+  });
+});
+
+describe('resolveAddresses', () => {
+  it('returns A then AAAA after following the CNAME chain', async () => {
+    const addresses = await resolveAddresses(world.client(), 'eu.store.deep-shop.co.uk');
+    expect(addresses).toEqual({ ok: true, value: ['192.0.2.71', '2001:db8::71'] });
+  });
+
+  it('returns an empty list for a name that does not exist', async () => {
+    expect(await resolveAddresses(world.client(), 'nope.deep-shop.co.uk')).toEqual({ ok: true, value: [] });
+  });
+
+  it('returns the failure when the resolvers fail', async () => {
+    world.primary.mode = 'http_500';
+    world.fallback.mode = 'http_500';
+    const result = await resolveAddresses(world.client(), 'deep-shop.co.uk');
+    expect(result.ok ? 'data' : result.failure.code).toBe('http_status');
+  });
+});
