@@ -23,9 +23,16 @@ const privateKey = z
   .regex(/^0x[0-9a-fA-F]{64}$/, 'a 0x-prefixed 32-byte hex private key')
   .transform((value) => value as `0x${string}`);
 
-const port = z.coerce.number().int('a whole number').min(1).max(65535);
+const PORT_EXPECTED = 'a port number from 1 to 65535';
+const port = z.coerce
+  .number({ error: PORT_EXPECTED })
+  .int(PORT_EXPECTED)
+  .min(1, PORT_EXPECTED)
+  .max(65535, PORT_EXPECTED);
 
-const bool = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+const bool = z
+  .enum(['true', 'false', '1', '0'], { error: 'true or false' })
+  .transform((value) => value === 'true' || value === '1');
 
 const envSchema = z.object({
   PORT: port.default(8080),
@@ -59,7 +66,7 @@ const envSchema = z.object({
     .optional(),
   X402_RPC_URL: httpUrl.optional(),
   X402_SETTLER_PRIVATE_KEY: privateKey.optional(),
-  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   NODE_ENV: z.string().optional(),
 });
 
@@ -102,13 +109,16 @@ export class ConfigError extends Error {
 /** Parses and validates the environment. Throws `ConfigError` on the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // An empty variable counts as unset, as shells and .env files often leave them.
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const variable = String(issue?.path[0] ?? 'environment');
     throw new ConfigError(
-      `Invalid configuration: ${variable}=${JSON.stringify(env[variable] ?? '')} is not valid: expected ${issue?.message ?? 'a valid value'}.`,
+      // The value is not echoed: several variables hold secrets (keys, auth headers).
+      `Invalid configuration: ${variable} is not valid: expected ${issue?.message ?? 'a valid value'}.`,
     );
   }
   const e = parsed.data;
