@@ -164,6 +164,8 @@ describe('DoH client: fallback', () => {
     ['garbage', 'malformed'],
     ['wrong_content_type', 'bad_content_type'],
     ['hang', 'timeout'],
+    ['servfail', 'servfail'],
+    ['refused', 'malformed'],
   ] as const)('retries once on the fallback when the primary answers %s', async (mode, code) => {
     world.primary.mode = mode;
     const client = world.client({ timeoutMs: 300 });
