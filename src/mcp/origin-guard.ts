@@ -36,7 +36,8 @@ export function mcpOriginGuard(allowed: ReadonlySet<string>): MiddlewareHandler 
   return async function mcpOriginGuard(c, next) {
     const host = c.req.header('host') ?? new URL(c.req.url).host;
     const hostname = hostnameOf(host, false);
-    if (hostname === null || !allowed.has(hostname)) return forbidden(`host ${JSON.stringify(host)} is not allowed`);
+    if (hostname === null || !allowed.has(hostname))
+      return forbidden(`host ${JSON.stringify(host)} is not allowed`);
     const origin = c.req.header('origin');
     if (origin !== undefined) {
       const originHost = hostnameOf(origin, true);

@@ -4,8 +4,8 @@
  * resource server as HTTP, settling only a successful check and only reporting a settle that succeeded.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { HTTPRequestContext, x402ResourceServer } from '@x402/core/server';
 import { PaymentPayloadV2Schema } from '@x402/core/schemas';
+import type { HTTPRequestContext, x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, ResourceInfo } from '@x402/core/types';
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { Logger } from 'pino';
@@ -19,7 +19,6 @@ import { type InFlightLock, paymentKey } from '../payments/in-flight-lock.ts';
 import { outputExampleFor } from '../payments/output-examples.ts';
 import { FACILITATOR_FAILED } from '../payments/payment-problem.ts';
 import { paymentRequirementsFor } from '../payments/resource-server.ts';
-import { domainInputShape } from './tool-schemas.ts';
 import {
   invalidDomainResult,
   missingDomainResult,
@@ -28,6 +27,7 @@ import {
   refusedResult,
   successResult,
 } from './tool-result.ts';
+import { domainInputShape } from './tool-schemas.ts';
 
 /** `_meta` key carrying the client's PaymentPayload on a paid `tools/call` (x402.md §4.1). */
 export const PAYMENT_META_KEY = 'x402/payment';
@@ -85,7 +85,10 @@ function readPayment(meta: Record<string, unknown> | undefined): PaymentRead {
   if (value === undefined || value === null) return { kind: 'absent' };
   const parsed = PaymentPayloadV2Schema.safeParse(value);
   if (!parsed.success) {
-    return { kind: 'invalid', why: `Invalid payment: _meta["${PAYMENT_META_KEY}"] must be an x402 v2 PaymentPayload object` };
+    return {
+      kind: 'invalid',
+      why: `Invalid payment: _meta["${PAYMENT_META_KEY}"] must be an x402 v2 PaymentPayload object`,
+    };
   }
   return { kind: 'payload', payload: parsed.data as PaymentPayload };
 }
@@ -111,8 +114,15 @@ export function createPaidToolCall(deps: PaidToolDeps): PaidToolCall {
     const options = Array.isArray(route.accepts) ? route.accepts : [route.accepts];
     return {
       // Price and payTo are static in the catalog, so the HTTP request context is never read.
-      requirements: await resourceServer.buildPaymentRequirementsFromOptions(options, {} as HTTPRequestContext),
-      resource: { url: toolResourceUrl(operation.tool), description: operation.summary, mimeType: 'application/json' },
+      requirements: await resourceServer.buildPaymentRequirementsFromOptions(
+        options,
+        {} as HTTPRequestContext,
+      ),
+      resource: {
+        url: toolResourceUrl(operation.tool),
+        description: operation.summary,
+        mimeType: 'application/json',
+      },
       extensions: declareDiscoveryExtension({
         toolName: operation.tool,
         description: operation.description,
@@ -124,7 +134,11 @@ export function createPaidToolCall(deps: PaidToolDeps): PaidToolCall {
     };
   }
 
-  async function challenge(terms: PaymentTerms, reason: string, payload?: PaymentPayload): Promise<CallToolResult> {
+  async function challenge(
+    terms: PaymentTerms,
+    reason: string,
+    payload?: PaymentPayload,
+  ): Promise<CallToolResult> {
     const { requirements, resource, extensions } = terms;
     const required = await resourceServer.createPaymentRequiredResponse(
       requirements,

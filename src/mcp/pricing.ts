@@ -12,7 +12,7 @@ const paidEntrySchema = z.object({
   tool: z.string(),
   route: z.string().describe('HTTP route of the same check (GET with ?domain=).'),
   price_usd: z.string().describe('Decimal USD, e.g. "0.01".'),
-  amount_atomic: z.string().describe('The same price in the asset\'s atomic units (USDC: 6 decimals).'),
+  amount_atomic: z.string().describe("The same price in the asset's atomic units (USDC: 6 decimals)."),
   network: z.string().describe('CAIP-2 network, e.g. eip155:8453 (Base).'),
   asset: z.string().describe('Token contract address (USDC).'),
   pay_to: z.string().nullable().describe('Recipient address; null until one is configured.'),
@@ -45,7 +45,11 @@ export function buildPricing(config: Config): Pricing {
       asset,
       pay_to: payTo ?? null,
     })),
-    free: freeOperations.map((operation) => ({ tool: operation.tool, route: operation.route, price_usd: '0' })),
+    free: freeOperations.map((operation) => ({
+      tool: operation.tool,
+      route: operation.route,
+      price_usd: '0',
+    })),
     lifetime_note: note,
   };
 }

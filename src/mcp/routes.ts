@@ -44,7 +44,10 @@ function methodNotAllowed(c: Context): Response {
 /** The `/mcp` routes, to mount at `/`. */
 export function mcpRoutes(deps: McpRouteDeps): Hono {
   const { config, logger, resourceServer } = deps;
-  const callPaidTool = createPaidToolCall({ ...deps, facilitatorReady: facilitatorReadiness(resourceServer, logger) });
+  const callPaidTool = createPaidToolCall({
+    ...deps,
+    facilitatorReady: facilitatorReadiness(resourceServer, logger),
+  });
   const path = DOCUMENT_PATHS.mcp;
 
   const routes = new Hono();

@@ -14,7 +14,10 @@ export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 
 function toolResult(value: object, isError: boolean): CallToolResult {
   const structuredContent = value as Record<string, unknown>;
-  const result: CallToolResult = { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent };
+  const result: CallToolResult = {
+    content: [{ type: 'text', text: JSON.stringify(value) }],
+    structuredContent,
+  };
   if (isError) result.isError = true;
   return result;
 }
@@ -34,7 +37,10 @@ export function paymentRequiredResult(paymentRequired: PaymentRequired): CallToo
 /** A problem (as the HTTP API would send it) as an `isError` result: `{ code, message, upstreams?, reason? }`. */
 export function problemResult(problem: Problem): CallToolResult {
   const { code, detail, upstreams, reason } = problem;
-  return toolResult({ code, message: detail, ...(upstreams ? { upstreams } : {}), ...(reason ? { reason } : {}) }, true);
+  return toolResult(
+    { code, message: detail, ...(upstreams ? { upstreams } : {}), ...(reason ? { reason } : {}) },
+    true,
+  );
 }
 
 /** Invalid input or failed upstreams as an `isError` result; nothing was (or will be) charged. */

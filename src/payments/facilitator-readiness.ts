@@ -22,7 +22,10 @@ export function facilitatorReadiness(resourceServer: x402ResourceServer, logger:
     pending ??= resourceServer.initialize().then(
       () => true,
       (error: unknown) => {
-        logger.error({ err: error }, 'x402 facilitator unavailable: its supported payment kinds could not be loaded');
+        logger.error(
+          { err: error },
+          'x402 facilitator unavailable: its supported payment kinds could not be loaded',
+        );
         pending = null;
         return false;
       },

@@ -64,7 +64,9 @@ async function runSuite(): Promise<{ code: number | null; output: string }> {
 async function checkStatuses(scenario: string): Promise<string[]> {
   const dirs = (await readdir(outputDir)).filter((dir) => dir.startsWith(`server-${scenario}-`));
   expect(dirs, `results of ${scenario}`).toHaveLength(1);
-  const checks = JSON.parse(await readFile(join(outputDir, dirs[0] ?? '', 'checks.json'), 'utf8')) as { status: string }[];
+  const checks = JSON.parse(await readFile(join(outputDir, dirs[0] ?? '', 'checks.json'), 'utf8')) as {
+    status: string;
+  }[];
   return checks.map((check) => check.status);
 }
 
@@ -73,14 +75,18 @@ describe('MCP conformance suite 0.1.16', () => {
     'passes every applicable scenario; the rest fail as the baseline expects',
     async () => {
       const baseline = await readFile(EXPECTED_FAILURES, 'utf8');
-      for (const scenario of MUST_PASS) expect(baseline).not.toMatch(new RegExp(`^\\s*- ${scenario}\\s*$`, 'm'));
+      for (const scenario of MUST_PASS)
+        expect(baseline).not.toMatch(new RegExp(`^\\s*- ${scenario}\\s*$`, 'm'));
 
       const { code, output } = await runSuite();
       expect(code, output).toBe(0);
       for (const scenario of MUST_PASS) {
         const statuses = await checkStatuses(scenario);
         expect(statuses.length, scenario).toBeGreaterThan(0);
-        expect(statuses.every((status) => status === 'SUCCESS'), `${scenario}: ${statuses.join(', ')}`).toBe(true);
+        expect(
+          statuses.every((status) => status === 'SUCCESS'),
+          `${scenario}: ${statuses.join(', ')}`,
+        ).toBe(true);
       }
       expect(await checkStatuses('dns-rebinding-protection')).toHaveLength(2);
     },

@@ -29,7 +29,11 @@ beforeEach(() => {
 });
 
 async function call(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) {
-  return (await client.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) })) as CallToolResult;
+  return (await client.callTool({
+    name,
+    arguments: args,
+    ...(meta ? { _meta: meta } : {}),
+  })) as CallToolResult;
 }
 
 /** structuredContent, after checking that content[0].text carries the same JSON. */
@@ -76,13 +80,19 @@ describe('tools/list and initialize', () => {
     for (const operation of paidOperations) {
       const properties = tools.find((tool) => tool.name === operation.tool)?.outputSchema?.properties ?? {};
       // Widened: the result's own fields and the PaymentRequired fields are both declared.
-      expect(Object.keys(properties)).toEqual(expect.arrayContaining(['domain', 'x402Version', 'accepts', 'code']));
+      expect(Object.keys(properties)).toEqual(
+        expect.arrayContaining(['domain', 'x402Version', 'accepts', 'code']),
+      );
     }
   });
 
   it('reports the server card identity and a protocol version the card lists', async () => {
     const card = buildServerCard(service.config.publicBaseUrl);
-    expect(client.getServerVersion()).toMatchObject({ name: card.name, version: card.version, title: card.title });
+    expect(client.getServerVersion()).toMatchObject({
+      name: card.name,
+      version: card.version,
+      title: card.title,
+    });
     const negotiated = (client.transport as { protocolVersion?: string } | undefined)?.protocolVersion;
     expect(card.remotes[0]?.supportedProtocolVersions).toContain(negotiated);
     expect(client.getInstructions()).toMatch(/x402\/payment/);
@@ -93,10 +103,18 @@ describe('free tools', () => {
   it('validate_target normalizes a URL and explains a refusal, without touching an upstream', async () => {
     const before = service.runs();
     const valid = structured(await call('validate_target', { domain: 'https://WWW.Bücher.de/x' }));
-    expect(valid).toMatchObject({ valid: true, domain: 'www.xn--bcher-kva.de', registrable_domain: 'xn--bcher-kva.de' });
+    expect(valid).toMatchObject({
+      valid: true,
+      domain: 'www.xn--bcher-kva.de',
+      registrable_domain: 'xn--bcher-kva.de',
+    });
     const invalid = await call('validate_target', { domain: '192.168.0.1' });
     expect(invalid.isError).toBeFalsy();
-    expect(structured(invalid)).toMatchObject({ valid: false, domain: null, reason: { code: expect.any(String) } });
+    expect(structured(invalid)).toMatchObject({
+      valid: false,
+      domain: null,
+      reason: { code: expect.any(String) },
+    });
     expect(service.runs()).toBe(before);
   });
 
@@ -111,7 +129,11 @@ describe('free tools', () => {
       ['check_domain_expiry', '0.01'],
       ['site_health', '0.03'],
     ]);
-    expect(pricing.paid[3]).toMatchObject({ amount_atomic: '30000', pay_to: service.chain.payTo, network: 'eip155:8453' });
+    expect(pricing.paid[3]).toMatchObject({
+      amount_atomic: '30000',
+      pay_to: service.chain.payTo,
+      network: 'eip155:8453',
+    });
     expect(pricing.lifetime_note.default_64_day_from).toBe('2027-02-10');
   });
 });
@@ -152,7 +174,10 @@ describe('paid tools over x402', () => {
     // Replaying the settled authorization is refused before the check runs; nothing more is charged.
     const replay = await call('check_cert', { domain: 'example.com' }, { 'x402/payment': payment });
     expect(replay.isError).toBe(true);
-    expect(structured(replay)).toMatchObject({ x402Version: 2, error: expect.stringMatching(/nonce|authorization|used/i) });
+    expect(structured(replay)).toMatchObject({
+      x402Version: 2,
+      error: expect.stringMatching(/nonce|authorization|used/i),
+    });
     expect(service.runs()).toBe(runsBefore + 1);
     expect(await balances(payer)).toEqual({ payer: start.payer - price, payTo: start.payTo + price });
   });
@@ -160,9 +185,15 @@ describe('paid tools over x402', () => {
   it('site_health costs 0.03 USD on chain', async () => {
     const payer = await service.newPayer(1_000_000n);
     const start = await balances(payer);
-    const challenge = structured(await call('site_health', { domain: 'example.com' })) as unknown as PaymentRequired;
+    const challenge = structured(
+      await call('site_health', { domain: 'example.com' }),
+    ) as unknown as PaymentRequired;
     expect(challenge.accepts[0]?.amount).toBe('30000');
-    const paid = await call('site_health', { domain: 'example.com' }, { 'x402/payment': await service.sign(payer, challenge) });
+    const paid = await call(
+      'site_health',
+      { domain: 'example.com' },
+      { 'x402/payment': await service.sign(payer, challenge) },
+    );
     expect(paid.isError).toBeFalsy();
     expect(structured(paid)).toMatchObject({ domain: 'example.com', partial: false });
     expect(await balances(payer)).toEqual({ payer: start.payer - 30_000n, payTo: start.payTo + 30_000n });
@@ -170,7 +201,9 @@ describe('paid tools over x402', () => {
 
   it('invalid input is refused with its reason and no payment requirement, even with a valid payment attached', async () => {
     const payer = await service.newPayer(1_000_000n);
-    const challenge = structured(await call('check_dns', { domain: 'example.com' })) as unknown as PaymentRequired;
+    const challenge = structured(
+      await call('check_dns', { domain: 'example.com' }),
+    ) as unknown as PaymentRequired;
     const payment = await service.sign(payer, challenge);
     const start = await balances(payer);
     const runsBefore = service.runs();
@@ -178,7 +211,10 @@ describe('paid tools over x402', () => {
     const refused = await call('check_dns', { domain: 'http://10.0.0.1/' }, { 'x402/payment': payment });
     expect(refused.isError).toBe(true);
     const body = structured(refused);
-    expect(body).toMatchObject({ code: 'invalid_domain', reason: { code: expect.any(String), message: expect.any(String) } });
+    expect(body).toMatchObject({
+      code: 'invalid_domain',
+      reason: { code: expect.any(String), message: expect.any(String) },
+    });
     expect(body).not.toHaveProperty('accepts');
     const blank = structured(await call('check_domain_expiry', { domain: '   ' }));
     expect(blank).toMatchObject({ code: 'missing_domain' });
@@ -189,7 +225,9 @@ describe('paid tools over x402', () => {
 
   it('an upstream failure names the upstream and is not settled; the same authorization still pays later', async () => {
     const payer = await service.newPayer(1_000_000n);
-    const challenge = structured(await call('check_dns', { domain: 'example.com' })) as unknown as PaymentRequired;
+    const challenge = structured(
+      await call('check_dns', { domain: 'example.com' }),
+    ) as unknown as PaymentRequired;
     const payment = await service.sign(payer, challenge);
     const start = await balances(payer);
     const runsBefore = service.runs();

@@ -4,9 +4,9 @@
  * loopback upstream. `connect()` opens the official MCP SDK client over Streamable HTTP.
  */
 import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { serve } from '@hono/node-server';
 import { x402Client } from '@x402/core/client';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
@@ -58,7 +58,13 @@ export async function startMcpService({ facilitator, payTo }: McpServiceOptions)
   const resourceServer = createResourceServer(facilitator, config.x402.network);
   const lock = createInFlightLock();
   const paymentGate = createPaymentGate({ resourceServer, config, logger, lock });
-  const app = createApp({ config, runners: upstreamRunners(upstream), logger, paymentGate, mcp: { resourceServer, lock } });
+  const app = createApp({
+    config,
+    runners: upstreamRunners(upstream),
+    logger,
+    paymentGate,
+    mcp: { resourceServer, lock },
+  });
   handle = (request) => app.fetch(request);
   const mcpUrl = new URL(`http://localhost:${port}/mcp`);
 
