@@ -1,0 +1,40 @@
+/** Paid tools' widened output schemas: results, challenges and refusals all pass; clashes are caught. */
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { paidOperations } from '../../../src/catalog.ts';
+import { paidOutputSchema } from '../../../src/mcp/tool-schemas.ts';
+import { outputExampleFor } from '../../../src/payments/output-examples.ts';
+
+const challenge = {
+  x402Version: 2,
+  error: 'Payment required',
+  resource: { url: 'mcp://tool/check_cert', mimeType: 'application/json' },
+  accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '10000', extra: { name: 'USD Coin' } }],
+  extensions: { bazaar: { info: {} } },
+};
+
+describe('paidOutputSchema', () => {
+  it.each(paidOperations.map((operation) => [operation.tool, operation] as const))(
+    '%s accepts its result, the x402 challenge and a refusal, and rejects unknown fields',
+    (_tool, operation) => {
+      const schema = paidOutputSchema(operation.output);
+      expect(schema.safeParse(outputExampleFor(operation.id)).success).toBe(true);
+      expect(schema.safeParse(challenge).success).toBe(true);
+      const refusal = {
+        code: 'upstream_failed',
+        message: 'x',
+        upstreams: [{ name: 'rdap', error: 'timeout' }],
+      };
+      expect(schema.safeParse(refusal).success).toBe(true);
+      // The JSON Schema the client validates against is closed at the top level.
+      expect(z.toJSONSchema(schema, { io: 'output' })).toMatchObject({ additionalProperties: false });
+    },
+  );
+
+  it('refuses a result schema with a field named like a payment or refusal field', () => {
+    expect(() => paidOutputSchema(z.object({ domain: z.string(), code: z.string() }))).toThrow(
+      /"code" clashes/,
+    );
+    expect(() => paidOutputSchema(z.string())).toThrow(/zod object/);
+  });
+});
