@@ -14,4 +14,6 @@ export interface Scenario {
   dns?: import('./doh.ts').DnsScenario;
   /** Certificates and failure modes for the crt.sh and Cert Spotter fakes (`ct-history.ts`). */
   ct?: import('./ct-history.ts').CtScenario;
+  /** The domain's own website for the live HTTPS probe (`https-site.ts`). */
+  https?: import('./https-site.ts').HttpsScenario;
 }

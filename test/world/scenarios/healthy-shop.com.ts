@@ -6,6 +6,8 @@ import type { Scenario } from '../scenario.ts';
 const scenario: Scenario = {
   domain: 'healthy-shop.com',
   about: 'Everything in order: renewed well ahead, locked against transfer, DNSSEC delegated.',
+  // The site answers 200 with a certificate for the name from a trusted CA: the live probe passes.
+  https: { mode: 'ok' },
   rdap: {
     registry: {
       registrar: { name: 'MarkMonitor Inc.', ianaId: '292' },

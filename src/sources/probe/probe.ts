@@ -1,0 +1,110 @@
+/**
+ * The live HTTPS pass/fail probe: resolve through DoH, connect only to an address the SSRF policy
+ * allows, HEAD (GET when HEAD is refused), never follow redirects, all within one time budget.
+ */
+import { getCACertificates } from 'node:tls';
+import type { LiveProbe } from '../../checks/cert/result.ts';
+import type { SourceResult } from '../failure.ts';
+import { classifyAddress } from './address-policy.ts';
+import type { ProbeErrorKind } from './error-kind.ts';
+import {
+  connectPinned,
+  type ProbeConnector,
+  type ProbeTarget,
+  pinnedRequest,
+  type RequestOutcome,
+} from './pinned-request.ts';
+
+/** Budget for the whole probe, resolution included, in milliseconds. */
+export const PROBE_TIMEOUT_MS = 5_000;
+
+export interface ProbeDeps {
+  /** Name → A and AAAA addresses (the DoH client's `resolveAddresses`); the only resolution made. */
+  resolve: (name: string) => Promise<SourceResult<string[]>>;
+  /** TCP port to connect to (443 in production). */
+  port: number;
+  /**
+   * Test worlds only: allow loopback and private addresses. Cloud metadata addresses and
+   * unparsable ones stay refused even then.
+   */
+  allowPrivate: boolean;
+  /** Whole-probe budget in milliseconds; default `PROBE_TIMEOUT_MS`. */
+  timeoutMs?: number;
+  /** Extra trust anchor (PEM) added to Node's default store, for test CAs. */
+  ca?: string | Buffer;
+  /** Opens the TLS connection; default `connectPinned`. */
+  connect?: ProbeConnector;
+  /** Monotonic clock in milliseconds, for `ms`; default `performance.now`. */
+  now?: () => number;
+}
+
+/** Probes one domain; never rejects. */
+export type Probe = (domain: string) => Promise<LiveProbe>;
+
+function permitted(address: string, allowPrivate: boolean): boolean {
+  const verdict = classifyAddress(address);
+  if (verdict.allowed) return true;
+  return allowPrivate && verdict.range !== 'unparsable' && verdict.metadata !== true;
+}
+
+/** HEAD is retried as GET when the server refuses the method, or drops it after a good handshake. */
+function wantsGet(outcome: RequestOutcome): boolean {
+  if (outcome.kind === 'response') return outcome.status === 405 || outcome.status === 501;
+  return outcome.handshaken && (outcome.error === 'reset' || outcome.error === 'http_error');
+}
+
+/** Settles with `undefined` when `signal` aborts first. */
+function beforeAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  const aborted = new Promise<undefined>((resolve) => {
+    if (signal.aborted) resolve(undefined);
+    signal.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
+  return Promise.race([work, aborted]);
+}
+
+/**
+ * Creates the probe. The verdict: `ok` is true only when the TLS handshake verified the chain and
+ * the name, and an HTTP status below 500 came back (a 3xx or 4xx still shows a working site).
+ * Failures carry `error` (`ProbeErrorKind`); `http_status` is set whenever a status arrived.
+ * Of the resolved addresses the first one the policy allows is used; refused ones are never
+ * connected to. `ms` covers the whole probe, resolution included.
+ */
+export function createProbe(deps: ProbeDeps): Probe {
+  const { port, allowPrivate, timeoutMs = PROBE_TIMEOUT_MS, connect = connectPinned } = deps;
+  const now = deps.now ?? (() => performance.now());
+  // A `ca` option replaces Node's store, so the default anchors are carried along.
+  const ca = deps.ca === undefined ? undefined : [...getCACertificates('default'), deps.ca];
+
+  return async function probe(domain) {
+    const started = now();
+    const verdict = (ok: boolean, status: number | null, error: ProbeErrorKind | null): LiveProbe => ({
+      ok,
+      http_status: status,
+      ms: Math.round(now() - started),
+      error,
+    });
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(), timeoutMs);
+    try {
+      const resolved = await beforeAbort(
+        deps.resolve(domain).catch(() => undefined),
+        budget.signal,
+      );
+      if (budget.signal.aborted) return verdict(false, null, 'timeout');
+      if (!resolved?.ok) return verdict(false, null, 'dns_failed');
+      if (resolved.value.length === 0) return verdict(false, null, 'no_address');
+      const address = resolved.value.find((candidate) => permitted(candidate, allowPrivate));
+      if (address === undefined) return verdict(false, null, 'blocked_address');
+
+      const target: ProbeTarget = { address, port, servername: domain, ca };
+      let outcome = await pinnedRequest('HEAD', target, connect, budget.signal);
+      if (wantsGet(outcome)) outcome = await pinnedRequest('GET', target, connect, budget.signal);
+      if (outcome.kind === 'failure') return verdict(false, null, outcome.error);
+      if (!outcome.verified) return verdict(false, outcome.status, 'tls');
+      if (outcome.status >= 500) return verdict(false, outcome.status, 'http_error');
+      return verdict(true, outcome.status, null);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}

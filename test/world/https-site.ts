@@ -1,0 +1,125 @@
+/**
+ * The scenario domains' own websites: one node:https server on 127.0.0.1 that picks a certificate
+ * by SNI (leaves from a test CA) and answers each Host in the scenario's mode, failures included.
+ */
+import { createServer, type Server } from 'node:https';
+import type { Socket } from 'node:net';
+import { createSecureContext, type TLSSocket } from 'node:tls';
+import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
+import type { Scenario } from './scenario.ts';
+import { createTestCa, type IssuedLeaf, type TestCa } from './test-ca.ts';
+
+export { type CaFile, writeCaFile } from './test-ca.ts';
+
+/**
+ * How the site behaves: `ok` 200; `server-error` 500; `hang` accepts the request and never answers;
+ * `reset` sends a TCP RST once the request arrives; `wrong-host` presents a valid certificate for
+ * another name; `redirect` 301 to `https://www.<domain>/`; `head-405` and `head-reset` fail only
+ * HEAD (405, or RST) and answer GET with 200, like servers that mishandle HEAD.
+ */
+export type HttpsMode =
+  | 'ok'
+  | 'server-error'
+  | 'hang'
+  | 'reset'
+  | 'wrong-host'
+  | 'redirect'
+  | 'head-405'
+  | 'head-reset';
+
+/** A scenario's website section. */
+export interface HttpsScenario {
+  mode: HttpsMode;
+}
+
+/** The name on the certificate served when SNI is absent, unknown or the scenario is `wrong-host`. */
+export const OTHER_HOST = 'default-vhost.net';
+
+export interface HttpsSite extends LoopbackServer {
+  /** The TLS port, for the probe's `port`. */
+  port: number;
+  /** The test CA certificate (PEM) that issued every leaf. */
+  caPem: string;
+  /** While set, overrides every scenario's mode (TLS and HTTP). */
+  mode: HttpsMode | null;
+  /** SNI server names of the TLS handshakes that sent one, in order. */
+  servernames: string[];
+}
+
+export interface HttpsSiteOptions {
+  /** Reuse a CA (e.g. one already trusted by a child process); a fresh one otherwise. */
+  ca?: TestCa;
+}
+
+function hostOf(header: string | undefined): string {
+  return (header ?? '').replace(/:\d+$/, '').toLowerCase();
+}
+
+/** Starts the site for every scenario with an `https` section. */
+export async function startHttpsSite(
+  scenarios: Map<string, Scenario>,
+  options: HttpsSiteOptions = {},
+): Promise<HttpsSite> {
+  const ca = options.ca ?? (await createTestCa());
+  const controls: { mode: HttpsMode | null; servernames: string[] } = { mode: null, servernames: [] };
+  const modeFor = (domain: string): HttpsMode | undefined =>
+    controls.mode ?? scenarios.get(domain)?.https?.mode;
+
+  const leaves = new Map<string, IssuedLeaf>();
+  for (const [domain, scenario] of scenarios) {
+    if (scenario.https) leaves.set(domain, await ca.issue([domain, `www.${domain}`]));
+  }
+  const other = await ca.issue([OTHER_HOST]);
+  const contextFor = (leaf: IssuedLeaf) => ({ key: leaf.keyPem, cert: leaf.certPem });
+
+  const server: Server = createServer({
+    ...contextFor(other),
+    SNICallback(servername, callback) {
+      controls.servernames.push(servername);
+      const leaf = leaves.get(servername);
+      const chosen = leaf && modeFor(servername) !== 'wrong-host' ? leaf : other;
+      callback(null, createSecureContext(contextFor(chosen)));
+    },
+  });
+  server.on('tlsClientError', () => {}); // a client refusing our certificate is an expected outcome
+  // A TLS socket cannot send an RST itself; keep the raw TCP socket, keyed by the client's port.
+  const rawByPort = new Map<number, Socket>();
+  server.on('connection', (raw: Socket) => {
+    const port = raw.remotePort ?? 0;
+    rawByPort.set(port, raw);
+    raw.on('close', () => rawByPort.delete(port));
+  });
+
+  const base = await startLoopbackServer((req, res) => {
+    const domain = hostOf(req.headers.host);
+    const mode = modeFor(domain);
+    const reset = () => {
+      const socket = req.socket as TLSSocket;
+      const raw = rawByPort.get(socket.remotePort ?? 0);
+      if (raw) raw.resetAndDestroy();
+      else socket.destroy();
+    };
+    if (mode === undefined) {
+      res.writeHead(421, { 'content-type': 'text/plain' }).end('Misdirected Request\n');
+    } else if (mode === 'hang') {
+      // Never answer; the loopback server destroys the socket at close.
+    } else if (mode === 'reset' || (mode === 'head-reset' && req.method === 'HEAD')) {
+      reset();
+    } else if (mode === 'head-405' && req.method === 'HEAD') {
+      res.writeHead(405, { allow: 'GET' }).end();
+    } else if (mode === 'server-error') {
+      res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Internal Server Error</h1>\n');
+    } else if (mode === 'redirect') {
+      res.writeHead(301, { location: `https://www.${domain}/` }).end();
+    } else {
+      res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>${domain}</h1>\n`);
+    }
+  }, server);
+
+  const port = Number(base.url.port);
+  return Object.assign(controls, base, {
+    url: new URL(`https://127.0.0.1:${port}`),
+    port,
+    caPem: ca.certPem,
+  });
+}
