@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type PaidMcpService, startPaidMcpService } from '../world/mcp-service.ts';
+import { callTool, type PaidMcpService, startPaidMcpService } from '../world/mcp-service.ts';
 
 let service: PaidMcpService;
 let client: Client;
@@ -54,25 +54,15 @@ function postWithHost(host: string): Promise<number> {
   });
 }
 
-async function call(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) {
-  return (await client.callTool({
-    name,
-    arguments: args,
-    ...(meta ? { _meta: meta } : {}),
-  })) as CallToolResult;
-}
+const call = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+  callTool(client, name, args, meta);
 
 function textOf(result: CallToolResult): string {
   const [first] = result.content;
   return first?.type === 'text' ? first.text : '';
 }
 
-async function balances(payer: PrivateKeyAccount) {
-  return {
-    payer: await service.chain.balanceOf(payer.address),
-    payTo: await service.chain.balanceOf(service.chain.payTo),
-  };
-}
+const balances = (payer: PrivateKeyAccount) => service.balances(payer);
 
 async function challengeOf(tool: string): Promise<PaymentRequired> {
   return (await call(tool, { domain: 'example.com' })).structuredContent as unknown as PaymentRequired;
@@ -171,10 +161,9 @@ describe('Host and Origin allow-list', () => {
 
 describe('hostile _meta["x402/payment"]', () => {
   it('refuses a string, an array, a number or a v1-shaped object with the challenge; nothing runs or is charged', async () => {
-    const payer = await service.newPayer(1_000_000n);
+    const { payer, payment: signed } = await service.signedPayment(client, 'check_cert');
     const start = await balances(payer);
     const runsBefore = service.runs();
-    const signed = await service.sign(payer, await challengeOf('check_cert'));
     const hostile: unknown[] = [JSON.stringify(signed), [signed], 10_000, { ...signed, x402Version: 1 }, {}];
     for (const payment of hostile) {
       const result = await call('check_cert', { domain: 'example.com' }, { 'x402/payment': payment });
@@ -222,8 +211,7 @@ describe('hostile _meta["x402/payment"]', () => {
   });
 
   it('runs one signature once: a concurrent copy is refused as in flight, and the payer is charged once', async () => {
-    const payer = await service.newPayer(1_000_000n);
-    const payment = await service.sign(payer, await challengeOf('check_cert'));
+    const { payer, payment } = await service.signedPayment(client, 'check_cert');
     const start = await balances(payer);
     const runsBefore = service.runs();
     service.upstream.delayMs = 300;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freeOperations, paidOperations, usdToAtomic } from '../../src/catalog.ts';
 import { certResultSchema } from '../../src/checks/cert/result.ts';
 import { buildServerCard } from '../../src/http/discovery/server-card.ts';
-import { type PaidMcpService, startPaidMcpService } from '../world/mcp-service.ts';
+import { callTool, type PaidMcpService, startPaidMcpService } from '../world/mcp-service.ts';
 
 let service: PaidMcpService;
 let client: Client;
@@ -28,13 +28,8 @@ beforeEach(() => {
   service.upstream.failing = false;
 });
 
-async function call(name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) {
-  return (await client.callTool({
-    name,
-    arguments: args,
-    ...(meta ? { _meta: meta } : {}),
-  })) as CallToolResult;
-}
+const call = (name: string, args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+  callTool(client, name, args, meta);
 
 /** structuredContent, after checking that content[0].text carries the same JSON. */
 function structured(result: CallToolResult): Record<string, unknown> {
@@ -44,12 +39,7 @@ function structured(result: CallToolResult): Record<string, unknown> {
   return result.structuredContent as Record<string, unknown>;
 }
 
-async function balances(payer: PrivateKeyAccount) {
-  return {
-    payer: await service.chain.balanceOf(payer.address),
-    payTo: await service.chain.balanceOf(service.chain.payTo),
-  };
-}
+const balances = (payer: PrivateKeyAccount) => service.balances(payer);
 
 describe('tools/list and initialize', () => {
   it('lists the six catalog tools with descriptions, described input, output schema and annotations', async () => {
@@ -183,28 +173,17 @@ describe('paid tools over x402', () => {
   });
 
   it('site_health costs 0.03 USD on chain', async () => {
-    const payer = await service.newPayer(1_000_000n);
+    const { payer, challenge, payment } = await service.signedPayment(client, 'site_health');
     const start = await balances(payer);
-    const challenge = structured(
-      await call('site_health', { domain: 'example.com' }),
-    ) as unknown as PaymentRequired;
     expect(challenge.accepts[0]?.amount).toBe('30000');
-    const paid = await call(
-      'site_health',
-      { domain: 'example.com' },
-      { 'x402/payment': await service.sign(payer, challenge) },
-    );
+    const paid = await call('site_health', { domain: 'example.com' }, { 'x402/payment': payment });
     expect(paid.isError).toBeFalsy();
     expect(structured(paid)).toMatchObject({ domain: 'example.com', partial: false });
     expect(await balances(payer)).toEqual({ payer: start.payer - 30_000n, payTo: start.payTo + 30_000n });
   });
 
   it('invalid input is refused with its reason and no payment requirement, even with a valid payment attached', async () => {
-    const payer = await service.newPayer(1_000_000n);
-    const challenge = structured(
-      await call('check_dns', { domain: 'example.com' }),
-    ) as unknown as PaymentRequired;
-    const payment = await service.sign(payer, challenge);
+    const { payer, payment } = await service.signedPayment(client, 'check_dns');
     const start = await balances(payer);
     const runsBefore = service.runs();
 
@@ -224,11 +203,7 @@ describe('paid tools over x402', () => {
   });
 
   it('an upstream failure names the upstream and is not settled; the same authorization still pays later', async () => {
-    const payer = await service.newPayer(1_000_000n);
-    const challenge = structured(
-      await call('check_dns', { domain: 'example.com' }),
-    ) as unknown as PaymentRequired;
-    const payment = await service.sign(payer, challenge);
+    const { payer, payment } = await service.signedPayment(client, 'check_dns');
     const start = await balances(payer);
     const runsBefore = service.runs();
 

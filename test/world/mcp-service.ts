@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402Client } from '@x402/core/client';
 import type { FacilitatorClient } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
@@ -90,6 +91,33 @@ export async function startMcpService({ facilitator, payTo }: McpServiceOptions)
   };
 }
 
+/** `tools/call` with the official client; `meta` becomes the request's `_meta`. */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  meta?: Record<string, unknown>,
+): Promise<CallToolResult> {
+  return (await client.callTool({
+    name,
+    arguments: args,
+    ...(meta ? { _meta: meta } : {}),
+  })) as CallToolResult;
+}
+
+/** Test-USDC balances in atomic units: a payer's and the service's recipient's. */
+export interface Balances {
+  payer: bigint;
+  payTo: bigint;
+}
+
+/** A freshly funded payer and its signed payment for one tool's challenge. */
+export interface SignedPayment {
+  payer: PrivateKeyAccount;
+  challenge: PaymentRequired;
+  payment: PaymentPayload;
+}
+
 /** The MCP service paying on a real local chain through the in-process facilitator. */
 export interface PaidMcpService extends McpService {
   chain: LocalChain;
@@ -97,24 +125,39 @@ export interface PaidMcpService extends McpService {
   newPayer(atomicAmount: bigint): Promise<PrivateKeyAccount>;
   /** A PaymentPayload for `challenge`, signed by `payer` with the official x402 client. */
   sign(payer: PrivateKeyAccount, challenge: PaymentRequired): Promise<PaymentPayload>;
+  /** A new payer holding 1 USDC signs the challenge `tool` answers for example.com. */
+  signedPayment(client: Client, tool: string): Promise<SignedPayment>;
+  balances(payer: PrivateKeyAccount): Promise<Balances>;
 }
 
 export async function startPaidMcpService(): Promise<PaidMcpService> {
   const chain = await startLocalChain();
   const facilitator = createFacilitatorClient(loadConfig({ LOG_LEVEL: 'silent' }), chain);
   const service = await startMcpService({ facilitator, payTo: chain.payTo });
+  const newPayer = async (atomicAmount: bigint) => {
+    const account = privateKeyToAccount(generatePrivateKey());
+    if (atomicAmount > 0n) await chain.fund(account.address, atomicAmount);
+    return account;
+  };
+  const sign = (payer: PrivateKeyAccount, challenge: PaymentRequired) =>
+    x402Client
+      .fromConfig({ schemes: [{ network: 'eip155:8453', client: new ExactEvmScheme(payer) }] })
+      .createPaymentPayload(challenge);
   return {
     ...service,
     chain,
-    async newPayer(atomicAmount) {
-      const account = privateKeyToAccount(generatePrivateKey());
-      if (atomicAmount > 0n) await chain.fund(account.address, atomicAmount);
-      return account;
+    newPayer,
+    sign,
+    async signedPayment(client, tool) {
+      const payer = await newPayer(1_000_000n);
+      const unpaid = await callTool(client, tool, { domain: 'example.com' });
+      const challenge = unpaid.structuredContent as unknown as PaymentRequired;
+      return { payer, challenge, payment: await sign(payer, challenge) };
     },
-    sign: (payer, challenge) =>
-      x402Client
-        .fromConfig({ schemes: [{ network: 'eip155:8453', client: new ExactEvmScheme(payer) }] })
-        .createPaymentPayload(challenge),
+    balances: async (payer) => ({
+      payer: await chain.balanceOf(payer.address),
+      payTo: await chain.balanceOf(chain.payTo),
+    }),
     async close() {
       await service.close();
       await chain.stop();

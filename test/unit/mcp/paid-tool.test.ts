@@ -12,7 +12,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CheckRunners } from '../../../src/catalog.ts';
 import { type Config, loadConfig } from '../../../src/config.ts';
 import { createPaidToolCall } from '../../../src/mcp/paid-tool.ts';
@@ -40,23 +40,11 @@ let upstream: CheckUpstream;
 let client: Client;
 let refuseTld: boolean;
 
-beforeAll(async () => {
+// Fresh fakes per test: no scripted answer or failure carries over.
+beforeEach(async () => {
   events = [];
   facilitator = await startFakeFacilitator(NETWORK, events);
   upstream = await startCheckUpstream(events);
-});
-afterAll(async () => {
-  await upstream?.close();
-  await facilitator?.close();
-});
-
-beforeEach(async () => {
-  events.length = 0;
-  facilitator.calls.length = 0;
-  facilitator.verifyAnswer = null;
-  facilitator.settleAnswer = null;
-  facilitator.supportedFailStatus = null;
-  upstream.failing = false;
   refuseTld = false;
   const logger = pino({ level: 'silent' });
   // A fresh resource server per test, so a facilitator made unavailable is not remembered.
@@ -86,6 +74,8 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await client.close();
+  await upstream.close();
+  await facilitator.close();
 });
 
 async function call(meta?: Record<string, unknown>, domain = 'example.com'): Promise<CallToolResult> {
