@@ -9,6 +9,7 @@ import { createApp } from './http/app.ts';
 import { createLogger } from './logger.ts';
 import { createFacilitatorClient } from './payments/facilitator.ts';
 import { createPaymentGate } from './payments/gate.ts';
+import { createInFlightLock } from './payments/in-flight-lock.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { createResourceServer } from './payments/resource-server.ts';
 

@@ -93,7 +93,7 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   const node = await spawnAnvil(options.port);
   try {
     const chain = await provision(node);
-    logger?.info({ rpcUrl: chain.rpcUrl.href, pid: node.pid }, 'local chain started');
+    logger?.info({ rpcUrl: chain.rpcUrl.href, anvil_pid: node.pid }, 'local chain started');
     return chain;
   } catch (error) {
     await node.stop();

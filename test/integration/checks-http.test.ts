@@ -1,0 +1,208 @@
+/**
+ * The four check routes end to end against the closed world (no payment gate: payment has its own
+ * suites). Real sources, real fakes on loopback; responses are validated against the published
+ * OpenAPI schemas, so the document describes exactly what the routes return.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { paidOperations } from '../../src/catalog.ts';
+import { createRunners } from '../../src/checks/runners.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createApp } from '../../src/http/app.ts';
+import { buildOpenApiDocument } from '../../src/http/discovery/openapi.ts';
+import { startWorld, type World } from '../world/index.ts';
+
+const BASE = 'https://checks.example.com';
+// biome-ignore lint/suspicious/noExplicitAny: bodies are validated against the OpenAPI schema, then read freely.
+type Body = Record<string, any>;
+let world: World;
+let app: ReturnType<typeof createApp>;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+const openapi = buildOpenApiDocument(BASE) as {
+  paths: Record<
+    string,
+    { get: { responses: Record<string, { content: Record<string, { schema: object }> }> } }
+  >;
+  components: object;
+};
+
+/** A fresh app: new runners, so no answer comes from an earlier test's cache. */
+function freshApp() {
+  const config = loadConfig({ ...world.env, PUBLIC_BASE_URL: BASE });
+  const runners = createRunners(config, {
+    fetch: globalThis.fetch,
+    now: () => new Date(),
+    probeCa: world.site.caPem,
+  });
+  return createApp({ config, runners, logger: pino({ level: 'silent' }) });
+}
+
+beforeAll(async () => {
+  world = await startWorld();
+  app = freshApp();
+});
+afterEach(() => world.reset());
+afterAll(() => world.close());
+
+async function get(route: string, domain: string) {
+  const res = await app.request(`${route}?domain=${encodeURIComponent(domain)}`);
+  return { status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as Body };
+}
+
+/** Validates a 200 body against the OpenAPI document's schema for that route. */
+function expectMatchesOpenApi(route: string, body: unknown) {
+  const schema = openapi.paths[route]?.get.responses['200']?.content['application/json']?.schema;
+  expect(schema, `OpenAPI schema for ${route}`).toBeDefined();
+  // The response schemas reference the document's components; give them the same root.
+  const validate = ajv.compile({ ...(schema as object), components: openapi.components });
+  const valid = validate(body);
+  expect(validate.errors ?? [], `${route} response vs OpenAPI`).toEqual([]);
+  expect(valid).toBe(true);
+}
+
+const codes = (body: Body) => (body.findings as { code: string }[]).map((f) => f.code);
+
+describe('a healthy domain on every route', () => {
+  it.each(paidOperations.map((op) => op.route))(
+    '%s answers 200 matching its OpenAPI schema',
+    async (route) => {
+      const { status, body } = await get(route, 'healthy-shop.com');
+      expect(status).toBe(200);
+      expect(body.domain).toBe('healthy-shop.com');
+      expectMatchesOpenApi(route, body);
+    },
+  );
+
+  it("cert: current Let's Encrypt certificate, renewal ok, live probe passing", async () => {
+    const { body } = await get('/v1/cert', 'https://Healthy-Shop.com/some/path');
+    expect(body.domain).toBe('healthy-shop.com');
+    expect(body.ct_source).toBe('crt.sh');
+    expect(body.certificate.issuer).toBe("Let's Encrypt");
+    expect(body.renewal.stall.status).toBe('ok');
+    expect(body.live_probe).toMatchObject({ ok: true, http_status: 200, error: null });
+    expect(codes(body)).not.toContain('probe.failed');
+  });
+
+  it('dns: SPF within limits, strict DMARC, CAA at the apex, signed', async () => {
+    const { body } = await get('/v1/dns', 'healthy-shop.com');
+    expect(body.spf).toMatchObject({ valid: true, all: '-all' });
+    expect(body.dmarc).toMatchObject({ policy: 'reject', found_at: '_dmarc.healthy-shop.com' });
+    expect(body.caa.found_at).toBe('healthy-shop.com');
+    expect(body.dnssec.status).toBe('signed');
+    expect(body.findings.filter((f: { severity: string }) => f.severity !== 'info')).toEqual([]);
+  });
+
+  it('expiry: registrar, dates and locks from the registry', async () => {
+    const { body } = await get('/v1/expiry', 'healthy-shop.com');
+    expect(body.registrar).toEqual({ name: 'MarkMonitor Inc.', iana_id: '292' });
+    expect(body.status).toContain('clientTransferProhibited');
+    expect(body.days_left).toBeGreaterThan(390);
+    expect(body.dnssec_delegated).toBe(true);
+  });
+
+  it('site-health: all three sections, ok summary, not partial', async () => {
+    const { body } = await get('/v1/site-health', 'healthy-shop.com');
+    expect(body.partial).toBe(false);
+    expect(body.summary.status).toBe('ok');
+    expect(body.renewal_stall.status).toBe('ok');
+    expect(body.lifetime_note.applies).toBe(false);
+  });
+});
+
+describe('domains with problems', () => {
+  it('cert: a stalled renewal with fixed 60-day renewals', async () => {
+    const { status, body } = await get('/v1/cert', 'stalled-renewal.net');
+    expect(status).toBe(200);
+    expect(body.renewal.stall.status).toBe('stalled');
+    expect(codes(body)).toEqual(expect.arrayContaining(['cert.renewal_stalled', 'cert.fixed_renewal_day']));
+    expectMatchesOpenApi('/v1/cert', body);
+  });
+
+  it('site-health: a stalled renewal sets the top-level verdict and the 64-day note', async () => {
+    const { body } = await get('/v1/site-health', 'stalled-renewal.net');
+    expect(body.renewal_stall.status).toBe('stalled');
+    expect(body.lifetime_note.applies).toBe(true);
+    expect(body.summary.status).toBe('critical');
+    expectMatchesOpenApi('/v1/site-health', body);
+  });
+
+  it('dns: an SPF record past the lookup limit and a monitoring-only DMARC policy', async () => {
+    const overflow = await get('/v1/dns', 'spf-overflow.net');
+    expect(codes(overflow.body)).toContain('spf.too_many_lookups');
+    const monitor = await get('/v1/dns', 'dmarc-monitor.net');
+    expect(codes(monitor.body)).toContain('dmarc.policy_none');
+  });
+
+  it('expiry: a registration on hold and one about to lapse', async () => {
+    expect(codes((await get('/v1/expiry', 'held-storefront.com')).body)).toContain('expiry.hold');
+    expect(codes((await get('/v1/expiry', 'lapsing-bakery.com')).body)).toContain('expiry.expires_soon');
+  });
+
+  it('expiry: a TLD without RDAP is refused with 400 unsupported_tld before any work', async () => {
+    const registryCalls = world.rdapRegistry.requests.length;
+    const { status, type, body } = await get('/v1/expiry', 'beispiel.de');
+    expect(status).toBe(400);
+    expect(type).toBe('application/problem+json');
+    expect(body.code).toBe('unsupported_tld');
+    expect(world.rdapRegistry.requests).toHaveLength(registryCalls);
+  });
+});
+
+describe('upstream failures', () => {
+  beforeEach(() => {
+    app = freshApp();
+  });
+
+  it('cert: both CT aggregators down → 502 naming both', async () => {
+    world.crtsh.mode = 'bad_gateway';
+    world.certspotter.mode = 'server_error';
+    const { status, type, body } = await get('/v1/cert', 'healthy-shop.com');
+    expect(status).toBe(502);
+    expect(type).toBe('application/problem+json');
+    expect(body.code).toBe('upstream_failed');
+    expect(body.upstreams).toEqual([
+      { name: 'crt.sh', error: 'http_status' },
+      { name: 'certspotter', error: 'http_status' },
+    ]);
+  });
+
+  it('dns: both resolvers failing → 502 naming the resolver, never "no SPF"', async () => {
+    world.doh.mode = 'http_500';
+    world.dohFallback.mode = 'garbage';
+    const { status, body } = await get('/v1/dns', 'resolver-outage-test.com');
+    expect(status).toBe(502);
+    expect(body.upstreams.map((u: { name: string }) => u.name)).toContain('doh');
+  });
+
+  it('expiry: the registry answering 500 → 502 naming rdap', async () => {
+    world.rdapRegistry.mode = 'server_error';
+    const { status, body } = await get('/v1/expiry', 'healthy-shop.com');
+    expect(status).toBe(502);
+    expect(body.upstreams).toEqual([{ name: 'rdap', error: 'http_status' }]);
+  });
+
+  it('site-health: one source down → 200 partial with that section as an error', async () => {
+    world.rdapRegistry.mode = 'server_error';
+    const { status, body } = await get('/v1/site-health', 'healthy-shop.com');
+    expect(status).toBe(200);
+    expect(body.partial).toBe(true);
+    expect(body.expiry).toEqual({
+      error: { code: 'upstream_failed', message: expect.stringContaining('rdap') },
+    });
+    expect(body.cert.domain).toBe('healthy-shop.com');
+    expectMatchesOpenApi('/v1/site-health', body);
+  });
+
+  it('site-health: every source down → 502 naming all of them', async () => {
+    world.crtsh.mode = 'bad_gateway';
+    world.certspotter.mode = 'server_error';
+    world.doh.mode = 'http_500';
+    world.dohFallback.mode = 'http_500';
+    world.rdapRegistry.mode = 'server_error';
+    const { status, body } = await get('/v1/site-health', 'healthy-shop.com');
+    expect(status).toBe(502);
+    const names = body.upstreams.map((u: { name: string }) => u.name);
+    expect(names).toEqual(expect.arrayContaining(['crt.sh', 'certspotter', 'doh', 'rdap']));
+  });
+});

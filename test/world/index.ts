@@ -1,0 +1,87 @@
+/**
+ * The whole closed world: every upstream fake on loopback, answering from the scenario files, plus
+ * the environment that points the service at it. Used by integration tests and `npm run world`.
+ */
+import { type CertspotterFake, startCertspotter } from './certspotter.ts';
+import { type CrtshFake, startCrtsh } from './crtsh.ts';
+import { type FakeDoh, startDoh } from './doh.ts';
+import { type HttpsSite, startHttpsSite } from './https-site.ts';
+import { type RdapBootstrapFake, startRdapBootstrap } from './rdap-bootstrap.ts';
+import { type RdapRegistryFake, startRdapRegistry } from './rdap-registry.ts';
+import type { Scenario } from './scenario.ts';
+import { loadScenarios } from './scenarios/index.ts';
+
+export interface World {
+  scenarios: Map<string, Scenario>;
+  crtsh: CrtshFake;
+  certspotter: CertspotterFake;
+  doh: FakeDoh;
+  dohFallback: FakeDoh;
+  rdapBootstrap: RdapBootstrapFake;
+  rdapRegistry: RdapRegistryFake;
+  site: HttpsSite;
+  /** The service's environment variables pointing at this world (contract §1 names). */
+  env: Record<string, string>;
+  /** Sets every fake back to normal answers (tests switch failure modes per case). */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startWorld(options: { now?: () => Date } = {}): Promise<World> {
+  const scenarios = await loadScenarios();
+  const clock = options.now ? { now: options.now } : {};
+  const [crtsh, certspotter, doh, dohFallback, rdapRegistry, site] = await Promise.all([
+    startCrtsh(scenarios, clock),
+    startCertspotter(scenarios, clock),
+    startDoh(scenarios),
+    startDoh(scenarios),
+    startRdapRegistry(scenarios, clock),
+    startHttpsSite(scenarios),
+  ]);
+  const rdapBootstrap = await startRdapBootstrap(rdapRegistry.url);
+  const fakes = [
+    crtsh,
+    certspotter,
+    doh,
+    dohFallback,
+    rdapRegistry,
+    rdapRegistry.registrar,
+    rdapBootstrap,
+    site,
+  ];
+
+  return {
+    scenarios,
+    crtsh,
+    certspotter,
+    doh,
+    dohFallback,
+    rdapBootstrap,
+    rdapRegistry,
+    site,
+    env: {
+      CRTSH_URL: crtsh.url.href,
+      CERTSPOTTER_URL: certspotter.url.href,
+      DOH_URL: doh.endpoint.href,
+      DOH_FALLBACK_URL: dohFallback.endpoint.href,
+      RDAP_BOOTSTRAP_URL: rdapBootstrap.fileUrl.href,
+      PROBE_PORT: String(site.port),
+      PROBE_ALLOW_PRIVATE: 'true',
+    },
+    reset() {
+      crtsh.mode = null;
+      crtsh.delayMs = 0;
+      certspotter.mode = null;
+      certspotter.delayMs = 0;
+      doh.mode = null;
+      dohFallback.mode = null;
+      rdapBootstrap.mode = null;
+      rdapRegistry.mode = null;
+      rdapRegistry.registrarMode = null;
+      site.mode = null;
+    },
+    close: async () => {
+      await Promise.all(fakes.map((fake) => fake.close()));
+    },
+  };
+}
