@@ -32,6 +32,14 @@ export interface HttpsScenario {
   mode: HttpsMode;
 }
 
+/**
+ * The sections of a probe-only scenario: the name resolves to loopback (so the world's site answers
+ * the probe) and the site runs in `mode`. Spread it into the scenario object.
+ */
+export function loopbackSite(domain: string, mode: HttpsMode): Required<Pick<Scenario, 'dns' | 'https'>> {
+  return { dns: { records: { [domain]: { A: ['127.0.0.1'] } } }, https: { mode } };
+}
+
 /** The name on the certificate served when SNI is absent, unknown or the scenario is `wrong-host`. */
 export const OTHER_HOST = 'default-vhost.net';
 

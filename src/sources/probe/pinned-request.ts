@@ -58,7 +58,7 @@ export function pinnedRequest(
   connect: ProbeConnector,
   signal: AbortSignal,
 ): Promise<RequestOutcome> {
-  return new Promise((resolve) => {
+  return new Promise<RequestOutcome>((resolve) => {
     let handshaken = false;
     const req = request(
       {
@@ -88,5 +88,7 @@ export function pinnedRequest(
       resolve({ kind: 'failure', error: signal.aborted ? 'timeout' : errorKindOf(error), handshaken });
     });
     req.end();
-  });
+  }).catch(
+    (error: unknown): RequestOutcome => ({ kind: 'failure', error: errorKindOf(error), handshaken: false }),
+  );
 }

@@ -1,11 +1,10 @@
 /** An edge that drops every request, HEAD and GET alike. */
+import { loopbackSite } from '../https-site.ts';
 import type { Scenario } from '../scenario.ts';
 
 const scenario: Scenario = {
   domain: 'flaky-edge.net',
   about: 'The site resets the connection after the request (TCP RST): the live probe fails with reset.',
-  // Loopback, so the world's HTTPS site answers the live probe.
-  dns: { records: { 'flaky-edge.net': { A: ['127.0.0.1'] } } },
-  https: { mode: 'reset' },
+  ...loopbackSite('flaky-edge.net', 'reset'),
 };
 export default scenario;
