@@ -40,8 +40,10 @@ async function main(): Promise<void> {
     createFacilitatorClient(effective, local),
     effective.x402.network,
   );
-  const paymentGate = createPaymentGate({ resourceServer, config: effective, logger });
-  const app = createApp({ config: effective, runners, logger, paymentGate });
+  // One lock for both transports: a signature runs once whether it arrives over HTTP or MCP.
+  const lock = createInFlightLock();
+  const paymentGate = createPaymentGate({ resourceServer, config: effective, logger, lock });
+  const app = createApp({ config: effective, runners, logger, paymentGate, mcp: { resourceServer, lock } });
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     logger.info({ port: info.port, host: config.host, mode: config.x402.mode.kind }, 'listening');

@@ -76,6 +76,25 @@ it('npm start pays for the printed check on the embedded chain and stops cleanly
   const command = await waitForPayCommand(service);
   expect(command).toContain(`--url http://localhost:${port}`);
 
+  // The real process serves the MCP endpoint too, with the catalog's six tools.
+  const mcp = await fetch(`http://localhost:${port}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  expect(mcp.status).toBe(200);
+  const tools = ((await mcp.json()) as { result: { tools: { name: string }[] } }).result.tools.map(
+    (t) => t.name,
+  );
+  expect(tools.sort()).toEqual([
+    'check_cert',
+    'check_dns',
+    'check_domain_expiry',
+    'pricing',
+    'site_health',
+    'validate_target',
+  ]);
+
   const paid = await execAsync(command, {
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
     timeout: 60_000,
