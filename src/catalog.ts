@@ -22,7 +22,10 @@ export interface CheckRunners {
    * Refusals known before payment for one operation (e.g. `unsupported_tld` for expiry): an
    * `invalid_input` or `upstream_failed` outcome, or null to proceed.
    */
-  admit(operation: PaidOperationId, domain: ValidDomain): Promise<Exclude<RunOutcome<never>, { type: 'result' }> | null>;
+  admit(
+    operation: PaidOperationId,
+    domain: ValidDomain,
+  ): Promise<Exclude<RunOutcome<never>, { type: 'result' }> | null>;
 }
 
 export type PaidOperationId = 'v1_cert' | 'v1_dns' | 'v1_expiry' | 'v1_site_health';
@@ -66,7 +69,8 @@ export const paidOperations: readonly PaidOperation[] = [
     route: '/v1/cert',
     tool: 'check_cert',
     title: 'Certificate status',
-    summary: 'Certificate status from Certificate Transparency logs, renewal cadence and stall heuristic, live HTTPS probe.',
+    summary:
+      'Certificate status from Certificate Transparency logs, renewal cadence and stall heuristic, live HTTPS probe.',
     description: `Returns the newest certificate covering the domain as seen in Certificate Transparency logs (issuer, validity, days left, percent of lifetime used), the renewal cadence inferred from CT history with a renewal-stall verdict (ok, watch, stalled, unknown), the last issuances, and a live HTTPS pass/fail probe. Use it to learn whether a site's certificate is about to lapse or its automated renewal has stopped. Certificate details come from CT logs, not from the certificate the site serves. Price: $0.01. ${PAYMENT_NOTE}`,
     priceUsd: '0.01',
     output: certResultSchema,
@@ -78,7 +82,8 @@ export const paidOperations: readonly PaidOperation[] = [
     route: '/v1/dns',
     tool: 'check_dns',
     title: 'DNS and email authentication',
-    summary: 'NS, A/AAAA/CNAME, MX, SPF, DMARC, CAA, DNSSEC, MTA-STS and TLS-RPT with plain-English findings.',
+    summary:
+      'NS, A/AAAA/CNAME, MX, SPF, DMARC, CAA, DNSSEC, MTA-STS and TLS-RPT with plain-English findings.',
     description: `Looks up the domain's DNS live over DNS-over-HTTPS: NS, A/AAAA/CNAME, MX, SPF (with the RFC 7208 lookup count), DMARC (falling back to the organizational domain), CAA (climbing the name tree), DNSSEC status, MTA-STS and TLS-RPT, and returns plain-English findings with stable codes such as spf.too_many_lookups or dmarc.policy_none. Use it to audit email authentication or DNS configuration. Price: $0.01. ${PAYMENT_NOTE}`,
     priceUsd: '0.01',
     output: dnsResultSchema,
@@ -90,7 +95,8 @@ export const paidOperations: readonly PaidOperation[] = [
     route: '/v1/expiry',
     tool: 'check_domain_expiry',
     title: 'Registration expiry',
-    summary: 'Registrar, registration and expiry dates, days left, EPP status and nameservers from the registry RDAP server.',
+    summary:
+      'Registrar, registration and expiry dates, days left, EPP status and nameservers from the registry RDAP server.',
     description: `Reads the domain's registration from its registry's RDAP server, found through the IANA bootstrap: registrar, registration, expiry and last-changed dates, days left, EPP status codes, nameservers and whether DNSSEC is delegated. Use it to learn when a domain must be renewed or whether it is on hold. A TLD without an RDAP service is refused before payment with unsupported_tld. Price: $0.01. ${PAYMENT_NOTE}`,
     priceUsd: '0.01',
     output: expiryResultSchema,
@@ -102,7 +108,8 @@ export const paidOperations: readonly PaidOperation[] = [
     route: '/v1/site-health',
     tool: 'site_health',
     title: 'Site health bundle',
-    summary: 'Certificate, DNS and expiry checks together, with a summary, the renewal-stall heuristic and the 64-day certificate note.',
+    summary:
+      'Certificate, DNS and expiry checks together, with a summary, the renewal-stall heuristic and the 64-day certificate note.',
     description: `Runs the certificate, DNS and expiry checks concurrently and returns all three results with a one-sentence summary and overall status (ok, warning, critical), the renewal-stall verdict, and a note on the move to 64-day certificates saying whether this domain's renewal cadence would break. If one source fails the result is partial, with that section replaced by an error. Use it for a complete health check of one domain in one call. Price: $0.03. ${PAYMENT_NOTE}`,
     priceUsd: '0.03',
     output: siteHealthResultSchema,
@@ -126,7 +133,8 @@ export const freeOperations: readonly FreeOperation[] = [
     route: null,
     tool: 'pricing',
     title: 'Pricing',
-    summary: 'Free: the price of every operation, the payment network, asset and recipient, and the 64-day certificate note.',
+    summary:
+      'Free: the price of every operation, the payment network, asset and recipient, and the 64-day certificate note.',
     description:
       'Lists every operation with its HTTP route, MCP tool name and price in USD, the x402 payment network, asset and recipient, and the note on 64-day certificate lifetimes. Free.',
     output: null,

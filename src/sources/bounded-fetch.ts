@@ -33,7 +33,10 @@ export interface BoundedResponse {
 }
 
 /** Fetches `url` within the budget; the body is fully read (and capped) before it returns. */
-export async function boundedFetch(url: URL, options: BoundedFetchOptions): Promise<SourceResult<BoundedResponse>> {
+export async function boundedFetch(
+  url: URL,
+  options: BoundedFetchOptions,
+): Promise<SourceResult<BoundedResponse>> {
   const { source, timeoutMs, maxBytes } = options;
   const started = performance.now();
   const deadline = AbortSignal.timeout(timeoutMs);
@@ -53,11 +56,17 @@ export async function boundedFetch(url: URL, options: BoundedFetchOptions): Prom
       await response.body?.cancel().catch(() => {});
       if (response.status === 429) {
         const retryAfter = response.headers.get('retry-after');
-        return failure('rate_limited', `${source} answered 429${retryAfter ? ` (retry after ${retryAfter})` : ''}`, {
-          status: 429,
-        });
+        return failure(
+          'rate_limited',
+          `${source} answered 429${retryAfter ? ` (retry after ${retryAfter})` : ''}`,
+          {
+            status: 429,
+          },
+        );
       }
-      return failure('http_status', `${source} answered HTTP ${response.status}`, { status: response.status });
+      return failure('http_status', `${source} answered HTTP ${response.status}`, {
+        status: response.status,
+      });
     }
     const mediaType = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
     if (!options.accept.includes(mediaType)) {
@@ -73,7 +82,12 @@ export async function boundedFetch(url: URL, options: BoundedFetchOptions): Prom
     }
     const body = await readCapped(response, maxBytes);
     if (body === null) return failure('too_large', `${source} body exceeds ${maxBytes} bytes`);
-    return succeed({ status: response.status, headers: response.headers, body, ms: performance.now() - started });
+    return succeed({
+      status: response.status,
+      headers: response.headers,
+      body,
+      ms: performance.now() - started,
+    });
   } catch (error) {
     if (deadline.aborted) return failure('timeout', `${source} did not answer within ${timeoutMs} ms`);
     if (options.signal?.aborted) return failure('timeout', `${source} call was cancelled`, { cause: error });

@@ -9,6 +9,9 @@ export const validateResultSchema = z.object({
   registrable_domain: z.string().nullable(),
   public_suffix: z.string().nullable(),
   is_apex: z.boolean().nullable().describe('True when the domain is its own registrable domain.'),
-  reason: z.object({ code: z.string(), message: z.string() }).optional().describe('Present only when invalid.'),
+  reason: z
+    .object({ code: z.string(), message: z.string() })
+    .optional()
+    .describe('Present only when invalid.'),
 });
 export type ValidateResult = z.infer<typeof validateResultSchema>;
