@@ -13,9 +13,8 @@ import { z } from 'zod';
 import { type CheckRunners, EXAMPLE_DOMAIN, type PaidOperation } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { normalizeDomain, type ValidDomain } from '../domain/normalize.ts';
-import { PROBLEM_CODES, type Problem } from '../http/problems.ts';
 import type { FacilitatorReady } from '../payments/facilitator-readiness.ts';
-import { type InFlightLock, paymentKey } from '../payments/in-flight-lock.ts';
+import { type InFlightLock, PAYMENT_IN_FLIGHT, paymentKey } from '../payments/in-flight-lock.ts';
 import { outputExampleFor } from '../payments/output-examples.ts';
 import { FACILITATOR_FAILED } from '../payments/payment-problem.ts';
 import { paymentRequirementsFor } from '../payments/resource-server.ts';
@@ -34,14 +33,6 @@ export const PAYMENT_META_KEY = 'x402/payment';
 
 /** The SDK's reason on a first, unpaid challenge (the same text as the HTTP 402). */
 export const UNPAID_REASON = 'Payment required';
-
-const PAYMENT_IN_FLIGHT: Problem = {
-  status: 409,
-  code: PROBLEM_CODES.paymentInFlight,
-  title: 'Payment already in flight',
-  detail:
-    'Another call carrying this payment authorization is still being processed; it was not run twice and this call was not charged. Sign a new authorization to call again.',
-};
 
 const TOOL_INPUT_JSON_SCHEMA = z.toJSONSchema(z.object(domainInputShape));
 
@@ -75,9 +66,7 @@ interface PaymentTerms {
 }
 
 type PaymentRead =
-  | { kind: 'absent' }
-  | { kind: 'invalid'; why: string }
-  | { kind: 'payload'; payload: PaymentPayload };
+  { kind: 'absent' } | { kind: 'invalid'; why: string } | { kind: 'payload'; payload: PaymentPayload };
 
 /** Reads `_meta["x402/payment"]`: absent, a v2 PaymentPayload object, or anything else (refused). */
 function readPayment(meta: Record<string, unknown> | undefined): PaymentRead {

@@ -5,7 +5,16 @@
  */
 import { decodePaymentSignatureHeader } from '@x402/core/http';
 import type { MiddlewareHandler } from 'hono';
-import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
+import { PROBLEM_CODES, type Problem, sendProblem } from '../http/problems.ts';
+
+/** The answer to a second copy of an authorization while the first is running (HTTP 409, MCP isError). */
+export const PAYMENT_IN_FLIGHT: Problem = {
+  status: 409,
+  code: PROBLEM_CODES.paymentInFlight,
+  title: 'Payment already in flight',
+  detail:
+    'Another request carrying this payment authorization is still being processed; it was not run twice and this one was not charged. Sign a new authorization to make another call.',
+};
 
 /** A set of payment keys in flight; shared by every paid route (and transport) of one process. */
 export interface InFlightLock {
@@ -66,15 +75,7 @@ export function inFlightGuard(lock: InFlightLock): MiddlewareHandler {
     }
     if (key === null) return next();
     const release = lock.acquire(key);
-    if (!release) {
-      return sendProblem(c, {
-        status: 409,
-        code: PROBLEM_CODES.paymentInFlight,
-        title: 'Payment already in flight',
-        detail:
-          'Another request carrying this payment authorization is still being processed; it was not run twice and this one was not charged. Sign a new authorization to make another call.',
-      });
-    }
+    if (!release) return sendProblem(c, PAYMENT_IN_FLIGHT);
     try {
       await next();
     } finally {
