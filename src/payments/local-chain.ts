@@ -75,10 +75,11 @@ export interface LocalChainOptions {
 }
 
 /**
- * Path of the real anvil executable. `@foundry-rs/anvil`'s `bin.mjs` is a Node shim that spawns the
- * binary shipped in the platform package `@foundry-rs/anvil-<os>-<arch>/bin/anvil` (its
- * `selectBinaryPath`); we resolve that file the same way and run it ourselves, because killing the
- * shim leaves its anvil child running.
+ * Path of the anvil executable in its platform package, `@foundry-rs/anvil-<os>-<arch>/bin/anvil`.
+ * The project depends on that package directly (linux-amd64, the machines' platform) rather than on
+ * the `@foundry-rs/anvil` wrapper: the wrapper's other-platform optional packages are missing from
+ * the registry these machines reach, which breaks `npm ci`, and killing its Node shim would leave
+ * the anvil child running anyway. On another platform, `npm install -D @foundry-rs/anvil-<os>-<arch>`.
  */
 export function anvilBinaryPath(): string {
   const os = process.platform === 'win32' ? 'win32' : process.platform === 'darwin' ? 'darwin' : 'linux';

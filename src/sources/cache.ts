@@ -26,7 +26,7 @@ export interface SourceCacheOptions<T> {
   now?: () => number;
 }
 
-export function createSourceCache<T extends {}>(options: SourceCacheOptions<T>): SourceCache<T> {
+export function createSourceCache<T extends object>(options: SourceCacheOptions<T>): SourceCache<T> {
   const store = new LRUCache<string, { value: T; expiresAt: number }>({ max: options.max });
   const inFlight = new Map<string, Promise<SourceResult<T>>>();
   const now = options.now ?? Date.now;

@@ -14,7 +14,7 @@ import { buildOpenApiDocument } from '../../src/http/discovery/openapi.ts';
 import { startWorld, type World } from '../world/index.ts';
 
 const BASE = 'https://checks.example.com';
-// biome-ignore lint/suspicious/noExplicitAny: bodies are validated against the OpenAPI schema, then read freely.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are validated against the OpenAPI schema, then read freely.
 type Body = Record<string, any>;
 let world: World;
 let app: ReturnType<typeof createApp>;

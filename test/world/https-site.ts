@@ -18,14 +18,7 @@ export { type CaFile, writeCaFile } from './test-ca.ts';
  * HEAD (405, or RST) and answer GET with 200, like servers that mishandle HEAD.
  */
 export type HttpsMode =
-  | 'ok'
-  | 'server-error'
-  | 'hang'
-  | 'reset'
-  | 'wrong-host'
-  | 'redirect'
-  | 'head-405'
-  | 'head-reset';
+  'ok' | 'server-error' | 'hang' | 'reset' | 'wrong-host' | 'redirect' | 'head-405' | 'head-reset';
 
 /** A scenario's website section. */
 export interface HttpsScenario {

@@ -3,17 +3,22 @@
  * file per domain in `scenarios/`, so adding a case is adding a file. Each fake owns one section.
  */
 
+import type { CtScenario } from './ct-history.ts';
+import type { DnsScenario } from './doh.ts';
+import type { HttpsScenario } from './https-site.ts';
+import type { RdapScenario } from './rdap-registry.ts';
+
 export interface Scenario {
   /** The domain this scenario answers for (lower-case ASCII). */
   domain: string;
   /** One line on what the scenario exercises. */
   about: string;
   /** Registry and registrar answers for the RDAP fake (`rdap-registry.ts`). */
-  rdap?: import('./rdap-registry.ts').RdapScenario;
+  rdap?: RdapScenario;
   /** Zone data for the DoH fake (`doh.ts`). */
-  dns?: import('./doh.ts').DnsScenario;
+  dns?: DnsScenario;
   /** Certificates and failure modes for the crt.sh and Cert Spotter fakes (`ct-history.ts`). */
-  ct?: import('./ct-history.ts').CtScenario;
+  ct?: CtScenario;
   /** The domain's own website for the live HTTPS probe (`https-site.ts`). */
-  https?: import('./https-site.ts').HttpsScenario;
+  https?: HttpsScenario;
 }

@@ -112,17 +112,15 @@ async function fetchPage(
 
 function toIssuances(items: readonly CertspotterIssuance[], domain: string): Issuance[] {
   return items
-    .map(
-      (item): Issuance => ({
-        issuer: item.issuer.friendly_name || issuerFriendlyName(item.issuer.name),
-        issuerDn: item.issuer.name,
-        serial: null,
-        notBefore: item.not_before,
-        notAfter: item.not_after,
-        names: normalizeNames(item.dns_names),
-        loggedAt: null,
-      }),
-    )
+    .map((item): Issuance => ({
+      issuer: item.issuer.friendly_name || issuerFriendlyName(item.issuer.name),
+      issuerDn: item.issuer.name,
+      serial: null,
+      notBefore: item.not_before,
+      notAfter: item.not_after,
+      names: normalizeNames(item.dns_names),
+      loggedAt: null,
+    }))
     .filter((issuance) => issuanceCovers(issuance, domain))
     .sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
 }

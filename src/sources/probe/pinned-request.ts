@@ -88,7 +88,9 @@ export function pinnedRequest(
       resolve({ kind: 'failure', error: signal.aborted ? 'timeout' : errorKindOf(error), handshaken });
     });
     req.end();
-  }).catch(
-    (error: unknown): RequestOutcome => ({ kind: 'failure', error: errorKindOf(error), handshaken: false }),
-  );
+  }).catch((error: unknown): RequestOutcome => ({
+    kind: 'failure',
+    error: errorKindOf(error),
+    handshaken: false,
+  }));
 }

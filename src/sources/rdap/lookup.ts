@@ -70,8 +70,7 @@ export async function lookupDomain(
 
 /** A domain object, or `found: false` for a 404 (only when 404 is among the passed statuses). */
 type DomainResponse =
-  | { found: false; ms: number }
-  | { found: true; ms: number; registration: RdapRegistration };
+  { found: false; ms: number } | { found: true; ms: number; registration: RdapRegistration };
 
 async function fetchDomain(
   url: URL,

@@ -39,5 +39,5 @@ export function isPublicUrl(value: string): boolean {
 }
 
 /** A parsed JSON document walked by assertions; a wrong path fails the assertion, not the compiler. */
-// biome-ignore lint/suspicious/noExplicitAny: tests read deep, schema-checked JSON by key.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read deep, schema-checked JSON by key.
 export type Json = Record<string, any>;

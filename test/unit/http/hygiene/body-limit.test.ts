@@ -1,3 +1,4 @@
+import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ function echoApp(): Hono {
     logger: pino({ level: 'silent' }),
     bodyLimit: { maxBytesByPath: { '/mcp': MCP_LIMIT_BYTES } },
   });
-  const echo = async (c: import('hono').Context) => c.json({ bytes: (await c.req.arrayBuffer()).byteLength });
+  const echo = async (c: Context) => c.json({ bytes: (await c.req.arrayBuffer()).byteLength });
   app.post('/echo', echo);
   app.post('/mcp', echo);
   return app;

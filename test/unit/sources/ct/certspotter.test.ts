@@ -9,15 +9,12 @@ const busyHost = (domain: string, count: number) => ({
   domain,
   about: `${count} live certificates for one name.`,
   ct: {
-    certificates: Array.from(
-      { length: count },
-      (_, i): CtCertificate => ({
-        issuer: 'le-r11',
-        names: [domain],
-        issuedDaysAgo: i / 20,
-        serial: `04${i.toString(16).padStart(6, '0')}`,
-      }),
-    ),
+    certificates: Array.from({ length: count }, (_, i): CtCertificate => ({
+      issuer: 'le-r11',
+      names: [domain],
+      issuedDaysAgo: i / 20,
+      serial: `04${i.toString(16).padStart(6, '0')}`,
+    })),
   },
 });
 

@@ -1,0 +1,27 @@
+// ESLint flat config: the recommended JavaScript and typescript-eslint rules over the whole project.
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'contracts/build/', 'coverage/', '.conformance/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: globals.node },
+    rules: {
+      // `_` marks a deliberately unused binding (e.g. destructuring a field away).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      eqeqeq: ['error', 'always'],
+      // A binding read by a closure created before its one assignment must stay `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      'no-console': 'error',
+    },
+  },
+  // Command-line scripts and benchmarks talk to a person on the console.
+  { files: ['scripts/**', 'bench/**'], rules: { 'no-console': 'off' } },
+);
