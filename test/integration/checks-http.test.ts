@@ -111,6 +111,26 @@ describe('a healthy domain on every route', () => {
 });
 
 describe('domains with problems', () => {
+  it('site-health: a domain with a warning from every section, and the CAA cross-check', async () => {
+    const { status, body } = await get('/v1/site-health', 'neglected-bistro.com');
+    expect(status).toBe(200);
+    expectMatchesOpenApi('/v1/site-health', body);
+    expect(body.partial).toBe(false);
+    expect(codes(body.cert)).toEqual(
+      expect.arrayContaining(['cert.renewal_watch', 'cert.fixed_renewal_day', 'probe.failed']),
+    );
+    expect(codes(body.dns)).toEqual(
+      expect.arrayContaining(['spf.permissive_all', 'dmarc.policy_none', 'dnssec.unsigned']),
+    );
+    expect(codes(body.expiry)).toContain('expiry.expires_soon');
+    expect(codes(body)).toEqual(['caa.issuer_not_permitted']);
+    expect(body.renewal_stall.status).toBe('watch');
+    expect(body.lifetime_note.applies).toBe(true);
+    expect(body.summary.status).not.toBe('ok');
+    expect(body.summary.counts.warning).toBeGreaterThanOrEqual(6);
+    expect(body.summary.headline).toMatch(/^neglected-bistro\.com (has warnings|needs attention now): /);
+  });
+
   it('cert: a stalled renewal with fixed 60-day renewals', async () => {
     const { status, body } = await get('/v1/cert', 'stalled-renewal.net');
     expect(status).toBe(200);
