@@ -17,6 +17,22 @@ export interface UpstreamReport {
   detail?: string;
 }
 
+/**
+ * The problem code of an upstream failure: `upstream_timeout` when every failed upstream timed out,
+ * else `upstream_failed`. Used by the HTTP problem body, the MCP tool error and site-health sections.
+ */
+export function upstreamFailureCode(
+  upstreams: readonly UpstreamReport[],
+): 'upstream_timeout' | 'upstream_failed' {
+  const allTimedOut = upstreams.length > 0 && upstreams.every((u) => u.error === 'timeout');
+  return allTimedOut ? 'upstream_timeout' : 'upstream_failed';
+}
+
+/** The failed upstreams as text, e.g. `crt.sh (timeout), certspotter (http_status)`. */
+export function describeUpstreams(upstreams: readonly UpstreamReport[]): string {
+  return upstreams.map((u) => `${u.name} (${u.error})`).join(', ');
+}
+
 export type RunOutcome<R> =
   | { type: 'result'; result: R }
   | { type: 'invalid_input'; reason: InvalidReason }

@@ -7,7 +7,7 @@ import type { CertResult } from '../cert/result.ts';
 import { caaIssuerFinding } from '../dns/caa.ts';
 import type { DnsResult } from '../dns/result.ts';
 import type { ExpiryResult } from '../expiry/result.ts';
-import type { RunOutcome, UpstreamReport } from '../outcome.ts';
+import { describeUpstreams, type RunOutcome, type UpstreamReport, upstreamFailureCode } from '../outcome.ts';
 import { DISCLAIMER, type Finding, type Severity, type SourceReport, toTimestamp } from '../result-common.ts';
 import { lifetimeNote } from './lifetime-note.ts';
 import type { SiteHealthResult } from './result.ts';
@@ -85,16 +85,13 @@ function sectionOrError<R>(outcome: RunOutcome<R>): R | SectionError {
       return outcome.result;
     case 'invalid_input':
       return { error: { code: outcome.reason.code, message: outcome.reason.message } };
-    case 'upstream_failed': {
-      const timedOut = outcome.upstreams.every((u) => u.error === 'timeout');
-      const names = outcome.upstreams.map((u) => `${u.name} (${u.error})`).join(', ');
+    case 'upstream_failed':
       return {
         error: {
-          code: timedOut ? 'upstream_timeout' : 'upstream_failed',
-          message: `The data source failed: ${names}.`,
+          code: upstreamFailureCode(outcome.upstreams),
+          message: `The data source failed: ${describeUpstreams(outcome.upstreams)}.`,
         },
       };
-    }
   }
 }
 
