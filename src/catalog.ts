@@ -3,14 +3,14 @@
  * the x402 route config, bazaar extensions, llms.txt, the pricing tool and the server card are all
  * derived from these entries: adding a check is one entry here.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import { type CertResult, certResultSchema } from './checks/cert/result.ts';
 import { type DnsResult, dnsResultSchema } from './checks/dns/result.ts';
 import { type ExpiryResult, expiryResultSchema } from './checks/expiry/result.ts';
 import type { RunOutcome } from './checks/outcome.ts';
 import { type SiteHealthResult, siteHealthResultSchema } from './checks/site-health/result.ts';
 import { validateResultSchema } from './checks/validate/result.ts';
-import type { ValidDomain } from './domain/normalize.ts';
+import { MAX_INPUT_LENGTH, type ValidDomain } from './domain/normalize.ts';
 
 /** The wired check runners; `main.ts` builds them from the configured sources. */
 export interface CheckRunners {
@@ -58,6 +58,19 @@ export interface FreeOperation {
 }
 
 export const EXAMPLE_DOMAIN = 'example.com';
+
+/** The one input of every domain operation (HTTP query parameter, MCP tool argument), written for a model. */
+export const domainInputShape = {
+  domain: z
+    .string()
+    .max(MAX_INPUT_LENGTH)
+    .describe(
+      'Domain name or URL to check, e.g. example.com or https://www.example.com/path (Unicode and URLs are normalized to the host).',
+    ),
+};
+
+/** `domainInputShape` as JSON Schema 2020-12, for the x402 bazaar extensions of routes and tools. */
+export const DOMAIN_INPUT_JSON_SCHEMA = z.toJSONSchema(z.object(domainInputShape));
 
 const PAYMENT_NOTE =
   'Paid per call with x402 v2 (USDC on Base); an invalid domain is refused before payment and never charged, and an upstream failure is never settled.';

@@ -9,8 +9,12 @@ import type { HTTPRequestContext, x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements, ResourceInfo } from '@x402/core/types';
 import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { Logger } from 'pino';
-import { z } from 'zod';
-import { type CheckRunners, EXAMPLE_DOMAIN, type PaidOperation } from '../catalog.ts';
+import {
+  type CheckRunners,
+  DOMAIN_INPUT_JSON_SCHEMA,
+  EXAMPLE_DOMAIN,
+  type PaidOperation,
+} from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { normalizeDomain, type ValidDomain } from '../domain/normalize.ts';
 import type { FacilitatorReady } from '../payments/facilitator-readiness.ts';
@@ -26,15 +30,12 @@ import {
   refusedResult,
   successResult,
 } from './tool-result.ts';
-import { domainInputShape } from './tool-schemas.ts';
 
 /** `_meta` key carrying the client's PaymentPayload on a paid `tools/call` (x402.md §4.1). */
 export const PAYMENT_META_KEY = 'x402/payment';
 
 /** The SDK's reason on a first, unpaid challenge (the same text as the HTTP 402). */
 export const UNPAID_REASON = 'Payment required';
-
-const TOOL_INPUT_JSON_SCHEMA = z.toJSONSchema(z.object(domainInputShape));
 
 /** The x402 `resource.url` naming a tool: `mcp://tool/<name>` (the reference wrapper's default). */
 export function toolResourceUrl(tool: string): string {
@@ -98,7 +99,18 @@ export function createPaidToolCall(deps: PaidToolDeps): PaidToolCall {
     return refusal ? { ok: false, result: refusedResult(refusal) } : { ok: true, domain };
   }
 
+  // Terms depend only on the catalog and the configuration: built once per operation, after the
+  // facilitator is ready (the scheme adds its `extra`), then reused by every call.
+  const termsByOperation = new Map<PaidOperation['id'], PaymentTerms>();
   async function paymentTerms(operation: PaidOperation): Promise<PaymentTerms> {
+    const known = termsByOperation.get(operation.id);
+    if (known) return known;
+    const terms = await buildTerms(operation);
+    termsByOperation.set(operation.id, terms);
+    return terms;
+  }
+
+  async function buildTerms(operation: PaidOperation): Promise<PaymentTerms> {
     const route = paymentRequirementsFor(operation, config);
     const options = Array.isArray(route.accepts) ? route.accepts : [route.accepts];
     return {
@@ -116,7 +128,7 @@ export function createPaidToolCall(deps: PaidToolDeps): PaidToolCall {
         toolName: operation.tool,
         description: operation.description,
         transport: 'streamable-http',
-        inputSchema: TOOL_INPUT_JSON_SCHEMA,
+        inputSchema: DOMAIN_INPUT_JSON_SCHEMA,
         example: { domain: EXAMPLE_DOMAIN },
         output: { example: outputExampleFor(operation.id) },
       }),

@@ -3,14 +3,14 @@
  * tool per paid operation. Built fresh for every request (stateless transport, discovery-and-mcp.md §5.1).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { type FreeOperation, freeOperations, paidOperations } from '../catalog.ts';
+import { domainInputShape, type FreeOperation, freeOperations, paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
 import { serverIdentity } from '../http/discovery/server-card.ts';
 import type { PaidToolCall } from './paid-tool.ts';
 import { buildPricing, pricingSchema } from './pricing.ts';
 import { successResult } from './tool-result.ts';
-import { domainInputShape, noInputShape, paidOutputSchema, toolAnnotations } from './tool-schemas.ts';
+import { noInputShape, paidOutputSchema, toolAnnotations } from './tool-schemas.ts';
 
 /** Shown to the model at `initialize`: how the free and paid tools fit together. */
 export const MCP_INSTRUCTIONS =

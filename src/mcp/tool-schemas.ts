@@ -4,17 +4,6 @@
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { MAX_INPUT_LENGTH } from '../domain/normalize.ts';
-
-/** The input of every domain tool: one `domain`, written for a model. */
-export const domainInputShape = {
-  domain: z
-    .string()
-    .max(MAX_INPUT_LENGTH)
-    .describe(
-      'Domain name or URL to check, e.g. example.com or https://www.example.com/path (Unicode and URLs are normalized to the host).',
-    ),
-};
 
 /** The input of a tool without arguments: an object with no properties (MCP 2025-11-25 tools). */
 export const noInputShape = z.object({}).strict();

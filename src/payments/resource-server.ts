@@ -6,9 +6,8 @@ import { type FacilitatorClient, type RouteConfig, x402ResourceServer } from '@x
 import type { Network } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
-import { EXAMPLE_DOMAIN, type PaidOperation, usdToAtomic } from '../catalog.ts';
+import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation, usdToAtomic } from '../catalog.ts';
 import type { Config } from '../config.ts';
-import { MAX_INPUT_LENGTH } from '../domain/normalize.ts';
 import { outputExampleFor } from './output-examples.ts';
 
 /** EIP-712 domain of USDC on Base mainnet; the test token on the local chain uses the same one (x402.md §3.1). */
@@ -62,18 +61,7 @@ export function paymentRequirementsFor(operation: PaidOperation, config: Config)
     mimeType: 'application/json',
     extensions: declareDiscoveryExtension({
       input: { domain: EXAMPLE_DOMAIN },
-      inputSchema: {
-        properties: {
-          domain: {
-            type: 'string',
-            minLength: 1,
-            maxLength: MAX_INPUT_LENGTH,
-            description: 'Domain name or URL to check, e.g. example.com (Unicode and URLs are normalized).',
-          },
-        },
-        required: ['domain'],
-        additionalProperties: false,
-      },
+      inputSchema: DOMAIN_INPUT_JSON_SCHEMA,
       output: { example: outputExampleFor(operation.id) },
     }),
   };
