@@ -72,7 +72,13 @@ const envSchema = z.object({
 
 /** How payments are verified and settled (contract §1, "Payment mode follows from the variables"). */
 export type PaymentMode =
-  | { kind: 'remote'; facilitatorUrl: URL; authHeader?: { name: string; value: string } }
+  | {
+      kind: 'remote';
+      facilitatorUrl: URL;
+      authHeader?: { name: string; value: string };
+      /** Optional read access to the chain, to resolve a settlement the facilitator left uncertain. */
+      rpcUrl?: URL;
+    }
   | { kind: 'self'; rpcUrl: URL; settlerPrivateKey: `0x${string}` }
   | { kind: 'local-chain' };
 
@@ -128,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.X402_FACILITATOR_URL) {
     mode = { kind: 'remote', facilitatorUrl: new URL(e.X402_FACILITATOR_URL) };
     if (e.X402_FACILITATOR_AUTH_HEADER) mode.authHeader = e.X402_FACILITATOR_AUTH_HEADER;
+    if (e.X402_RPC_URL) mode.rpcUrl = new URL(e.X402_RPC_URL);
   } else if (e.X402_RPC_URL || e.X402_SETTLER_PRIVATE_KEY) {
     if (!e.X402_RPC_URL || !e.X402_SETTLER_PRIVATE_KEY) {
       const missing = e.X402_RPC_URL ? 'X402_SETTLER_PRIVATE_KEY' : 'X402_RPC_URL';

@@ -5,16 +5,20 @@
 import { serve } from '@hono/node-server';
 import { createRunners } from './checks/runners.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { captureConsole } from './console-capture.ts';
 import { createApp } from './http/app.ts';
+import { createLifecycle } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
-import { createFacilitatorClient } from './payments/facilitator.ts';
-import { createPaymentGate } from './payments/gate.ts';
-import { createInFlightLock } from './payments/in-flight-lock.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
-import { createResourceServer } from './payments/resource-server.ts';
+import { createPayments } from './payments/payments.ts';
+import { SETTLEMENT_DEADLINE_MS } from './payments/settlement.ts';
+import { stopGracefully } from './stop.ts';
 
-/** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
-const SHUTDOWN_GRACE_MS = 10_000;
+/**
+ * How long requests in flight at SIGTERM get to reach settlement: a check (≤ 12 s) plus its verify,
+ * and several 2 s Base blocks. Settlements already under way then are let finish (≤ their deadline).
+ */
+const SHUTDOWN_GRACE_MS = 20_000;
 
 function loadConfigOrExit(): Config {
   try {
@@ -29,6 +33,7 @@ function loadConfigOrExit(): Config {
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
+  captureConsole(logger);
   const local: LocalChain | undefined =
     config.x402.mode.kind === 'local-chain' ? await startLocalChain({ logger }) : undefined;
   // In local-chain mode the recipient is the chain's own dev account.
@@ -36,33 +41,44 @@ async function main(): Promise<void> {
 
   // Test CAs reach the live probe through NODE_EXTRA_CA_CERTS, which Node reads at start.
   const runners = createRunners(effective, { fetch: globalThis.fetch, now: () => new Date() });
-  const resourceServer = createResourceServer(
-    createFacilitatorClient(effective, local),
-    effective.x402.network,
+  const lifecycle = createLifecycle();
+  const payments = createPayments({ config: effective, logger, local, lifecycle });
+  const app = createApp({ config: effective, runners, logger, payments });
+
+  let active = 0;
+  const server = serve(
+    {
+      fetch: async (request, env) => {
+        active += 1;
+        try {
+          return await app.fetch(request, env);
+        } finally {
+          active -= 1;
+        }
+      },
+      port: config.port,
+      hostname: config.host,
+    },
+    (info) => {
+      logger.info({ port: info.port, host: config.host, mode: config.x402.mode.kind }, 'listening');
+      if (local) printLocalChainHelp(effective, local);
+    },
   );
-  // One lock for both transports: a signature runs once whether it arrives over HTTP or MCP.
-  const lock = createInFlightLock();
-  const paymentGate = createPaymentGate({ resourceServer, config: effective, logger, lock });
-  const app = createApp({ config: effective, runners, logger, paymentGate, mcp: { resourceServer, lock } });
 
-  const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
-    logger.info({ port: info.port, host: config.host, mode: config.x402.mode.kind }, 'listening');
-    if (local) printLocalChainHelp(effective, local);
-  });
-
-  let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+    if (lifecycle.stopping) return;
     logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS);
-    force.unref();
-    server.close(async () => {
+    lifecycle.beginStop(SHUTDOWN_GRACE_MS);
+    stopGracefully({
+      server,
+      lifecycle,
+      activeRequests: () => active,
+      hardStopMs: SHUTDOWN_GRACE_MS + SETTLEMENT_DEADLINE_MS + 5_000,
+    }).then(async (clean) => {
+      if (!clean) logger.warn('stop deadline reached; closing the remaining connections');
       await local?.stop();
       process.exit(0);
     });
-    // Idle keep-alive sockets would hold close() open until they time out.
-    if ('closeIdleConnections' in server) server.closeIdleConnections();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

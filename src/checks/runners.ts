@@ -11,6 +11,7 @@ import { createDohClient } from '../sources/doh/client.ts';
 import { createProbe } from '../sources/probe/probe.ts';
 import { createRdapClient } from '../sources/rdap/client.ts';
 import { createCertRunner } from './cert/run.ts';
+import { withinBudget } from './check-budget.ts';
 import { createDnsRunner } from './dns/run.ts';
 import { createExpiryAdmission, createExpiryRunner } from './expiry/run.ts';
 import { createSiteHealthRunner } from './site-health/run.ts';
@@ -48,9 +49,9 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
     ...(deps.probeCa ? { ca: deps.probeCa } : {}),
   });
 
-  const cert = createCertRunner({ ct, probe, now });
-  const dns = createDnsRunner({ doh, now });
-  const expiry = createExpiryRunner({ rdap, now });
+  const cert = withinBudget('ct', createCertRunner({ ct, probe, now }));
+  const dns = withinBudget('doh', createDnsRunner({ doh, now }));
+  const expiry = withinBudget('rdap', createExpiryRunner({ rdap, now }));
   const admitExpiry = createExpiryAdmission({ rdap });
   return {
     cert,

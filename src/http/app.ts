@@ -2,12 +2,14 @@
  * The Hono application: paid check routes and the free validate route generated from the catalog,
  * problem JSON for every error. Payment wraps each paid route after input validation.
  */
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { type CheckRunners, freeOperations, type PaidOperation, paidOperations } from '../catalog.ts';
+import { type CheckRunners, freeOperations, paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
-import { type McpDeps, mcpRoutes } from '../mcp/routes.ts';
+import { mcpRoutes } from '../mcp/routes.ts';
+import { createPaymentGate } from '../payments/gate.ts';
+import type { Payments } from '../payments/payments.ts';
 import { discoveryRoutes } from './discovery/routes.ts';
 import { type DomainVariables, requireDomainInput, requireValidDomain } from './domain-param.ts';
 import { applyHttpHygiene } from './hygiene/index.ts';
@@ -19,35 +21,41 @@ export interface AppDeps {
   runners: CheckRunners;
   logger: Logger;
   /**
-   * Wraps each paid route with x402 payment. Absent only in tests that exercise the checks
-   * themselves; `main.ts` always provides it.
+   * x402 payment for the paid routes and the MCP tools; `/mcp` is mounted only with it. Absent only
+   * in tests that exercise the checks themselves; `main.ts` always provides it.
    */
-  paymentGate?: (operation: PaidOperation) => MiddlewareHandler;
-  /** The MCP endpoint's payment pieces; `/mcp` is mounted only when given (`main.ts` always gives it). */
-  mcp?: McpDeps;
+  payments?: Payments;
 }
 
 export type AppEnv = { Variables: DomainVariables };
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const { runners, logger, paymentGate } = deps;
+  const { runners, logger, payments } = deps;
   const app = new Hono<AppEnv>();
   applyHttpHygiene(app, { logger });
+  const gate = payments ? createPaymentGate(payments) : undefined;
 
   for (const operation of paidOperations) {
-    const gate: MiddlewareHandler[] = paymentGate ? [paymentGate(operation)] : [];
+    const pay = gate?.paid(operation);
+    const challenge = gate?.challenge(operation);
     app.get(
       operation.route,
       requireDomainInput(),
       requireValidDomain(),
+      async function headIsChallenge(c, next) {
+        // Hono serves HEAD with the GET handlers: answer the challenge without running anything.
+        if (challenge && c.req.method === 'HEAD') return challenge(c);
+        await next();
+      },
       async function admit(c, next) {
         const refusal = await runners.admit(operation.id, c.get('domain'));
         if (refusal) return sendProblem(c, outcomeProblem(refusal));
         await next();
       },
-      ...gate,
       async function runCheck(c) {
-        const outcome = await operation.run(runners, c.get('domain'));
+        const run = () => operation.run(runners, c.get('domain'));
+        if (pay) return pay(c, run);
+        const outcome = await run();
         if (outcome.type === 'result') return c.json(outcome.result);
         return sendProblem(c, outcomeProblem(outcome));
       },
@@ -60,7 +68,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   }
 
   app.route('/', discoveryRoutes(deps.config));
-  if (deps.mcp) app.route('/', mcpRoutes({ ...deps.mcp, config: deps.config, runners, logger }));
+  if (payments) app.route('/', mcpRoutes({ payments, config: deps.config, runners, logger }));
   app.notFound((c) =>
     sendProblem(c, {
       status: 404,

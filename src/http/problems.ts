@@ -13,6 +13,8 @@ export const PROBLEM_CODES = {
   upstreamTimeout: 'upstream_timeout',
   paymentRequired: 'payment_required',
   paymentInFlight: 'payment_in_flight',
+  paymentUnavailable: 'payment_unavailable',
+  shuttingDown: 'shutting_down',
   rateLimited: 'rate_limited',
   notFound: 'not_found',
   methodNotAllowed: 'method_not_allowed',

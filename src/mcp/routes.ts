@@ -3,28 +3,20 @@
  * gets a fresh server and transport per request; other methods get 405 with `Allow: POST`.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { x402ResourceServer } from '@x402/core/server';
 import { type Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../http/hygiene/index.ts';
-import { facilitatorReadiness } from '../payments/facilitator-readiness.ts';
-import type { InFlightLock } from '../payments/in-flight-lock.ts';
+import type { Payments } from '../payments/payments.ts';
 import { allowedMcpHostnames, mcpOriginGuard } from './origin-guard.ts';
 import { createPaidToolCall } from './paid-tool.ts';
 import { buildMcpServer } from './server.ts';
 
-/** The payment pieces the MCP transport shares with the HTTP gate. */
-export interface McpDeps {
-  /** The same `x402ResourceServer` the payment gate uses. */
-  resourceServer: x402ResourceServer;
-  /** The same lock the payment gate uses (`createPaymentGate({ lock })`). */
-  lock: InFlightLock;
-}
-
-export interface McpRouteDeps extends McpDeps {
+export interface McpRouteDeps {
+  /** The same payments as the HTTP gate: one lock, one resource server, one settlement. */
+  payments: Payments;
   config: Config;
   runners: CheckRunners;
   logger: Logger;
@@ -43,17 +35,14 @@ function methodNotAllowed(c: Context): Response {
 
 /** The `/mcp` routes, to mount at `/`. */
 export function mcpRoutes(deps: McpRouteDeps): Hono {
-  const { config, logger, resourceServer } = deps;
-  const callPaidTool = createPaidToolCall({
-    ...deps,
-    facilitatorReady: facilitatorReadiness(resourceServer, logger),
-  });
+  const { config, runners, payments } = deps;
+  const callPaidTool = createPaidToolCall({ runners, payments });
   const path = DOCUMENT_PATHS.mcp;
 
   const routes = new Hono();
   routes.use(path, mcpOriginGuard(allowedMcpHostnames(config.publicBaseUrl)));
   routes.post(path, async function mcpRequest(c) {
-    const server = buildMcpServer({ config, callPaidTool });
+    const server = buildMcpServer({ config, callPaidTool, signal: c.req.raw.signal });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

@@ -23,6 +23,8 @@ export const MCP_INSTRUCTIONS =
 export interface McpServerDeps {
   config: Config;
   callPaidTool: PaidToolCall;
+  /** Aborts when the HTTP client of this request goes away. */
+  signal: AbortSignal;
 }
 
 // Built once: the widened output schemas do not change per request.
@@ -38,7 +40,7 @@ function freeOperation(id: FreeOperation['id']): FreeOperation {
 }
 
 /** A new server with all six tools; `serverInfo` is the server card's identity, so the two cannot drift. */
-export function buildMcpServer({ config, callPaidTool }: McpServerDeps): McpServer {
+export function buildMcpServer({ config, callPaidTool, signal }: McpServerDeps): McpServer {
   const server = new McpServer(serverIdentity(config.publicBaseUrl), { instructions: MCP_INSTRUCTIONS });
 
   const validate = freeOperation('v1_validate');
@@ -77,7 +79,8 @@ export function buildMcpServer({ config, callPaidTool }: McpServerDeps): McpServ
         outputSchema,
         annotations: toolAnnotations(operation.title),
       },
-      ({ domain }, extra) => callPaidTool(operation, domain, extra._meta),
+      ({ domain }, extra) =>
+        callPaidTool(operation, domain, extra._meta, AbortSignal.any([signal, extra.signal])),
     );
   }
   return server;

@@ -9,15 +9,41 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { Network, SupportedResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
-import { createWalletClient, http, publicActions } from 'viem';
+import {
+  type Abi,
+  concat,
+  createWalletClient,
+  encodeFunctionData,
+  http,
+  keccak256,
+  publicActions,
+} from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createNonceManager, jsonRpc, type NonceManager } from 'viem/nonce';
 import type { Config } from '../config.ts';
 import { baseChainAt } from './base-chain.ts';
+import { type BroadcastJournal, createBroadcastJournal } from './broadcast-journal.ts';
+import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from './chain-view.ts';
 import type { LocalChain } from './local-chain.ts';
+import { tracked } from './rpc-faults.ts';
 
 // The local chain mines each transaction at once; poll its receipts often rather than every second.
 const LOCAL_RECEIPT_POLL_MS = 50;
+/** Receipt polling against a real chain: a few looks per 2 s Base block. */
+const SELF_RECEIPT_POLL_MS = 250;
+/** How long one receipt wait lasts before the settlement is reconciled from the chain instead. */
+export const RECEIPT_WAIT_MS = 6_000;
+
+/** A facilitator and what settlement needs beside it to find out what happened on chain. */
+export interface Facilitator {
+  client: FacilitatorClient;
+  /** Chain reads for reconciliation: the settling RPC in-process, `X402_RPC_URL` (if set) with a remote facilitator. */
+  chain?: ChainView;
+  /** Settlement transactions signed in-process; absent with a remote facilitator. */
+  broadcasts?: BroadcastJournal;
+  /** Reissues the settler's account nonce after a signed transaction was abandoned. */
+  onAbandoned?: () => void;
+}
 
 /**
  * The facilitator the resource server talks to, chosen by `config.x402.mode`:
@@ -26,18 +52,20 @@ const LOCAL_RECEIPT_POLL_MS = 50;
  * - `self`: an in-process facilitator settling on `X402_RPC_URL`, gas paid by `X402_SETTLER_PRIVATE_KEY`;
  * - `local-chain`: the same, on `local` (required in this mode) with its settler key.
  */
-export function createFacilitatorClient(config: Config, local?: LocalChain): FacilitatorClient {
+export function createFacilitator(config: Config, local?: LocalChain): Facilitator {
   const mode = config.x402.mode;
   switch (mode.kind) {
     case 'remote': {
+      const chain = mode.rpcUrl ? createChainView(rpcClient(mode.rpcUrl)) : undefined;
       const header = mode.authHeader;
-      if (!header) return new HTTPFacilitatorClient({ url: mode.facilitatorUrl.href });
+      if (!header) return { client: new HTTPFacilitatorClient({ url: mode.facilitatorUrl.href }), chain };
       const headers = { [header.name]: header.value };
-      return new HTTPFacilitatorClient({
+      const client = new HTTPFacilitatorClient({
         url: mode.facilitatorUrl.href,
         // Keyed by path, as HTTPFacilitatorClient requires (a flat object throws).
         createAuthHeaders: async () => ({ verify: headers, settle: headers, supported: headers }),
       });
+      return { client, chain };
     }
     case 'self':
       return createInProcessFacilitator({
@@ -56,35 +84,74 @@ export function createFacilitatorClient(config: Config, local?: LocalChain): Fac
   }
 }
 
+/** The `FacilitatorClient` alone, for callers that only verify and settle. */
+export function createFacilitatorClient(config: Config, local?: LocalChain): FacilitatorClient {
+  return createFacilitator(config, local).client;
+}
+
 interface InProcessOptions {
   network: Network;
   rpcUrl: URL;
   /** Pays the gas of every settlement; needs ETH on the chain. */
   settlerPrivateKey: `0x${string}`;
-  /** How often to poll for a settlement's receipt; default viem's, from the chain's block time. */
+  /** How often to poll for a settlement's receipt (default `SELF_RECEIPT_POLL_MS`). */
   receiptPollMs?: number;
 }
 
-/** An in-process x402 facilitator for the exact EVM scheme, wrapped as a `FacilitatorClient`. */
-export function createInProcessFacilitator(options: InProcessOptions): FacilitatorClient {
-  const { network, rpcUrl, settlerPrivateKey, receiptPollMs } = options;
+/**
+ * An in-process x402 facilitator for the exact EVM scheme. Its settlement transaction is signed
+ * here and journaled under its payment key before it is sent, so a send whose answer is lost can be
+ * found on chain by hash; RPC failures during verify and settle are recorded (`rpc-faults.ts`).
+ */
+export function createInProcessFacilitator(options: InProcessOptions): Facilitator {
+  const { network, rpcUrl, settlerPrivateKey, receiptPollMs = SELF_RECEIPT_POLL_MS } = options;
+  const nonceManager = nonceManagerFor(rpcUrl);
   // Concurrent settlements from one key collide on the account nonce without a manager (x402.md §8.3).
-  const account = privateKeyToAccount(settlerPrivateKey, { nonceManager: nonceManagerFor(rpcUrl) });
+  const account = privateKeyToAccount(settlerPrivateKey, { nonceManager });
+  const chain = baseChainAt(rpcUrl);
   const wallet = createWalletClient({
     account,
-    chain: baseChainAt(rpcUrl),
-    transport: http(rpcUrl.href),
-    ...(receiptPollMs === undefined ? {} : { pollingInterval: receiptPollMs }),
+    chain,
+    transport: http(rpcUrl.href, { timeout: RPC_CALL_TIMEOUT_MS, retryCount: 1 }),
+    pollingInterval: receiptPollMs,
   }).extend(publicActions);
+  const broadcasts = createBroadcastJournal();
+
+  /** Signs, journals, then sends: the hash is known whatever becomes of the send. */
+  async function signAndSend(args: WriteArgs): Promise<`0x${string}`> {
+    const data = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args });
+    const prepared = await wallet.prepareTransactionRequest({
+      account,
+      chain,
+      to: args.address,
+      data: args.dataSuffix ? concat([data, args.dataSuffix]) : data,
+      // The nonce is taken last, once nothing that can fail stands between it and the journal.
+      parameters: ['fees', 'gas', 'chainId', 'type'],
+    });
+    // One nonce sequence per settler: concurrent settlements never share one (x402.md §8.3).
+    const nonce = await nonceManager.consume({ address: account.address, chainId: chain.id, client: wallet });
+    const raw = await wallet.signTransaction({ ...prepared, nonce } as Parameters<
+      typeof wallet.signTransaction
+    >[0]);
+    const hash = keccak256(raw);
+    const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
+    if (typeof from === 'string' && typeof authorizationNonce === 'string') {
+      broadcasts.record(`${from.toLowerCase()}:${authorizationNonce.toLowerCase()}`, { hash, raw });
+    }
+    await wallet.sendRawTransaction({ serializedTransaction: raw });
+    return hash;
+  }
 
   const signer = toFacilitatorEvmSigner({
     address: account.address,
-    getCode: (args) => wallet.getCode(args),
-    readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] }),
-    verifyTypedData: (args) => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0]),
-    writeContract: (args) => wallet.writeContract(args as Parameters<typeof wallet.writeContract>[0]),
-    sendTransaction: (args) => wallet.sendTransaction(args),
-    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+    getCode: (args) => tracked(() => wallet.getCode(args)),
+    readContract: (args) => tracked(() => wallet.readContract({ ...args, args: args.args ?? [] })),
+    verifyTypedData: (args) =>
+      tracked(() => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0])),
+    writeContract: (args) => tracked(() => signAndSend(args as WriteArgs)),
+    sendTransaction: (args) => tracked(() => wallet.sendTransaction(args)),
+    waitForTransactionReceipt: (args) =>
+      tracked(() => wallet.waitForTransactionReceipt({ ...args, timeout: RECEIPT_WAIT_MS })),
   });
 
   const facilitator = new x402Facilitator();
@@ -92,11 +159,25 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
   registerExactEvmScheme(facilitator, { signer, networks: network, simulateInSettle: true });
 
   return {
-    verify: (payload, requirements) => facilitator.verify(payload, requirements),
-    settle: (payload, requirements) => facilitator.settle(payload, requirements),
-    // The facilitator answers synchronously and types `network` as a plain string.
-    getSupported: async () => facilitator.getSupported() as SupportedResponse,
+    client: {
+      verify: (payload, requirements) => facilitator.verify(payload, requirements),
+      settle: (payload, requirements) => facilitator.settle(payload, requirements),
+      // The facilitator answers synchronously and types `network` as a plain string.
+      getSupported: async () => facilitator.getSupported() as SupportedResponse,
+    },
+    chain: createChainView(wallet),
+    broadcasts,
+    onAbandoned: () => nonceManager.reset({ address: account.address, chainId: chain.id }),
   };
+}
+
+/** What the x402 scheme passes to `writeContract` (its `transferWithAuthorization` call). */
+interface WriteArgs {
+  address: `0x${string}`;
+  abi: Abi;
+  functionName: string;
+  args: readonly unknown[];
+  dataSuffix?: `0x${string}`;
 }
 
 // One nonce manager per RPC endpoint: shared by every facilitator settling there from this process,

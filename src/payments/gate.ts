@@ -1,83 +1,140 @@
 /**
- * The payment gate of the paid HTTP routes: in-flight lock → official `@x402/hono` middleware
- * (402 challenge, verify, run, settle only below 400) → problem JSON for the SDK's own answers.
- * `http/app.ts` mounts it after domain validation and the pre-payment refusals.
+ * The payment gate of the paid HTTP routes (x402 v2 over HTTP): reads `PAYMENT-SIGNATURE`, hands the
+ * call to the transport-neutral `paidCall` and writes its outcome as HTTP: 402 with
+ * `PAYMENT-REQUIRED`, 409, 503, the check's 400/502, or the result with `PAYMENT-RESPONSE`.
  */
-
-import { decodePaymentResponseHeader } from '@x402/core/http';
-import { x402HTTPResourceServer, type x402ResourceServer } from '@x402/core/server';
-import { paymentMiddlewareFromHTTPServer } from '@x402/hono';
-import type { Context, MiddlewareHandler, Next } from 'hono';
-import type { Logger } from 'pino';
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+} from '@x402/core/http';
+import { PaymentPayloadV2Schema } from '@x402/core/schemas';
+import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
+import type { Context } from 'hono';
 import type { PaidOperation } from '../catalog.ts';
-import type { Config } from '../config.ts';
+import type { RunOutcome } from '../checks/outcome.ts';
+import { outcomeProblem } from '../http/outcome-problem.ts';
 import { sendProblem } from '../http/problems.ts';
-import { facilitatorReadiness } from './facilitator-readiness.ts';
-import { createInFlightLock, type InFlightLock, inFlightGuard } from './in-flight-lock.ts';
-import { FACILITATOR_FAILED, paymentProblem, withProblemBody } from './payment-problem.ts';
-import { paymentRequirementsFor } from './resource-server.ts';
+import { PAYMENT_IN_FLIGHT } from './in-flight-lock.ts';
+import { type PaymentRead, UNPAID_REASON } from './paid-call.ts';
+import {
+  PAYMENT_UNAVAILABLE,
+  paymentRequiredProblem,
+  RETRY_AFTER_SECONDS,
+  SERVICE_STOPPING,
+} from './payment-problem.ts';
+import type { Payments } from './payments.ts';
 
-export interface PaymentGateDeps {
-  /** From `createResourceServer`; initialized here, once, for every route. */
-  resourceServer: x402ResourceServer;
-  config: Config;
-  logger: Logger;
-  /** Share one lock with the MCP transport so a signature runs once across both; default: a new lock. */
-  lock?: InFlightLock;
+/** Answers one paid request, running the check through `run` once the payment is verified. */
+export type PaidHandler = (c: Context, run: () => Promise<RunOutcome<unknown>>) => Promise<Response>;
+
+export interface PaymentGate {
+  /** The paid GET of `operation`. */
+  paid(operation: PaidOperation): PaidHandler;
+  /** HEAD of a paid route: the unpaid challenge, whatever the request carries; nothing runs. */
+  challenge(operation: PaidOperation): (c: Context) => Promise<Response>;
 }
 
-/**
- * Returns the factory `app.ts` calls once per paid operation. Fetching the facilitator's supported
- * kinds starts at once in the background; a request waits for it, and a failure is retried by the
- * next request (answered 502 meanwhile) instead of exiting the process as the SDK's start-up sync does.
- */
-export function createPaymentGate(deps: PaymentGateDeps): (operation: PaidOperation) => MiddlewareHandler {
-  const { resourceServer, config, logger, lock = createInFlightLock() } = deps;
-  const guard = inFlightGuard(lock);
-  const facilitatorReady = facilitatorReadiness(resourceServer, logger);
-  void facilitatorReady();
+const RETRY_AFTER = { 'retry-after': String(RETRY_AFTER_SECONDS) };
+/** A challenge is per request: never cached (the SDK's own `PAYMENT_REQUIRED_CACHE_CONTROL`). */
+const NO_STORE = { 'cache-control': 'no-store' };
 
-  return (operation) => {
-    const httpServer = new x402HTTPResourceServer(resourceServer, {
-      [`${operation.method} ${operation.route}`]: paymentRequirementsFor(operation, config),
+export function createPaymentGate(payments: Payments): PaymentGate {
+  const { paidCall, facilitatorReady, terms } = payments;
+  // The unpaid challenge depends only on the operation: encode its header once, not per request.
+  const unpaid = new Map<PaidOperation['id'], Promise<string>>();
+
+  function unpaidHeader(operation: PaidOperation): Promise<string> {
+    let header = unpaid.get(operation.id);
+    if (!header) {
+      header = terms
+        .http(operation)
+        .then((t) =>
+          payments.resourceServer.createPaymentRequiredResponse(
+            t.requirements,
+            t.resource,
+            UNPAID_REASON,
+            t.extensions,
+          ),
+        )
+        .then(encodePaymentRequiredHeader);
+      unpaid.set(operation.id, header);
+      header.catch(() => unpaid.delete(operation.id));
+    }
+    return header;
+  }
+
+  function sendChallenge(
+    c: Context,
+    operation: PaidOperation,
+    paymentRequired: PaymentRequired,
+    { header, settlement }: { header?: string; settlement?: SettleResponse } = {},
+  ) {
+    const problem = paymentRequiredProblem(paymentRequired, operation.priceUsd, settlement !== undefined);
+    return sendProblem(c, problem, {
+      ...NO_STORE,
+      'payment-required': header ?? encodePaymentRequiredHeader(paymentRequired),
+      ...(settlement ? { 'payment-response': encodePaymentResponseHeader(settlement) } : {}),
     });
-    // syncFacilitatorOnStart=false: four per-route `initialize()` calls would race on the shared
-    // resource server's maps, and a failed start-up sync calls process.exit (x402 backgroundInit).
-    const x402 = paymentMiddlewareFromHTTPServer(httpServer, undefined, undefined, false);
+  }
 
-    return async function paymentGate(c, next) {
-      if (!(await facilitatorReady())) return sendProblem(c, FACILITATOR_FAILED);
-      await respond(c, guard, () => respond(c, x402, next));
-      logPayment(logger, operation, c);
-      const problem = paymentProblem(c.res, operation.priceUsd);
-      if (problem) {
-        const res = withProblemBody(c.res, problem);
-        c.res = undefined; // drop the old response so its headers are not merged in twice
-        c.res = res;
-      }
-    };
+  return {
+    challenge: (operation) =>
+      async function paymentChallenge(c) {
+        if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
+        return c.body(null, 402, { ...NO_STORE, 'payment-required': await unpaidHeader(operation) });
+      },
+
+    paid: (operation) =>
+      async function paymentGate(c, run) {
+        if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
+        const payment = readPaymentHeader(c.req.header('payment-signature'));
+        if (payment.kind === 'absent') {
+          return sendChallenge(c, operation, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
+            header: await unpaidHeader(operation),
+          });
+        }
+        const outcome = await paidCall({
+          terms: await terms.http(operation),
+          payment,
+          run,
+          signal: c.req.raw.signal,
+          name: operation.route,
+        });
+        switch (outcome.kind) {
+          case 'challenge':
+            return sendChallenge(c, operation, outcome.paymentRequired, { settlement: outcome.settlement });
+          case 'in_flight':
+            return sendProblem(c, PAYMENT_IN_FLIGHT);
+          case 'payment_unavailable':
+          case 'client_gone':
+            return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
+          case 'stopping':
+            return sendProblem(c, SERVICE_STOPPING, RETRY_AFTER);
+          case 'not_run':
+            return sendProblem(c, outcomeProblem(outcome.outcome));
+          case 'delivered':
+            return c.json(outcome.result as object, 200, {
+              'payment-response': encodePaymentResponseHeader(outcome.receipt),
+              'cache-control': 'private, no-store',
+            });
+        }
+      },
   };
 }
 
-/** Runs `middleware`; a Response it returns (rather than sets) becomes the context's response. */
-async function respond(c: Context, middleware: MiddlewareHandler, next: Next): Promise<void> {
-  const res = await middleware(c, next);
-  if (res instanceof Response) c.res = res;
-}
-
-function logPayment(logger: Logger, operation: PaidOperation, c: Context): void {
-  const receiptHeader = c.res.headers.get('payment-response');
-  const paid = c.req.header('payment-signature') !== undefined;
-  if (!receiptHeader) {
-    if (paid) logger.info({ operation: operation.id, status: c.res.status }, 'payment not settled');
-    return;
-  }
+/** The `PAYMENT-SIGNATURE` header: absent, not an x402 v2 payload (refused with a reason), or a payload. */
+function readPaymentHeader(header: string | undefined): PaymentRead {
+  if (header === undefined || header.trim() === '') return { kind: 'absent' };
+  const why = 'Invalid payment: PAYMENT-SIGNATURE must be base64 JSON of an x402 v2 PaymentPayload';
+  let decoded: unknown;
   try {
-    const { success, transaction, payer, network, errorReason } = decodePaymentResponseHeader(receiptHeader);
-    const entry = { operation: operation.id, status: c.res.status, transaction, payer, network };
-    if (success) logger.info(entry, 'payment settled');
-    else logger.warn({ ...entry, reason: errorReason }, 'settlement failed; result withheld');
+    decoded = decodePaymentSignatureHeader(header);
   } catch {
-    logger.warn({ operation: operation.id }, 'unreadable PAYMENT-RESPONSE header');
+    return { kind: 'invalid', why };
   }
+  const parsed = PaymentPayloadV2Schema.safeParse(decoded);
+  return parsed.success
+    ? { kind: 'payload', payload: parsed.data as PaymentPayload }
+    : { kind: 'invalid', why };
 }

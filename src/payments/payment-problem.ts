@@ -1,55 +1,51 @@
 /**
- * Problem JSON (contract §2) for the answers the x402 middleware writes itself: its 402s carry an
- * empty `{}` body and its facilitator failures `{ error }`. The x402 headers stay as they are.
+ * Problem JSON (contract §2) for the payment answers: 402 only for "pay" and "this payment is no
+ * good", 503 `payment_unavailable` when payments cannot be taken, 503 while the process stops.
+ * Reasons are the x402 codes or our own sentences, never an error's text.
  */
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http';
-import { PROBLEM_CODES, PROBLEM_MEDIA_TYPE, type Problem, problemBody } from '../http/problems.ts';
+import type { PaymentRequired } from '@x402/core/types';
+import { PROBLEM_CODES, type Problem } from '../http/problems.ts';
+import { UNPAID_REASON } from './paid-call.ts';
 
-/** The facilitator could not be reached or answered garbage (the SDK's `FacilitatorResponseError`). */
-export const FACILITATOR_FAILED: Problem = {
-  status: 502,
-  code: PROBLEM_CODES.upstreamFailed,
-  title: 'Payment facilitator failed',
+/** Seconds a client should wait before trying again after a 503. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The facilitator, the RPC or the chain could not be used; nothing was charged. */
+export const PAYMENT_UNAVAILABLE: Problem = {
+  status: 503,
+  code: PROBLEM_CODES.paymentUnavailable,
+  title: 'Payments unavailable',
   detail:
-    'The payment facilitator could not verify or settle the payment, so no result is returned. Retry with a new authorization.',
-  upstreams: [{ name: 'facilitator', error: 'network' }],
+    'Payments cannot be verified or settled right now (facilitator, RPC or chain unavailable). Nothing was charged and no result is returned; retry later with the same or a new authorization.',
 };
 
-/** The SDK's reason on a first, unpaid 402 (x402.md §2.5). */
-const UNPAID_REASON = 'Payment required';
+/** The process is stopping and could not settle this request in time; nothing was charged. */
+export const SERVICE_STOPPING: Problem = {
+  status: 503,
+  code: PROBLEM_CODES.shuttingDown,
+  title: 'Service stopping',
+  detail: 'The service is shutting down and did not settle this request. Nothing was charged; retry it.',
+};
 
 /**
- * The problem that replaces a response written by the x402 middleware, or null when `res` is not
- * one (a result, or a problem the route already wrote). `priceUsd` is the route's price.
+ * The 402 problem for a challenge: an unpaid request, a payment refused for `paymentRequired.error`,
+ * or (`settlementRefused`) a check that ran but whose settlement the payment could not pay.
  */
-export function paymentProblem(res: Response, priceUsd: string): Problem | null {
-  if (res.headers.get('content-type')?.startsWith(PROBLEM_MEDIA_TYPE)) return null;
-  if (res.status === 402) return paymentRequiredProblem(res.headers, priceUsd);
-  if (res.status === 502) return FACILITATOR_FAILED;
-  if (res.status === 500) {
-    return {
-      status: 500,
-      code: PROBLEM_CODES.internalError,
-      title: 'Internal error',
-      detail: 'The payment layer failed to handle this request. You were not charged.',
-    };
-  }
-  return null;
-}
-
-function paymentRequiredProblem(headers: Headers, priceUsd: string): Problem {
-  const receipt = decodeOrNull(headers.get('payment-response'), decodePaymentResponseHeader);
-  if (receipt && !receipt.success) {
+export function paymentRequiredProblem(
+  paymentRequired: PaymentRequired,
+  priceUsd: string,
+  settlementRefused = false,
+): Problem {
+  const reason = paymentRequired.error ?? UNPAID_REASON;
+  if (settlementRefused) {
     return {
       status: 402,
       code: PROBLEM_CODES.paymentRequired,
       title: 'Settlement failed',
-      detail: `The check ran but the payment could not be settled (${receipt.errorReason ?? 'unknown reason'}), so its result is withheld. Sign a new authorization to retry.`,
-      reason: receipt.errorReason ?? null,
+      detail: `The check ran but the payment could not be settled (${reason}), so its result is withheld and nothing was charged. Sign a new authorization to retry.`,
+      reason,
     };
   }
-  const challenge = decodeOrNull(headers.get('payment-required'), decodePaymentRequiredHeader);
-  const reason = challenge?.error ?? UNPAID_REASON;
   if (reason === UNPAID_REASON) {
     return {
       status: 402,
@@ -65,21 +61,4 @@ function paymentRequiredProblem(headers: Headers, priceUsd: string): Problem {
     detail: `The payment was rejected (${reason}); you were not charged. Sign a new authorization for an entry of the PAYMENT-REQUIRED header.`,
     reason,
   };
-}
-
-function decodeOrNull<T>(header: string | null, decode: (value: string) => T): T | null {
-  if (!header) return null;
-  try {
-    return decode(header);
-  } catch {
-    return null;
-  }
-}
-
-/** `res` with its body replaced by `problem`; every header but the body's own is kept. */
-export function withProblemBody(res: Response, problem: Problem): Response {
-  const headers = new Headers(res.headers);
-  headers.set('content-type', PROBLEM_MEDIA_TYPE);
-  headers.delete('content-length');
-  return new Response(JSON.stringify(problemBody(problem)), { status: problem.status, headers });
 }

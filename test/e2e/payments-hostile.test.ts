@@ -80,7 +80,7 @@ const attacks: [string, Attack, RegExp][] = [
   [
     'a garbage PAYMENT-SIGNATURE',
     async () => ({ path: CERT, headers: { 'payment-signature': '%%% not base64 %%%' } }),
-    /Payment required/,
+    /PAYMENT-SIGNATURE must be base64 JSON of an x402 v2 PaymentPayload/,
   ],
   [
     'a $0.01 signature on the $0.03 route',

@@ -9,6 +9,7 @@ import {
 } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paidOperations, usdToAtomic } from '../../src/catalog.ts';
+import { MAX_TIMEOUT_SECONDS } from '../../src/payments/resource-server.ts';
 import { type PaidService, startPaidService } from '../world/paid-service.ts';
 
 let service: PaidService;
@@ -72,7 +73,7 @@ describe('paid routes on the local chain', () => {
         amount: '10000',
         asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
         payTo: service.chain.payTo,
-        maxTimeoutSeconds: 300,
+        maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
         extra: { name: 'USD Coin', version: '2' },
       },
     ]);

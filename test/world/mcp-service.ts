@@ -10,17 +10,16 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402Client } from '@x402/core/client';
 import type { FacilitatorClient } from '@x402/core/server';
+import type { Facilitator } from '../../src/payments/facilitator.ts';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { pino } from 'pino';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
-import { createFacilitatorClient } from '../../src/payments/facilitator.ts';
-import { createPaymentGate } from '../../src/payments/gate.ts';
-import { createInFlightLock } from '../../src/payments/in-flight-lock.ts';
+import { createFacilitator } from '../../src/payments/facilitator.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
-import { createResourceServer } from '../../src/payments/resource-server.ts';
+import { createPayments } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from './check-upstream.ts';
 
 export interface McpService {
@@ -36,7 +35,8 @@ export interface McpService {
 }
 
 export interface McpServiceOptions {
-  facilitator: FacilitatorClient;
+  /** A bare client (a fake), or the full facilitator with its chain view for reconciliation. */
+  facilitator: FacilitatorClient | Facilitator;
   payTo: `0x${string}`;
 }
 
@@ -56,16 +56,12 @@ export async function startMcpService({ facilitator, payTo }: McpServiceOptions)
     publicBaseUrl: `http://127.0.0.1:${port}`,
     x402: { ...loaded.x402, payTo },
   };
-  const resourceServer = createResourceServer(facilitator, config.x402.network);
-  const lock = createInFlightLock();
-  const paymentGate = createPaymentGate({ resourceServer, config, logger, lock });
-  const app = createApp({
+  const payments = createPayments({
     config,
-    runners: upstreamRunners(upstream),
     logger,
-    paymentGate,
-    mcp: { resourceServer, lock },
+    facilitator: 'client' in facilitator ? facilitator : { client: facilitator },
   });
+  const app = createApp({ config, runners: upstreamRunners(upstream), logger, payments });
   handle = (request) => app.fetch(request);
   const mcpUrl = new URL(`http://localhost:${port}/mcp`);
 
@@ -132,7 +128,7 @@ export interface PaidMcpService extends McpService {
 
 export async function startPaidMcpService(): Promise<PaidMcpService> {
   const chain = await startLocalChain();
-  const facilitator = createFacilitatorClient(loadConfig({ LOG_LEVEL: 'silent' }), chain);
+  const facilitator = createFacilitator(loadConfig({ LOG_LEVEL: 'silent' }), chain);
   const service = await startMcpService({ facilitator, payTo: chain.payTo });
   const newPayer = async (atomicAmount: bigint) => {
     const account = privateKeyToAccount(generatePrivateKey());

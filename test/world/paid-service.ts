@@ -14,10 +14,8 @@ import { pino } from 'pino';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
-import { createFacilitatorClient } from '../../src/payments/facilitator.ts';
-import { createPaymentGate } from '../../src/payments/gate.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
-import { createResourceServer } from '../../src/payments/resource-server.ts';
+import { createPayments } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from './check-upstream.ts';
 
 /** A payer account and the private key it was made from (for the CLI's X402_PRIVATE_KEY). */
@@ -49,7 +47,6 @@ export async function startPaidService(): Promise<PaidService> {
   // Local-chain mode: the embedded chain supplies the recipient, as main.ts does.
   let config: Config = { ...loaded, x402: { ...loaded.x402, payTo: chain.payTo } };
   const logger = pino({ level: 'silent' });
-  const resourceServer = createResourceServer(createFacilitatorClient(config, chain), config.x402.network);
 
   // The public base URL must be known before the routes are built, so listen first on an app shell.
   let handle: (request: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
@@ -57,8 +54,8 @@ export async function startPaidService(): Promise<PaidService> {
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   config = { ...config, publicBaseUrl: url.origin };
-  const paymentGate = createPaymentGate({ resourceServer, config, logger });
-  const app = createApp({ config, runners: upstreamRunners(upstream), logger, paymentGate });
+  const payments = createPayments({ config, logger, local: chain });
+  const app = createApp({ config, runners: upstreamRunners(upstream), logger, payments });
   handle = (request) => app.fetch(request);
 
   return {

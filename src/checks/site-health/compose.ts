@@ -28,17 +28,21 @@ export interface SiteHealthInput {
 
 type SectionError = { error: { code: string; message: string } };
 
-/** Composes the bundle; all three sections failing is an upstream failure (502), fewer is partial. */
+/**
+ * Composes the bundle. One section without a result is a partial bundle; two or more is an upstream
+ * failure (502, not settled): one section alone is not worth the bundle's price.
+ */
 export function composeSiteHealth(input: SiteHealthInput): RunOutcome<SiteHealthResult> {
   const { cert, dns, expiry } = input;
   const sections = { cert, dns, expiry };
   const failed = (Object.keys(sections) as SectionName[]).filter((name) => sections[name].type !== 'result');
-  if (failed.length === 3) {
+  if (failed.length >= 2) {
     const upstreams: UpstreamReport[] = [cert, dns, expiry].flatMap((outcome) =>
       outcome.type === 'upstream_failed' ? outcome.upstreams : [],
     );
-    // An input refusal from every section (impossible today, but not a 502) keeps its own reason.
-    if (upstreams.length === 0 && cert.type === 'invalid_input') return cert;
+    // Input refusals only (impossible today, but not a 502) keep their own reason.
+    const refusal = [cert, dns, expiry].find((outcome) => outcome.type === 'invalid_input');
+    if (upstreams.length === 0 && refusal?.type === 'invalid_input') return refusal;
     return { type: 'upstream_failed', upstreams };
   }
 

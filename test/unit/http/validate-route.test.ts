@@ -4,12 +4,13 @@
  */
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { CheckRunners, PaidOperation } from '../../../src/catalog.ts';
+import type { CheckRunners } from '../../../src/catalog.ts';
 import { validateResultSchema } from '../../../src/checks/validate/result.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { MAX_INPUT_LENGTH } from '../../../src/domain/normalize.ts';
 import { createApp } from '../../../src/http/app.ts';
 import { PROBLEM_MEDIA_TYPE } from '../../../src/http/problems.ts';
+import type { Payments } from '../../../src/payments/payments.ts';
 
 /** Every call to a runner or to the payment gate, which these routes must never reach. */
 let reached: string[] = [];
@@ -27,15 +28,17 @@ const runners: CheckRunners = {
   admit: async () => refuse('admit'),
 };
 
-const app = createApp({
-  config: loadConfig({}),
-  runners,
-  logger: pino({ level: 'silent' }),
-  paymentGate: (operation: PaidOperation) =>
-    async function paymentGate() {
-      return refuse(`payment:${operation.id}`);
-    },
-});
+/** Payments whose every entry point records that it was reached. */
+const payments = {
+  resourceServer: {},
+  facilitatorReady: async () => refuse('payment:facilitatorReady'),
+  paidCall: async () => refuse('payment:paidCall'),
+  terms: { http: async () => refuse('payment:terms'), mcp: async () => refuse('payment:terms') },
+  lock: {},
+  lifecycle: {},
+} as unknown as Payments;
+
+const app = createApp({ config: loadConfig({}), runners, logger: pino({ level: 'silent' }), payments });
 
 async function get(
   path: string,

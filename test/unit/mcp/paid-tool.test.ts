@@ -17,9 +17,7 @@ import type { CheckRunners } from '../../../src/catalog.ts';
 import { type Config, loadConfig } from '../../../src/config.ts';
 import { createPaidToolCall } from '../../../src/mcp/paid-tool.ts';
 import { buildMcpServer } from '../../../src/mcp/server.ts';
-import { facilitatorReadiness } from '../../../src/payments/facilitator-readiness.ts';
-import { createInFlightLock } from '../../../src/payments/in-flight-lock.ts';
-import { createResourceServer } from '../../../src/payments/resource-server.ts';
+import { createPayments } from '../../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../../world/check-upstream.ts';
 import { type FakeFacilitator, startFakeFacilitator } from '../../world/facilitator.ts';
 
@@ -47,11 +45,12 @@ beforeEach(async () => {
   upstream = await startCheckUpstream(events);
   refuseTld = false;
   const logger = pino({ level: 'silent' });
-  // A fresh resource server per test, so a facilitator made unavailable is not remembered.
-  const resourceServer = createResourceServer(
-    new HTTPFacilitatorClient({ url: facilitator.url.origin }),
-    NETWORK,
-  );
+  // Fresh payments per test, so a facilitator made unavailable is not remembered.
+  const payments = createPayments({
+    config,
+    logger,
+    facilitator: { client: new HTTPFacilitatorClient({ url: facilitator.url.origin }) },
+  });
   const runners: CheckRunners = {
     ...upstreamRunners(upstream),
     admit: async () =>
@@ -59,16 +58,9 @@ beforeEach(async () => {
         ? { type: 'invalid_input', reason: { code: 'unsupported_tld', message: 'No RDAP service for .es.' } }
         : null,
   };
-  const callPaidTool = createPaidToolCall({
-    config,
-    runners,
-    logger,
-    resourceServer,
-    lock: createInFlightLock(),
-    facilitatorReady: facilitatorReadiness(resourceServer, logger),
-  });
+  const callPaidTool = createPaidToolCall({ runners, payments });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await buildMcpServer({ config, callPaidTool }).connect(serverSide);
+  await buildMcpServer({ config, callPaidTool, signal: new AbortController().signal }).connect(serverSide);
   client = new Client({ name: 'paid-tool-test', version: '1.0.0' });
   await client.connect(clientSide);
 });
@@ -121,14 +113,32 @@ describe('paid tool over x402', () => {
     expect(result._meta?.['x402/payment-response']).toBeUndefined();
   });
 
-  it('withholds the result when settle fails at the HTTP level', async () => {
+  it('withholds the result when settle fails at the HTTP level: payments unavailable, not a payment error', async () => {
     const payment = await signedPayment();
     facilitator.settleAnswer = () => {
       throw new Error('facilitator crashed');
     };
     const result = await call({ 'x402/payment': payment });
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ x402Version: 2, error: 'settlement_failed' });
+    expect(result.structuredContent).toMatchObject({ code: 'payment_unavailable' });
+    expect(result.structuredContent).not.toHaveProperty('domain');
+    expect(JSON.stringify(result)).not.toMatch(/crashed/);
+  });
+
+  it('withholds the result and names the reason when the facilitator refuses the settlement', async () => {
+    const payment = await signedPayment();
+    facilitator.settleAnswer = () => ({
+      success: false,
+      errorReason: 'invalid_exact_evm_insufficient_balance',
+      transaction: '',
+      network: NETWORK,
+    });
+    const result = await call({ 'x402/payment': payment });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      x402Version: 2,
+      error: 'invalid_exact_evm_insufficient_balance',
+    });
     expect(result.structuredContent).not.toHaveProperty('domain');
   });
 
@@ -141,18 +151,15 @@ describe('paid tool over x402', () => {
       throw new Error('facilitator crashed');
     };
     const failed = await call({ 'x402/payment': await signedPayment() });
-    expect(failed.structuredContent).toMatchObject({
-      code: 'upstream_failed',
-      upstreams: [{ name: 'facilitator', error: 'network' }],
-    });
+    expect(failed.structuredContent).toMatchObject({ code: 'payment_unavailable' });
     expect(events.filter((event) => event.startsWith('upstream:'))).toEqual([]);
   });
 
-  it('names the facilitator when its supported kinds cannot be loaded, with no challenge', async () => {
+  it('answers payment_unavailable when the facilitator supported kinds cannot be loaded, with no challenge', async () => {
     facilitator.supportedFailStatus = 503;
     const result = await call();
     expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ code: 'upstream_failed' });
+    expect(result.structuredContent).toMatchObject({ code: 'payment_unavailable' });
     expect(result.structuredContent).not.toHaveProperty('accepts');
   });
 

@@ -7,7 +7,6 @@ import {
   decodePaymentRequiredHeader,
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
-  HTTPFacilitatorClient,
 } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
@@ -18,8 +17,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { createApp } from '../../../src/http/app.ts';
-import { createPaymentGate } from '../../../src/payments/gate.ts';
-import { createResourceServer } from '../../../src/payments/resource-server.ts';
+import { createPayments } from '../../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../../world/check-upstream.ts';
 import { FAKE_TX_HASH, type FakeFacilitator, startFakeFacilitator } from '../../world/facilitator.ts';
 
@@ -41,12 +39,8 @@ function buildApp(): Hono {
     PUBLIC_BASE_URL: BASE,
   });
   const logger = pino({ level: 'silent' });
-  const resourceServer = createResourceServer(
-    new HTTPFacilitatorClient({ url: facilitator.url.href }),
-    NETWORK,
-  );
-  const paymentGate = createPaymentGate({ resourceServer, config, logger });
-  return createApp({ config, runners: upstreamRunners(upstream), logger, paymentGate }) as unknown as Hono;
+  const payments = createPayments({ config, logger });
+  return createApp({ config, runners: upstreamRunners(upstream), logger, payments }) as unknown as Hono;
 }
 
 async function challenge(app: Hono, path: string): Promise<PaymentRequired> {
@@ -206,15 +200,13 @@ describe('payment gate', () => {
     expect(events).toEqual(['facilitator:/verify', 'upstream:v1_dns', 'facilitator:/settle']);
   });
 
-  it('loads the facilitator once for all routes, answers 502 while it is down and recovers', async () => {
+  it('loads the facilitator once for all routes, answers 503 payment_unavailable while it is down and recovers', async () => {
     facilitator.supportedFailStatus = 503;
     const app = buildApp();
     const down = await app.request('/v1/cert?domain=example.com');
-    expect(down.status).toBe(502);
-    expect(await down.json()).toMatchObject({
-      code: 'upstream_failed',
-      upstreams: [{ name: 'facilitator' }],
-    });
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('5');
+    expect(await down.json()).toMatchObject({ code: 'payment_unavailable' });
     facilitator.supportedFailStatus = null;
     facilitator.calls.length = 0;
     const routes = ['/v1/cert', '/v1/dns', '/v1/expiry', '/v1/site-health'];

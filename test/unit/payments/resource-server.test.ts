@@ -4,12 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { paidOperations } from '../../../src/catalog.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { outputExampleFor } from '../../../src/payments/output-examples.ts';
-import {
-  CHECK_BUDGET_SECONDS,
-  MAX_TIMEOUT_SECONDS,
-  paymentRequirementsFor,
-  SETTLEMENT_BUDGET_SECONDS,
-} from '../../../src/payments/resource-server.ts';
+import { CHECK_BUDGET_MS } from '../../../src/checks/check-budget.ts';
+import { RECEIPT_WAIT_MS } from '../../../src/payments/facilitator.ts';
+import { MAX_TIMEOUT_SECONDS, paymentRequirementsFor } from '../../../src/payments/resource-server.ts';
+import { EXPIRY_MARGIN_MS, SETTLEMENT_DEADLINE_MS } from '../../../src/payments/settlement.ts';
 
 const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const config = loadConfig({
@@ -43,9 +41,13 @@ describe('paymentRequirementsFor', () => {
     });
   });
 
-  it('gives the signer a window longer than a check plus its settlement', () => {
-    expect(MAX_TIMEOUT_SECONDS).toBeGreaterThan(CHECK_BUDGET_SECONDS + SETTLEMENT_BUDGET_SECONDS);
-    expect(MAX_TIMEOUT_SECONDS).toBe(300);
+  it('gives the signer a window longer than a check, a receipt wait and the facilitator 6 s rule', () => {
+    expect(MAX_TIMEOUT_SECONDS * 1000).toBeGreaterThan(CHECK_BUDGET_MS + 2 * RECEIPT_WAIT_MS + 6_000);
+    expect(MAX_TIMEOUT_SECONDS).toBe(45);
+  });
+
+  it('lets an uncertain settlement run until the authorization it reconciles has provably expired', () => {
+    expect(SETTLEMENT_DEADLINE_MS).toBeGreaterThanOrEqual(MAX_TIMEOUT_SECONDS * 1000 + EXPIRY_MARGIN_MS);
   });
 
   it('refuses to build requirements without a recipient', () => {

@@ -1,0 +1,68 @@
+/**
+ * What the chain says about one EIP-3009 authorization: the read-only questions settlement asks
+ * when a facilitator cannot tell whether a payment went through (x402.md §8, pitfall 4).
+ */
+import { type Chain, type Client, createPublicClient, http, parseAbi, type Transport } from 'viem';
+import { getBlock, getTransactionReceipt, readContract, sendRawTransaction } from 'viem/actions';
+import { baseChainAt } from './base-chain.ts';
+
+/** One JSON-RPC call may take this long before it counts as failed (viem's default is 10 s × 4 tries). */
+export const RPC_CALL_TIMEOUT_MS = 3_000;
+
+const EIP3009_ABI = parseAbi([
+  'function authorizationState(address authorizer, bytes32 nonce) view returns (bool)',
+]);
+
+export type ReceiptStatus = 'success' | 'reverted' | 'not_found';
+
+/** The chain as settlement needs to see it. Every method throws when the RPC cannot answer. */
+export interface ChainView {
+  /** The mined status of `hash`, or `not_found` while it is unknown or pending. */
+  receiptStatus(hash: `0x${string}`): Promise<ReceiptStatus>;
+  /** EIP-3009 `authorizationState(from, nonce)`: true once the authorization was used (or cancelled). */
+  authorizationUsed(asset: `0x${string}`, from: `0x${string}`, nonce: `0x${string}`): Promise<boolean>;
+  /** The timestamp of the latest block, in seconds. */
+  latestBlockTime(): Promise<bigint>;
+  /** Hands a transaction this process signed to the node again; idempotent (same hash). */
+  rebroadcast(raw: `0x${string}`): Promise<void>;
+}
+
+/** A viem client on `rpcUrl` with a short per-call timeout and one retry. */
+export function rpcClient(rpcUrl: URL): Client<Transport, Chain> {
+  return createPublicClient({
+    chain: baseChainAt(rpcUrl),
+    transport: http(rpcUrl.href, { timeout: RPC_CALL_TIMEOUT_MS, retryCount: 1 }),
+  });
+}
+
+export function createChainView(client: Client<Transport, Chain>): ChainView {
+  return {
+    async receiptStatus(hash) {
+      try {
+        const receipt = await getTransactionReceipt(client, { hash });
+        return receipt.status;
+      } catch (error) {
+        if (error instanceof Error && error.name === 'TransactionReceiptNotFoundError') return 'not_found';
+        throw error;
+      }
+    },
+    authorizationUsed: (asset, from, nonce) =>
+      readContract(client, {
+        address: asset,
+        abi: EIP3009_ABI,
+        functionName: 'authorizationState',
+        args: [from, nonce],
+      }),
+    latestBlockTime: async () => (await getBlock(client, { blockTag: 'latest' })).timestamp,
+    async rebroadcast(raw) {
+      try {
+        await sendRawTransaction(client, { serializedTransaction: raw });
+      } catch (error) {
+        // "already known" / "nonce too low" mean the node has it or mined it: what a rebroadcast wants.
+        if (error instanceof Error && /already known|nonce too low|known transaction/i.test(error.message))
+          return;
+        throw error;
+      }
+    },
+  };
+}

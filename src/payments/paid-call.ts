@@ -1,0 +1,158 @@
+/**
+ * One paid call, whatever the transport: challenge → lock the authorization → verify → run the
+ * check → settle, settling only a result whose client is still there and only while the process
+ * accepts settlements. HTTP (`gate.ts`) and MCP (`mcp/paid-tool.ts`) map the outcome to their wire.
+ */
+import type { x402ResourceServer } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
+import type { Logger } from 'pino';
+import type { RunOutcome } from '../checks/outcome.ts';
+import type { Lifecycle } from '../lifecycle.ts';
+import { type InFlightLock, paymentKey } from './in-flight-lock.ts';
+import type { PaymentTerms } from './payment-terms.ts';
+import { faultScope } from './rpc-faults.ts';
+import type { Settle } from './settlement.ts';
+
+/** The SDK's reason on a first, unpaid challenge (x402.md §2.5). */
+export const UNPAID_REASON = 'Payment required';
+
+/** The payment a request carries: none, something that is not a v2 payload, or a payload. */
+export type PaymentRead =
+  { kind: 'absent' } | { kind: 'invalid'; why: string } | { kind: 'payload'; payload: PaymentPayload };
+
+export type PaidCallOutcome =
+  /**
+   * 402: pay, or this payment is no good (the reason is in `paymentRequired.error`); `settlement`
+   * when the check ran and its settlement was refused.
+   */
+  | { kind: 'challenge'; paymentRequired: PaymentRequired; settlement?: SettleResponse }
+  /** 409: another request carrying this authorization is running. */
+  | { kind: 'in_flight' }
+  /** 503: payments cannot be taken now (facilitator, RPC or chain); nothing charged. */
+  | { kind: 'payment_unavailable' }
+  /** The check gave no result (400/502); nothing settled. */
+  | { kind: 'not_run'; outcome: Exclude<RunOutcome<unknown>, { type: 'result' }> }
+  /** The client left before settlement; nothing settled, nobody to answer. */
+  | { kind: 'client_gone' }
+  /** The process is stopping and its grace for new settlements is over; nothing settled. */
+  | { kind: 'stopping' }
+  /** Paid (or sent and unconfirmable): deliver `result` with `receipt`. */
+  | { kind: 'delivered'; result: unknown; receipt: SettleResponse };
+
+export interface PaidCallDeps {
+  resourceServer: x402ResourceServer;
+  settle: Settle;
+  lock: InFlightLock;
+  lifecycle: Lifecycle;
+  logger: Logger;
+}
+
+export interface PaidCallRequest {
+  /** The operation's terms on this transport; the caller has made sure the facilitator is ready. */
+  terms: PaymentTerms;
+  payment: PaymentRead;
+  run: () => Promise<RunOutcome<unknown>>;
+  /** Aborts when the client goes away. */
+  signal: AbortSignal;
+  /** For the log line: the route or tool. */
+  name: string;
+}
+
+export type PaidCall = (request: PaidCallRequest) => Promise<PaidCallOutcome>;
+
+export function createPaidCall(deps: PaidCallDeps): PaidCall {
+  const { resourceServer, settle, lock, lifecycle, logger } = deps;
+
+  async function challenge(
+    terms: PaymentTerms,
+    reason: string,
+    payload?: PaymentPayload,
+    settlement?: SettleResponse,
+  ): Promise<PaidCallOutcome> {
+    const { requirements, resource, extensions } = terms;
+    const paymentRequired = await resourceServer.createPaymentRequiredResponse(
+      requirements,
+      resource,
+      reason,
+      extensions,
+      undefined,
+      payload,
+    );
+    return settlement
+      ? { kind: 'challenge', paymentRequired, settlement }
+      : { kind: 'challenge', paymentRequired };
+  }
+
+  return async function paidCall({ terms, payment, run, signal, name }) {
+    if (payment.kind === 'absent') return challenge(terms, UNPAID_REASON);
+    if (payment.kind === 'invalid') return challenge(terms, payment.why);
+    const { payload } = payment;
+    const requirements = resourceServer.findMatchingRequirements(terms.requirements, payload);
+    if (!requirements) return challenge(terms, 'No matching payment requirements', payload);
+
+    const key = paymentKey(payload);
+    const release = key === null ? () => {} : lock.acquire(key);
+    if (!release) return { kind: 'in_flight' };
+    try {
+      let verified;
+      try {
+        verified = await faultScope(() =>
+          resourceServer.verifyPayment(payload, requirements, terms.extensions),
+        );
+      } catch {
+        logger.warn({ name }, 'payment verification unavailable');
+        return { kind: 'payment_unavailable' };
+      }
+      if (!verified.value.isValid) {
+        if (verified.faulted) {
+          logger.warn({ name }, 'payment verification unavailable');
+          return { kind: 'payment_unavailable' };
+        }
+        return challenge(terms, verified.value.invalidReason ?? 'invalid_payment', payload);
+      }
+      const payer = verified.value.payer;
+
+      const outcome = await run();
+      if (outcome.type !== 'result') {
+        logger.info({ name, payer, outcome: outcome.type }, 'payment not settled');
+        return { kind: 'not_run', outcome };
+      }
+      if (signal.aborted) {
+        logger.info({ name, payer }, 'client gone before settlement; payment not settled');
+        return { kind: 'client_gone' };
+      }
+      if (!lifecycle.acceptingSettlements()) {
+        logger.info({ name, payer }, 'stopping; payment not settled');
+        return { kind: 'stopping' };
+      }
+
+      const settled = lifecycle.beginSettlement();
+      const settlement = await settle(payload, requirements, terms.extensions).finally(settled);
+      switch (settlement.status) {
+        case 'settled':
+        case 'unconfirmed': {
+          const { transaction, network, errorReason } = settlement.receipt;
+          const entry = { name, payer, transaction, network };
+          if (settlement.status === 'settled') logger.info(entry, 'payment settled');
+          else
+            logger.warn({ ...entry, reason: errorReason }, 'payment sent but unconfirmed; result delivered');
+          return { kind: 'delivered', result: outcome.result, receipt: settlement.receipt };
+        }
+        case 'refused':
+          logger.info({ name, payer, reason: settlement.reason }, 'settlement refused; result withheld');
+          return challenge(terms, settlement.reason, payload, {
+            success: false,
+            errorReason: settlement.reason,
+            transaction: '',
+            network: requirements.network,
+            ...(payer ? { payer } : {}),
+          });
+        case 'unavailable':
+          logger.warn({ name, payer }, 'settlement unavailable; result withheld, nothing charged');
+          return { kind: 'payment_unavailable' };
+      }
+    } finally {
+      release();
+    }
+  };
+}

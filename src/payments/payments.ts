@@ -1,0 +1,67 @@
+/**
+ * The payment side of the service, built once per process and shared by both transports: one
+ * resource server, one facilitator sync, one in-flight lock (a signature runs once whether it
+ * arrives over HTTP or MCP) and one settlement that reconciles with the chain.
+ */
+import type { x402ResourceServer } from '@x402/core/server';
+import type { Logger } from 'pino';
+import type { PaidOperation } from '../catalog.ts';
+import type { Config } from '../config.ts';
+import { createLifecycle, type Lifecycle } from '../lifecycle.ts';
+import { createFacilitator, type Facilitator } from './facilitator.ts';
+import { type FacilitatorReady, facilitatorReadiness } from './facilitator-readiness.ts';
+import { createInFlightLock, type InFlightLock } from './in-flight-lock.ts';
+import type { LocalChain } from './local-chain.ts';
+import { createPaidCall, type PaidCall } from './paid-call.ts';
+import { type PaymentTerms, type PaymentTransport, paymentTermsFor } from './payment-terms.ts';
+import { createResourceServer } from './resource-server.ts';
+import { createSettlement, type SettlementDeps } from './settlement.ts';
+
+export interface Payments {
+  resourceServer: x402ResourceServer;
+  /** Resolves true once the facilitator's supported kinds are loaded (retried on the next call after a failure). */
+  facilitatorReady: FacilitatorReady;
+  paidCall: PaidCall;
+  /** The terms of an operation on a transport, built once. */
+  terms: Record<PaymentTransport, (operation: PaidOperation) => Promise<PaymentTerms>>;
+  lock: InFlightLock;
+  lifecycle: Lifecycle;
+}
+
+export interface PaymentsOptions {
+  config: Config;
+  logger: Logger;
+  /** The embedded chain, in `local-chain` mode. */
+  local?: LocalChain;
+  /** A facilitator to use instead of the one the configuration names (tests). */
+  facilitator?: Facilitator;
+  lifecycle?: Lifecycle;
+  /** Settlement timings (tests shorten them). */
+  settlement?: Pick<SettlementDeps, 'deadlineMs' | 'pollMs'>;
+}
+
+export function createPayments(options: PaymentsOptions): Payments {
+  const { config, logger, local, lifecycle = createLifecycle() } = options;
+  const facilitator = options.facilitator ?? createFacilitator(config, local);
+  const resourceServer = createResourceServer(facilitator.client, config.x402.network);
+  const facilitatorReady = facilitatorReadiness(resourceServer, logger);
+  void facilitatorReady();
+  const lock = createInFlightLock();
+  const settle = createSettlement({
+    resourceServer,
+    network: config.x402.network,
+    ...facilitator,
+    ...options.settlement,
+  });
+  return {
+    resourceServer,
+    facilitatorReady,
+    paidCall: createPaidCall({ resourceServer, settle, lock, lifecycle, logger }),
+    terms: {
+      http: paymentTermsFor(resourceServer, config, 'http'),
+      mcp: paymentTermsFor(resourceServer, config, 'mcp'),
+    },
+    lock,
+    lifecycle,
+  };
+}

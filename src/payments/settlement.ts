@@ -1,0 +1,205 @@
+/**
+ * Settlement as a small state machine whose truth is on chain. The facilitator's answer is taken
+ * when it is conclusive; when it is not (the send's answer was lost, the receipt wait failed, the
+ * RPC or the facilitator failed mid-way), the chain is asked about the authorization itself until
+ * the question is decided or the settlement deadline passes:
+ *
+ *   settle ─┬─ success ─────────────────────────────────────────────▶ settled      (deliver)
+ *           ├─ refused, nothing sent, chain reachable ───────────────▶ refused      (402)
+ *           ├─ failed before anything was sent ──────────────────────▶ unavailable  (503)
+ *           └─ maybe sent ─▶ reconcile ─┬─ authorization used ──────▶ settled      (deliver)
+ *                                       ├─ provably unusable ───────▶ unavailable  (503)
+ *                                       └─ chain unreadable ─┬─ sent ▶ unconfirmed  (deliver)
+ *                                                            └─ else ▶ unavailable  (503)
+ *
+ * "Provably unusable": our transaction reverted and the authorization is unused, or the
+ * authorization is unused at a time past its `validBefore` (EIP-3009 refuses it from then on).
+ */
+import type { x402ResourceServer } from '@x402/core/server';
+import {
+  type Network,
+  type PaymentPayload,
+  type PaymentRequirements,
+  SettleError,
+  type SettleResponse,
+} from '@x402/core/types';
+import type { BroadcastJournal } from './broadcast-journal.ts';
+import type { ChainView } from './chain-view.ts';
+import { paymentKey } from './in-flight-lock.ts';
+import { faultScope } from './rpc-faults.ts';
+
+/** How long a settlement may take in all, reconciliation included (covers a 45 s authorization window). */
+export const SETTLEMENT_DEADLINE_MS = 50_000;
+/** How often reconciliation asks the chain again. */
+export const RECONCILE_POLL_MS = 500;
+/** Past `validBefore` by this much on our clock, no block can still include the authorization. */
+export const EXPIRY_MARGIN_MS = 5_000;
+
+/** The SDK's reason for a broadcast whose receipt did not come in time (x402.md §3.4). */
+const SETTLEMENT_PENDING = 'settlement_pending';
+
+export type SettlementOutcome =
+  /** The payer paid: deliver the result with `receipt`. */
+  | { status: 'settled'; receipt: SettleResponse }
+  /** Our transaction was sent, and the chain could not be read until the deadline: deliver, unconfirmed. */
+  | { status: 'unconfirmed'; receipt: SettleResponse }
+  /** The payment itself is no good (e.g. funds moved since verify): 402, nothing charged. */
+  | { status: 'refused'; reason: string }
+  /** Payments could not be taken (facilitator, RPC or chain): 503, nothing charged. */
+  | { status: 'unavailable' };
+
+export interface SettlementDeps {
+  resourceServer: x402ResourceServer;
+  network: Network;
+  /** Read access to the chain; without it an inconclusive settlement cannot be reconciled. */
+  chain?: ChainView;
+  /** Transactions signed in-process (self-settlement); absent with a remote facilitator. */
+  broadcasts?: BroadcastJournal;
+  /** Called when a transaction we signed is known never to be used, so its account nonce is reissued. */
+  onAbandoned?: () => void;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  deadlineMs?: number;
+  pollMs?: number;
+}
+
+export type Settle = (
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  extensions?: Record<string, unknown>,
+) => Promise<SettlementOutcome>;
+
+interface Authorization {
+  from: `0x${string}`;
+  nonce: `0x${string}`;
+  /** Seconds since the epoch. */
+  validBefore: bigint;
+}
+
+export function createSettlement(deps: SettlementDeps): Settle {
+  const {
+    resourceServer,
+    network,
+    chain,
+    broadcasts,
+    onAbandoned = () => {},
+    now = Date.now,
+    sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    deadlineMs = SETTLEMENT_DEADLINE_MS,
+    pollMs = RECONCILE_POLL_MS,
+  } = deps;
+
+  return async function settle(payload, requirements, extensions) {
+    const deadline = now() + deadlineMs;
+    const authorization = authorizationOf(payload);
+    let response: SettleResponse | undefined;
+    let faulted = true;
+    try {
+      ({ value: response, faulted } = await faultScope(() =>
+        resourceServer.settlePayment(payload, requirements, extensions),
+      ));
+    } catch (error) {
+      // A facilitator that answered with a refusal; anything else leaves `response` undefined.
+      if (error instanceof SettleError) {
+        const { errorReason, payer, transaction } = error;
+        response = { success: false, errorReason, payer, transaction, network: error.network };
+      }
+    }
+    if (response?.success) return { status: 'settled', receipt: receiptOf(response, network) };
+
+    const key = paymentKey(payload);
+    const signed = key ? broadcasts?.take(key) : undefined;
+    const reportedHash = txHash(response?.transaction);
+    const hash = signed?.hash ?? reportedHash;
+    // In-process, an empty journal proves nothing was sent; a remote facilitator's error proves nothing.
+    const maybeSent =
+      hash !== undefined || response?.errorReason === SETTLEMENT_PENDING || (!broadcasts && !response);
+    if (!maybeSent) {
+      return faulted || !response
+        ? { status: 'unavailable' }
+        : { status: 'refused', reason: response.errorReason ?? 'settlement_failed' };
+    }
+    const payer = authorization?.from ?? response?.payer;
+    if (!chain || !authorization) return unconfirmed(hash, payer);
+
+    const verdict = await reconcile(authorization, hash, signed?.raw);
+    if (verdict === 'settled') {
+      return { status: 'settled', receipt: { success: true, transaction: hash ?? '', network, payer } };
+    }
+    if (verdict === 'unusable') {
+      if (signed) onAbandoned();
+      return { status: 'unavailable' };
+    }
+    return unconfirmed(hash, payer);
+
+    async function reconcile(
+      { from, nonce, validBefore }: Authorization,
+      tx: `0x${string}` | undefined,
+      raw: `0x${string}` | undefined,
+    ): Promise<'settled' | 'unusable' | 'unknown'> {
+      const asset = requirements.asset as `0x${string}`;
+      for (;;) {
+        try {
+          const mined = tx ? await chain!.receiptStatus(tx) : 'not_found';
+          if (mined === 'success') return 'settled';
+          const blockTime = await chain!.latestBlockTime();
+          // A revert of ours may mean someone else used the authorization first: it paid us all the same.
+          if (await chain!.authorizationUsed(asset, from, nonce)) return 'settled';
+          const expired = blockTime >= validBefore || now() >= Number(validBefore) * 1000 + EXPIRY_MARGIN_MS;
+          if (mined === 'reverted' || expired) return 'unusable';
+          if (raw) await chain!.rebroadcast(raw);
+        } catch {
+          // The RPC is failing: ask again until the deadline.
+        }
+        if (now() + pollMs > deadline) return 'unknown';
+        await sleep(pollMs);
+      }
+    }
+  };
+
+  /** A transaction we know was handed to the chain is delivered for; without one, nothing is. */
+  function unconfirmed(hash: string | undefined, payer: string | undefined): SettlementOutcome {
+    if (!hash) return { status: 'unavailable' };
+    return {
+      status: 'unconfirmed',
+      receipt: {
+        success: false,
+        errorReason: 'settlement_unconfirmed',
+        transaction: hash,
+        network,
+        ...(payer ? { payer } : {}),
+      },
+    };
+  }
+}
+
+/** The receipt a client sees: the facilitator's answer without its free-text message. */
+function receiptOf(response: SettleResponse, network: Network): SettleResponse {
+  const { success, transaction, payer, errorReason } = response;
+  return {
+    success,
+    transaction,
+    network: response.network ?? network,
+    ...(payer ? { payer } : {}),
+    ...(errorReason ? { errorReason } : {}),
+  };
+}
+
+function txHash(value: string | undefined): `0x${string}` | undefined {
+  return value && /^0x[0-9a-fA-F]{64}$/.test(value) ? (value as `0x${string}`) : undefined;
+}
+
+function authorizationOf(payload: PaymentPayload): Authorization | undefined {
+  const auth = (payload.payload as { authorization?: Record<string, unknown> } | undefined)?.authorization;
+  const { from, nonce, validBefore } = auth ?? {};
+  if (typeof from !== 'string' || typeof nonce !== 'string' || typeof validBefore !== 'string')
+    return undefined;
+  if (
+    !/^0x[0-9a-fA-F]{40}$/.test(from) ||
+    !/^0x[0-9a-fA-F]{64}$/.test(nonce) ||
+    !/^\d{1,20}$/.test(validBefore)
+  ) {
+    return undefined;
+  }
+  return { from: from as `0x${string}`, nonce: nonce as `0x${string}`, validBefore: BigInt(validBefore) };
+}
