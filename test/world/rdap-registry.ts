@@ -88,7 +88,7 @@ export interface RdapRegistryFake extends LoopbackServer {
   referralHref: string | null;
   /**
    * When set, the registry answers each domain query with a 302 to this URL, `{path}` replaced by
-   * the query's path. `/hop/<n>{path}` redirects n more times before serving `{path}`.
+   * the query's path. `/hop/<n>{path}` redirects n more times, then `/hop/0{path}` serves `{path}`.
    */
   redirectTo: string | null;
 }
@@ -115,12 +115,11 @@ export async function startRdapRegistry(
   });
   const registry = await startLoopbackServer((_req, res, url) => {
     const hop = /^\/hop\/(\d+)(\/.*)$/.exec(url.pathname);
-    if (hop) {
-      const left = Number(hop[1]) - 1;
-      return redirect(res, left > 0 ? `/hop/${left}${hop[2]}` : (hop[2] ?? '/'));
-    }
-    if (fake.redirectTo) return redirect(res, fake.redirectTo.replace('{path}', url.pathname));
-    const match = /^\/([a-z0-9.-]+)\/v1\/domain\/([^/]+)$/i.exec(url.pathname);
+    const left = Number(hop?.[1] ?? 0);
+    const path = hop?.[2] ?? url.pathname;
+    if (left > 0) return redirect(res, `/hop/${left - 1}${path}`);
+    if (fake.redirectTo && !hop) return redirect(res, fake.redirectTo.replace('{path}', path));
+    const match = /^\/([a-z0-9.-]+)\/v1\/domain\/([^/]+)$/i.exec(path);
     const zone = match?.[1]?.toLowerCase();
     const name = match?.[2]?.toLowerCase();
     if (!zone || !name) return sendRdap(res, 400, rdapError(400, 'Malformed request'));
@@ -137,7 +136,7 @@ export async function startRdapRegistry(
     sendRdap(
       res,
       200,
-      renderDomain(name, section.registry, now(), { self: new URL(url.pathname, registry.url), related }),
+      renderDomain(name, section.registry, now(), { self: new URL(path, registry.url), related }),
     );
   });
   const fake: RdapRegistryFake = {

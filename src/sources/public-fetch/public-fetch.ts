@@ -70,6 +70,10 @@ export function createPublicFetch(deps: PublicFetchDeps): FetchLike {
     }
     // The URL parser already turned 2130706433, 0177.0.0.1 and 127.1 into 127.0.0.1.
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    // RFC 6761 §6.3: these names are loopback whatever a resolver answers.
+    if (host === 'localhost' || host.endsWith('.localhost')) {
+      throw new OutboundRefusal('blocked_address', `${host} is a loopback name`);
+    }
     if (isIP(host) !== 0) {
       if (isPermittedAddress(host, deps.allowPrivate)) return host;
       throw new OutboundRefusal('blocked_address', `${url.host} is not a public address`);
