@@ -9,15 +9,14 @@ import { createCtLookup } from '../sources/ct/index.ts';
 import { resolveAddresses } from '../sources/doh/addresses.ts';
 import { createDohClient } from '../sources/doh/client.ts';
 import { createProbe } from '../sources/probe/probe.ts';
+import { createNodeTransport } from '../sources/public-fetch/node-transport.ts';
+import { createPublicFetch } from '../sources/public-fetch/public-fetch.ts';
 import { createRdapClient } from '../sources/rdap/client.ts';
 import { createCertRunner } from './cert/run.ts';
 import { withinBudget } from './check-budget.ts';
 import { createDnsRunner } from './dns/run.ts';
-import { createExpiryAdmission, createExpiryRunner } from './expiry/run.ts';
+import { createExpiryAdmission, createExpiryRunner, EXPIRY_BUDGET_MS } from './expiry/run.ts';
 import { createSiteHealthRunner } from './site-health/run.ts';
-
-/** Budget for the bootstrap fetch, and for one registry lookup plus its registrar referral. */
-export const RDAP_TIMEOUT_MS = 8_000;
 
 export interface RunnerDeps {
   fetch: FetchLike;
@@ -36,10 +35,17 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
     certspotterUrl: upstreams.certspotterUrl,
     certspotterApiKey: upstreams.certspotterApiKey,
   });
+  // One address policy for every connection to a host the service did not configure.
+  const publicFetch = createPublicFetch({
+    resolve: (name) => resolveAddresses(doh, name),
+    allowPrivate: config.probe.allowPrivate,
+    transport: createNodeTransport(),
+  });
   const rdap = createRdapClient({
     fetch,
+    publicFetch,
     bootstrapUrl: upstreams.rdapBootstrapUrl,
-    timeoutMs: RDAP_TIMEOUT_MS,
+    budgetMs: EXPIRY_BUDGET_MS,
     now,
   });
   const probe = createProbe({

@@ -3,6 +3,7 @@
  * It never throws for upstream trouble; it returns a typed `SourceFailure` instead.
  */
 import { fail, type SourceFailure, type SourceResult, succeed } from './failure.ts';
+import { OutboundRefusal } from './public-fetch/public-fetch.ts';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -18,8 +19,16 @@ export interface BoundedFetchOptions {
   maxBytes: number;
   /** Acceptable media types (without parameters); the body is refused as `bad_content_type` otherwise. */
   accept: readonly string[];
-  /** Statuses whose body is returned as data rather than a failure (e.g. RDAP 404). Default: 2xx only. */
-  passStatuses?: readonly number[];
+  /**
+   * Statuses that are the whole answer (RFC 7480 §5.3: an RDAP 404 whatever its content type): they
+   * come back with an empty body instead of a failure. Default: none.
+   */
+  statusOnly?: readonly number[];
+  /**
+   * `error` (default) for a configured upstream; `follow` only with a steered fetch
+   * (`public-fetch`), which follows each redirect under the SSRF policy.
+   */
+  redirect?: 'error' | 'follow';
   headers?: Record<string, string>;
   /** Cancels the call early (for example when a hedged sibling already answered). */
   signal?: AbortSignal;
@@ -48,11 +57,19 @@ export async function boundedFetch(
     const response = await options.fetch(url, {
       method: 'GET',
       headers: { 'user-agent': USER_AGENT, accept: options.accept.join(', '), ...options.headers },
-      redirect: 'error',
+      redirect: options.redirect ?? 'error',
       signal,
     });
-    const passed = options.passStatuses?.includes(response.status) ?? false;
-    if (!response.ok && !passed) {
+    if (options.statusOnly?.includes(response.status)) {
+      await response.body?.cancel().catch(() => {});
+      return succeed({
+        status: response.status,
+        headers: response.headers,
+        body: new Uint8Array(),
+        ms: performance.now() - started,
+      });
+    }
+    if (!response.ok) {
       await response.body?.cancel().catch(() => {});
       if (response.status === 429) {
         const retryAfter = response.headers.get('retry-after');
@@ -89,6 +106,7 @@ export async function boundedFetch(
       ms: performance.now() - started,
     });
   } catch (error) {
+    if (error instanceof OutboundRefusal) return failure(error.code, `${source}: ${error.message}`);
     if (deadline.aborted) return failure('timeout', `${source} did not answer within ${timeoutMs} ms`);
     if (options.signal?.aborted) return failure('timeout', `${source} call was cancelled`, { cause: error });
     return failure('network', `${source} could not be reached`, { cause: error });

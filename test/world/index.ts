@@ -78,6 +78,8 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
       rdapBootstrap.mode = null;
       rdapRegistry.mode = null;
       rdapRegistry.registrarMode = null;
+      rdapRegistry.referralHref = null;
+      rdapRegistry.redirectTo = null;
       site.mode = null;
     },
     close: async () => {

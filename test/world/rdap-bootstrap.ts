@@ -29,6 +29,7 @@ export const BOOTSTRAP_ZONES = [
   ['shop'],
   ['no'],
   ['fi'],
+  ['fr'],
   ['uk'],
   ['co.uk'],
 ];

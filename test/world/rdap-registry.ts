@@ -9,10 +9,25 @@ import type { Scenario } from './scenario.ts';
 /** A date the fake writes: text as is (to play date quirks) or whole days from the fake's clock. */
 export type RdapFakeDate = string | { days: number };
 
+/** The registrar entity; `nameIn: 'org'` writes the name as a jCard `org` with no `fn`. */
+export interface RdapRegistrarEntity {
+  name: string;
+  ianaId: string;
+  nameIn?: 'fn' | 'org';
+}
+
+/** One DS record of a signed delegation (RFC 9083 §5.3 `dsData`). */
+export interface RdapDsData {
+  keyTag: number;
+  algorithm: number;
+  digestType: number;
+  digest: string;
+}
+
 /** A registration the fake renders as an RDAP domain object. */
 export interface RdapRecord {
   /** Null leaves the registrar entity out (a thin or redacted registry answer). */
-  registrar: { name: string; ianaId: string } | null;
+  registrar: RdapRegistrarEntity | null;
   registeredAt: RdapFakeDate;
   /** Null leaves the `expiration` event out, as `.no` and some ccTLDs do. */
   expiresAt: RdapFakeDate | null;
@@ -21,12 +36,20 @@ export interface RdapRecord {
   status: string[];
   nameservers: string[];
   delegationSigned?: boolean;
+  /** DS records written beside `delegationSigned`. */
+  dsData?: RdapDsData[];
+  /** The member name of the DNSSEC object: AFNIC writes `secureDns`. Default `secureDNS`. */
+  secureDnsMember?: string;
+  /** Event actions as the server spells them, e.g. `Expiration Date`. Default: the IANA names. */
+  eventActions?: { registration?: string; expiration?: string; lastChanged?: string };
 }
 
 /** What a server plays instead of a domain object (not found, or a real failure mode). */
 export type RdapFakeMode =
   | 'not_found_empty'
   | 'not_found_json'
+  | 'not_found_html'
+  | 'not_found_untyped'
   | 'rate_limited'
   | 'server_error'
   | 'hang'
@@ -39,6 +62,8 @@ export interface RdapScenario {
   registry: RdapRecord | RdapFakeMode;
   /** The registrar's own record; when set, the registry answer links to it with `rel: related`. */
   registrar?: RdapRecord | RdapFakeMode;
+  /** The `rel: related` href written as is, instead of the loopback registrar's URL. */
+  referral?: string;
 }
 
 /** Used for scenarios that have no `rdap` section: a plainly healthy `.com`-style registration. */
@@ -59,6 +84,13 @@ export interface RdapRegistryFake extends LoopbackServer {
   mode: RdapFakeMode | null;
   /** When set, every registrar answer plays this mode instead of the scenario. */
   registrarMode: RdapFakeMode | null;
+  /** When set, every registry answer with a registration links `rel: related` to this href. */
+  referralHref: string | null;
+  /**
+   * When set, the registry answers each domain query with a 302 to this URL, `{path}` replaced by
+   * the query's path. `/hop/<n>{path}` redirects n more times, then `/hop/0{path}` serves `{path}`.
+   */
+  redirectTo: string | null;
 }
 
 const RETRY_AFTER_S = 60;
@@ -82,7 +114,12 @@ export async function startRdapRegistry(
     );
   });
   const registry = await startLoopbackServer((_req, res, url) => {
-    const match = /^\/([a-z0-9.-]+)\/v1\/domain\/([^/]+)$/i.exec(url.pathname);
+    const hop = /^\/hop\/(\d+)(\/.*)$/.exec(url.pathname);
+    const left = Number(hop?.[1] ?? 0);
+    const path = hop?.[2] ?? url.pathname;
+    if (left > 0) return redirect(res, `/hop/${left - 1}${path}`);
+    if (fake.redirectTo && !hop) return redirect(res, fake.redirectTo.replace('{path}', path));
+    const match = /^\/([a-z0-9.-]+)\/v1\/domain\/([^/]+)$/i.exec(path);
     const zone = match?.[1]?.toLowerCase();
     const name = match?.[2]?.toLowerCase();
     if (!zone || !name) return sendRdap(res, 400, rdapError(400, 'Malformed request'));
@@ -92,13 +129,14 @@ export async function startRdapRegistry(
     if (!scenario) return play(res, 'not_found_empty');
     const section = scenario.rdap ?? { registry: DEFAULT_RDAP_RECORD };
     if (typeof section.registry === 'string') return play(res, section.registry);
-    const related = section.registrar
-      ? new URL(`/rdap/domain/${name.toUpperCase()}`, registrar.url)
-      : undefined;
+    const related =
+      fake.referralHref ??
+      section.referral ??
+      (section.registrar ? new URL(`/rdap/domain/${name.toUpperCase()}`, registrar.url).href : undefined);
     sendRdap(
       res,
       200,
-      renderDomain(name, section.registry, now(), { self: new URL(url.pathname, registry.url), related }),
+      renderDomain(name, section.registry, now(), { self: new URL(path, registry.url), related }),
     );
   });
   const fake: RdapRegistryFake = {
@@ -106,6 +144,8 @@ export async function startRdapRegistry(
     registrar,
     mode: null,
     registrarMode: null,
+    referralHref: null,
+    redirectTo: null,
     close: async () => {
       await Promise.all([registry.close(), registrar.close()]);
     },
@@ -122,7 +162,7 @@ function renderDomain(
   name: string,
   record: RdapRecord,
   now: Date,
-  at: { self: URL; related?: URL; registrar?: boolean },
+  at: { self: URL; related?: string | undefined; registrar?: boolean },
 ): object {
   const date = (value: RdapFakeDate) =>
     typeof value === 'string'
@@ -132,24 +172,20 @@ function renderDomain(
     { value: at.self.href, rel: 'self', href: at.self.href, type: 'application/rdap+json' },
   ];
   if (at.related) {
-    links.push({
-      value: at.related.href,
-      rel: 'related',
-      href: at.related.href,
-      type: 'application/rdap+json',
-    });
+    links.push({ value: at.related, rel: 'related', href: at.related, type: 'application/rdap+json' });
   }
+  const actions = record.eventActions ?? {};
   const events = [
-    { eventAction: 'registration', eventDate: date(record.registeredAt) },
+    { eventAction: actions.registration ?? 'registration', eventDate: date(record.registeredAt) },
     ...(record.expiresAt === null
       ? []
       : [
           {
-            eventAction: at.registrar ? 'registrar expiration' : 'expiration',
+            eventAction: at.registrar ? 'registrar expiration' : (actions.expiration ?? 'expiration'),
             eventDate: date(record.expiresAt),
           },
         ]),
-    { eventAction: 'last changed', eventDate: date(record.updatedAt) },
+    { eventAction: actions.lastChanged ?? 'last changed', eventDate: date(record.updatedAt) },
     { eventAction: 'last update of RDAP database', eventDate: date({ days: 0 }) },
   ];
   return {
@@ -160,7 +196,10 @@ function renderDomain(
     status: record.status,
     entities: record.registrar ? [registrarEntity(record.registrar)] : [],
     events,
-    secureDNS: { delegationSigned: record.delegationSigned ?? false },
+    [record.secureDnsMember ?? 'secureDNS']: {
+      delegationSigned: record.delegationSigned ?? false,
+      ...(record.dsData ? { dsData: record.dsData } : {}),
+    },
     nameservers: record.nameservers.map((ns) => ({
       objectClassName: 'nameserver',
       ldhName: ns.toUpperCase(),
@@ -174,19 +213,20 @@ function renderDomain(
   };
 }
 
-function registrarEntity(registrar: { name: string; ianaId: string }): object {
+function registrarEntity(registrar: RdapRegistrarEntity): object {
+  const name =
+    registrar.nameIn === 'org'
+      ? [
+          ['kind', {}, 'text', 'org'],
+          ['org', {}, 'text', registrar.name],
+        ]
+      : [['fn', {}, 'text', registrar.name]];
   return {
     objectClassName: 'entity',
     handle: registrar.ianaId,
     roles: ['registrar'],
     publicIds: [{ type: 'IANA Registrar ID', identifier: registrar.ianaId }],
-    vcardArray: [
-      'vcard',
-      [
-        ['version', {}, 'text', '4.0'],
-        ['fn', {}, 'text', registrar.name],
-      ],
-    ],
+    vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ...name]],
     entities: [
       {
         objectClassName: 'entity',
@@ -255,6 +295,15 @@ function sendRdap(
   res.end(text);
 }
 
+/** RFC 7480 §5.2: a server may redirect a query elsewhere. */
+function redirect(res: ServerResponse, location: string): void {
+  res.writeHead(302, { location, 'content-type': 'text/html', 'content-length': '0' });
+  res.end();
+}
+
+const NGINX_404 =
+  '<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n';
+
 function play(res: ServerResponse, mode: RdapFakeMode): void {
   switch (mode) {
     case 'not_found_empty':
@@ -263,6 +312,16 @@ function play(res: ServerResponse, mode: RdapFakeMode): void {
       break;
     case 'not_found_json':
       sendRdap(res, 404, rdapError(404, 'Object not found'));
+      break;
+    case 'not_found_html':
+      // The front proxy's page, not an RDAP error object.
+      res.writeHead(404, { 'content-type': 'text/html', 'content-length': String(NGINX_404.length) });
+      res.end(NGINX_404);
+      break;
+    case 'not_found_untyped':
+      // No Content-Type header at all (Node adds none when it is not set).
+      res.writeHead(404, { 'content-length': '9' });
+      res.end('Not Found');
       break;
     case 'rate_limited':
       sendRdap(res, 429, rdapError(429, 'Too many requests'), { 'retry-after': String(RETRY_AFTER_S) });

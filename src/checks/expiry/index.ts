@@ -6,6 +6,7 @@ export { type ExpiryResult, expiryResultSchema } from './result.ts';
 export {
   createExpiryAdmission,
   createExpiryRunner,
+  EXPIRY_BUDGET_MS,
   type ExpiryAdmission,
   type ExpiryRunner,
   registryName,

@@ -12,6 +12,13 @@ import type { ExpiryResult } from './result.ts';
 
 export const UNSUPPORTED_TLD = 'unsupported_tld';
 
+/**
+ * The paid expiry check answers within this many milliseconds whatever the upstreams do: the
+ * bootstrap, the registry, the registrar referral and the DoH lookups of their hosts share one
+ * deadline (the RDAP client's `budgetMs`).
+ */
+export const EXPIRY_BUDGET_MS = 12_000;
+
 /** Runs the expiry check for one validated domain. */
 export type ExpiryRunner = (domain: ValidDomain) => Promise<RunOutcome<ExpiryResult>>;
 /** Decides before payment: an `invalid_input` or `upstream_failed` outcome, or null to proceed. */

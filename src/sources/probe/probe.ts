@@ -5,7 +5,8 @@
 import { getCACertificates } from 'node:tls';
 import type { LiveProbe } from '../../checks/cert/result.ts';
 import type { SourceResult } from '../failure.ts';
-import { classifyAddress } from './address-policy.ts';
+import { isPermittedAddress } from '../public-fetch/address-policy.ts';
+import { beforeAbort } from '../public-fetch/before-abort.ts';
 import type { ProbeErrorKind } from './error-kind.ts';
 import {
   connectPinned,
@@ -41,25 +42,10 @@ export interface ProbeDeps {
 /** Probes one domain; never rejects. */
 export type Probe = (domain: string) => Promise<LiveProbe>;
 
-function permitted(address: string, allowPrivate: boolean): boolean {
-  const verdict = classifyAddress(address);
-  if (verdict.allowed) return true;
-  return allowPrivate && verdict.range !== 'unparsable' && verdict.metadata !== true;
-}
-
 /** HEAD is retried as GET when the server refuses the method, or drops it after a good handshake. */
 function wantsGet(outcome: RequestOutcome): boolean {
   if (outcome.kind === 'response') return outcome.status === 405 || outcome.status === 501;
   return outcome.handshaken && (outcome.error === 'reset' || outcome.error === 'http_error');
-}
-
-/** Settles with `undefined` when `signal` aborts first. */
-function beforeAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
-  const aborted = new Promise<undefined>((resolve) => {
-    if (signal.aborted) resolve(undefined);
-    signal.addEventListener('abort', () => resolve(undefined), { once: true });
-  });
-  return Promise.race([work, aborted]);
 }
 
 /**
@@ -93,7 +79,7 @@ export function createProbe(deps: ProbeDeps): Probe {
       if (budget.signal.aborted) return verdict(false, null, 'timeout');
       if (!resolved?.ok) return verdict(false, null, 'dns_failed');
       if (resolved.value.length === 0) return verdict(false, null, 'no_address');
-      const address = resolved.value.find((candidate) => permitted(candidate, allowPrivate));
+      const address = resolved.value.find((candidate) => isPermittedAddress(candidate, allowPrivate));
       if (address === undefined) return verdict(false, null, 'blocked_address');
 
       const target: ProbeTarget = { address, port, servername: domain, ca };

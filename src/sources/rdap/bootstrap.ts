@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { boundedFetch, type FetchLike, parseJsonBody } from '../bounded-fetch.ts';
 import { fail, type SourceCall, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
+import { withoutCredentials } from '../public-fetch/public-fetch.ts';
 
 /** Upstream name of the bootstrap file in `sources` and 502 bodies. */
 export const RDAP_BOOTSTRAP_SOURCE = 'rdap-bootstrap';
@@ -119,7 +120,7 @@ export function buildTable(services: z.infer<typeof bootstrapSchema>['services']
 
 function toBaseUrl(text: string): URL | null {
   if (!URL.canParse(text)) return null;
-  const url = new URL(text);
+  const url = withoutCredentials(new URL(text));
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
   // RFC 9224 §3: base URLs end in `/`, so relative paths like `domain/<name>` resolve beneath them.
   if (!url.pathname.endsWith('/')) url.pathname += '/';

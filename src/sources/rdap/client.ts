@@ -1,11 +1,13 @@
 /**
  * The RDAP client the expiry check uses: bootstrap (which server?) plus lookup (what does it say?),
- * with answers cached for an hour and identical concurrent lookups sharing one upstream call.
+ * under one deadline, with answers cached for an hour and identical concurrent lookups sharing one
+ * upstream call.
  */
 import type { FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache } from '../cache.ts';
-import type { SourceCall, SourceResult } from '../failure.ts';
-import { createRdapBootstrap, type ServerMatch } from './bootstrap.ts';
+import { fail, type SourceCall, type SourceResult } from '../failure.ts';
+import { beforeAbort } from '../public-fetch/before-abort.ts';
+import { createRdapBootstrap, RDAP_BOOTSTRAP_SOURCE, type ServerMatch } from './bootstrap.ts';
 import { lookupDomain, type RegistryAnswer } from './lookup.ts';
 
 /** How long an RDAP answer is reused, in milliseconds (1 h: short, so a renewal shows up soon). */
@@ -24,11 +26,17 @@ export interface RdapClient {
 }
 
 export interface RdapClientDeps {
+  /** Plain fetch, for the configured bootstrap file only. */
   fetch: FetchLike;
+  /**
+   * The steered fetch (`createPublicFetch`) for every URL the bootstrap or a registry hands out:
+   * RDAP bases, registrar referrals and their redirects.
+   */
+  publicFetch: FetchLike;
   /** IANA's `dns.json` (config `RDAP_BOOTSTRAP_URL`). */
   bootstrapUrl: URL;
-  /** Budget in milliseconds for the bootstrap fetch, and separately for registry call plus referral. */
-  timeoutMs: number;
+  /** One deadline in milliseconds for a whole lookup: bootstrap, registry and referral together. */
+  budgetMs: number;
   /** Clock for the bootstrap's 24 h and the answers' 1 h lifetimes. */
   now: () => Date;
 }
@@ -37,7 +45,7 @@ export function createRdapClient(deps: RdapClientDeps): RdapClient {
   const bootstrap = createRdapBootstrap({
     fetch: deps.fetch,
     url: deps.bootstrapUrl,
-    timeoutMs: deps.timeoutMs,
+    timeoutMs: deps.budgetMs,
     now: deps.now,
   });
   const cache = createSourceCache<RegistryAnswer>({
@@ -50,12 +58,21 @@ export function createRdapClient(deps: RdapClientDeps): RdapClient {
     findServer: (domain) => bootstrap.findServer(domain),
     async lookup(domain) {
       const name = domain.toLowerCase().replace(/\.$/, '');
-      const server = await bootstrap.findServer(name);
+      const deadline = AbortSignal.timeout(deps.budgetMs);
+      // A shared bootstrap fetch may outlive this lookup's deadline; the lookup does not wait for it.
+      const server = await beforeAbort(bootstrap.findServer(name), deadline);
+      if (server === undefined) {
+        return fail({
+          code: 'timeout',
+          source: RDAP_BOOTSTRAP_SOURCE,
+          detail: `${RDAP_BOOTSTRAP_SOURCE} did not answer within the ${deps.budgetMs} ms budget`,
+        });
+      }
       if (!server.ok) return server;
       const { base, call } = server.value;
       if (!base) return { ok: true, value: { kind: 'unsupported', sources: [call] } };
       const { result, cached } = await cache.get(`${base.href} ${name}`, () =>
-        lookupDomain(base, name, { fetch: deps.fetch, timeoutMs: deps.timeoutMs }),
+        lookupDomain(base, name, { fetch: deps.publicFetch, budgetMs: deps.budgetMs, deadline }),
       );
       if (!result.ok) return result;
       // Contract §3: a cached answer reports `cached: true` and 0 ms.

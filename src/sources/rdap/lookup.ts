@@ -1,9 +1,12 @@
 /**
  * RDAP domain lookup (RFC 7480, RFC 9083): asks the registry's server for a domain, then follows
- * the registrar referral when the registry leaves the registrar out, all within one time budget.
+ * the registrar referral when the registry leaves the registrar out, all before one deadline.
+ * Both URLs come from outside (the bootstrap file, the registry's answer), so both go through the
+ * steered fetch (`public-fetch`), which also follows RFC 7480 §5.2 redirects under the SSRF policy.
  */
 import { boundedFetch, type FetchLike, parseJsonBody } from '../bounded-fetch.ts';
 import { fail, type SourceCall, type SourceResult, succeed } from '../failure.ts';
+import { withoutCredentials } from '../public-fetch/public-fetch.ts';
 import { parseRegistration, type RdapRegistration } from './registration.ts';
 
 /** Upstream name of the registry's RDAP server. */
@@ -22,9 +25,12 @@ export type RegistryAnswer =
   | { kind: 'registered'; server: URL; registration: RdapRegistration; sources: SourceCall[] };
 
 export interface LookupDeps {
+  /** The steered fetch (`createPublicFetch`): never a plain fetch, these URLs are untrusted. */
   fetch: FetchLike;
-  /** Budget for the registry call and the referral together, in milliseconds. */
-  timeoutMs: number;
+  /** The lookup's whole budget in milliseconds, as named in timeout details. */
+  budgetMs: number;
+  /** Aborts at the end of that budget; the registry call and the referral share it. */
+  deadline: AbortSignal;
 }
 
 /** Looks `domain` up at the RDAP server `base` (a bootstrap base URL ending in `/`). */
@@ -33,13 +39,12 @@ export async function lookupDomain(
   domain: string,
   deps: LookupDeps,
 ): Promise<SourceResult<RegistryAnswer>> {
-  // One budget for the registry and the referral: the referral gets what is left.
-  const budget = AbortSignal.timeout(deps.timeoutMs);
   const url = new URL(`domain/${domain.toLowerCase()}`, base);
-  const registry = await fetchDomain(url, RDAP_REGISTRY_SOURCE, deps, budget, [404]);
+  const registry = await fetchDomain(url, RDAP_REGISTRY_SOURCE, deps, [404]);
   if (!registry.ok) return registry;
   const sources: SourceCall[] = [sourceCall(RDAP_REGISTRY_SOURCE, base, true, registry.value.ms)];
-  // RFC 7480 §5.3: 404 means the server holds no such object; Verisign sends it with an empty body.
+  // RFC 7480 §5.3: the status decides. 404 means no such object, whatever the body or its type
+  // (Verisign sends it empty, some registries' proxies as text/html or untyped).
   if (!registry.value.found) return succeed({ kind: 'not_registered', server: base, sources });
   const { registration } = registry.value;
 
@@ -48,10 +53,10 @@ export async function lookupDomain(
     return succeed({ kind: 'registered', server: base, registration, sources });
   }
   const started = performance.now();
-  const referral = await fetchDomain(registration.referral, RDAP_REGISTRAR_SOURCE, deps, budget, []);
+  const referral = await fetchDomain(registration.referral, RDAP_REGISTRAR_SOURCE, deps, []);
   const registrarBase = new URL('/', registration.referral);
   if (!referral.ok || !referral.value.found) {
-    // The registry's data stands on its own; the failed referral only shows in `sources`.
+    // The registry's data stands on its own; a failed or refused referral only shows in `sources`.
     sources.push(sourceCall(RDAP_REGISTRAR_SOURCE, registrarBase, false, performance.now() - started));
     return succeed({ kind: 'registered', server: base, registration, sources });
   }
@@ -68,7 +73,7 @@ export async function lookupDomain(
   });
 }
 
-/** A domain object, or `found: false` for a 404 (only when 404 is among the passed statuses). */
+/** A domain object, or `found: false` for a 404 (only when 404 is among `notFound`). */
 type DomainResponse =
   { found: false; ms: number } | { found: true; ms: number; registration: RdapRegistration };
 
@@ -76,24 +81,24 @@ async function fetchDomain(
   url: URL,
   source: string,
   deps: LookupDeps,
-  budget: AbortSignal,
-  passStatuses: readonly number[],
+  notFound: readonly number[],
 ): Promise<SourceResult<DomainResponse>> {
   const response = await boundedFetch(url, {
     source,
     fetch: deps.fetch,
-    timeoutMs: deps.timeoutMs,
+    timeoutMs: deps.budgetMs,
     maxBytes: RDAP_MAX_BYTES,
     accept: RDAP_MEDIA_TYPES,
-    passStatuses,
+    statusOnly: notFound,
+    redirect: 'follow',
     headers: { accept: RDAP_ACCEPT },
-    signal: budget,
+    signal: deps.deadline,
   });
   if (!response.ok) {
-    if (budget.aborted && response.failure.code === 'timeout') {
+    if (deps.deadline.aborted && response.failure.code === 'timeout') {
       return fail({
         ...response.failure,
-        detail: `${source} did not answer within the ${deps.timeoutMs} ms budget`,
+        detail: `${source} did not answer within the ${deps.budgetMs} ms budget`,
       });
     }
     return response;
@@ -109,5 +114,5 @@ async function fetchDomain(
 }
 
 function sourceCall(name: string, url: URL, ok: boolean, ms: number): SourceCall {
-  return { name, url: url.href, ok, ms: Math.round(ms), cached: false };
+  return { name, url: withoutCredentials(url).href, ok, ms: Math.round(ms), cached: false };
 }

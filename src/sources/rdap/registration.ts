@@ -3,6 +3,7 @@
  * Tolerant: unknown members and malformed array items are ignored, names are lower-cased.
  */
 import { z } from 'zod';
+import { withoutCredentials } from '../public-fetch/public-fetch.ts';
 
 /** Registration data from one RDAP domain object. */
 export interface RdapRegistration {
@@ -19,7 +20,10 @@ export interface RdapRegistration {
   /** Nameserver host names, lower case, without a trailing dot. */
   nameservers: string[];
   delegationSigned: boolean;
-  /** The registrar's RDAP URL for the same domain (`links[]` with `rel: related`), if any. */
+  /**
+   * The registrar's RDAP URL for the same domain (`links[]` with `rel: related`), if any, without
+   * credentials. Untrusted: fetch it only through the steered fetch (`public-fetch`).
+   */
   referral: URL | null;
 }
 
@@ -58,7 +62,13 @@ const domainSchema = z.object({
   events: lenientArray(eventSchema),
   links: lenientArray(linkSchema),
   nameservers: lenientArray(z.object({ ldhName: z.string() })),
-  secureDNS: z.object({ delegationSigned: z.boolean().optional() }).optional(),
+});
+
+// RFC 9083 §5.3; `dsData`/`keyData` are only present for a signed delegation.
+const secureDnsSchema = z.object({
+  delegationSigned: z.boolean().optional(),
+  dsData: z.array(z.unknown()).optional(),
+  keyData: z.array(z.unknown()).optional(),
 });
 
 const rdapDateSchema = z.iso.datetime({ offset: true, local: true });
@@ -72,7 +82,7 @@ export function parseRegistration(json: unknown): RdapRegistration | string {
     return `the answer is an RDAP ${domain.objectClassName} object, not a domain`;
   }
   const eventDate = (action: string) => {
-    const event = domain.events.find((e) => e.eventAction.toLowerCase() === action);
+    const event = domain.events.find((e) => eventName(e.eventAction) === action);
     return event ? parseRdapDate(event.eventDate) : null;
   };
   const registrar = domain.entities.find((e) => e.roles.some((role) => role.toLowerCase() === 'registrar'));
@@ -87,13 +97,50 @@ export function parseRegistration(json: unknown): RdapRegistration | string {
     updatedAt: eventDate('last changed'),
     status: domain.status,
     nameservers: [...new Set(domain.nameservers.map((ns) => hostName(ns.ldhName)))],
-    delegationSigned: domain.secureDNS?.delegationSigned ?? false,
+    delegationSigned: delegationSigned(json as Record<string, unknown>),
     referral: registrarReferral(domain.links),
   };
 }
 
-/** Parses an RDAP date (RFC 3339, with or without fractional seconds or an offset); null when invalid. */
-export function parseRdapDate(text: string): Date | null {
+// Spellings seen in real answers for the IANA event actions this parser reads (RFC 9083 §4.5).
+const EVENT_ALIASES: Readonly<Record<string, string>> = {
+  expiry: 'expiration',
+  creation: 'registration',
+  created: 'registration',
+  'last modified': 'last changed',
+};
+
+/**
+ * An event action in the IANA registry's spelling: lower case, `_`/`-` as spaces, a trailing
+ * ` date` dropped (`Expiration Date` → `expiration`), and the aliases above.
+ */
+export function eventName(action: string): string {
+  const words = action
+    .trim()
+    .toLowerCase()
+    .replace(/[\s_-]+/g, ' ')
+    .replace(/ date$/, '');
+  return EVENT_ALIASES[words] ?? words;
+}
+
+/**
+ * DNSSEC from `secureDNS`, whose name AFNIC spells `secureDns`: the member is matched
+ * case-insensitively, and DS or key data count as a signed delegation whatever the flag says.
+ */
+function delegationSigned(domain: Record<string, unknown>): boolean {
+  const key = Object.keys(domain).find((name) => name.toLowerCase() === 'securedns');
+  const parsed = secureDnsSchema.safeParse(key === undefined ? undefined : domain[key]);
+  if (!parsed.success) return false;
+  const { delegationSigned: flag, dsData = [], keyData = [] } = parsed.data;
+  return flag === true || dsData.length > 0 || keyData.length > 0;
+}
+
+/**
+ * Parses an RDAP date (RFC 3339, with or without fractional seconds or an offset, and the
+ * `+0000` offsets some servers write); null when invalid.
+ */
+export function parseRdapDate(raw: string): Date | null {
+  const text = raw.trim().replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
   if (!rdapDateSchema.safeParse(text).success) return null;
   // A date without an offset breaks RFC 3339; read it as UTC rather than the process's zone.
   const hasOffset = /(?:Z|[+-]\d{2}:\d{2})$/i.test(text);
@@ -104,14 +151,21 @@ function hostName(text: string): string {
   return text.toLowerCase().replace(/\.$/, '');
 }
 
+/** The registrar's name: the jCard `fn`, else `org` (RFC 6350 §6.2.1, §6.6.4). */
 function vcardName(vcardArray: unknown): string | null {
   const vcard = vcardSchema.safeParse(vcardArray);
   if (!vcard.success) return null;
-  const fn = vcard.data[1].find(
-    ([name, , , value]) => name.toLowerCase() === 'fn' && typeof value === 'string',
-  );
-  const name = typeof fn?.[3] === 'string' ? fn[3].trim() : '';
-  return name === '' ? null : name;
+  const property = (wanted: string) =>
+    vcard.data[1]
+      .flatMap(([name, , , value]) => (name.toLowerCase() === wanted ? [textOf(value)] : []))
+      .find((text) => text !== '') ?? null;
+  return property('fn') ?? property('org');
+}
+
+/** A jCard text value; a structured one (`org` as `["Name", "Unit"]`, RFC 7095 §3.3.1.3) gives its first part. */
+function textOf(value: unknown): string {
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' ? first.trim() : '';
 }
 
 function ianaRegistrarId(publicIds: readonly { type: string; identifier: string | number }[]): string | null {
@@ -127,6 +181,6 @@ function registrarReferral(links: readonly z.infer<typeof linkSchema>[]): URL | 
       l.type?.toLowerCase().split(';')[0]?.trim() === 'application/rdap+json',
   );
   if (!link || !URL.canParse(link.href)) return null;
-  const url = new URL(link.href);
+  const url = withoutCredentials(new URL(link.href));
   return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
 }

@@ -4,10 +4,11 @@ import { expiryResultSchema } from '../../../../src/checks/expiry/result.ts';
 import {
   createExpiryAdmission,
   createExpiryRunner,
+  EXPIRY_BUDGET_MS,
   registryName,
 } from '../../../../src/checks/expiry/run.ts';
 import { normalizeDomain, type ValidDomain } from '../../../../src/domain/normalize.ts';
-import { NOW, type RdapWorld, startRdapWorld } from '../../sources/rdap/world.ts';
+import { NOW, type RdapWorld, type SteeringOptions, startRdapWorld } from '../../sources/rdap/world.ts';
 
 let world: RdapWorld;
 beforeEach(async () => {
@@ -21,8 +22,8 @@ function valid(input: string): ValidDomain {
   return check;
 }
 
-function runner(timeoutMs?: number) {
-  const rdap = world.client(timeoutMs);
+function runner(budgetMs?: number, steering?: SteeringOptions) {
+  const rdap = world.client(budgetMs, steering);
   return {
     run: createExpiryRunner({ rdap, now: () => world.clock.now }),
     admit: createExpiryAdmission({ rdap }),
@@ -50,6 +51,12 @@ describe('expiry runner', () => {
     ['referred-registrar.com', []],
     ['broken-referral.net', []],
     ['never-registered.net', ['expiry.not_registered:critical']],
+    ['unclaimed-patisserie.shop', ['expiry.not_registered:critical']],
+    ['unclaimed-kiosk.org', ['expiry.not_registered:critical']],
+    ['boulangerie-signee.fr', []],
+    ['gallery-orgcard.com', []],
+    ['harbour-tearoom.co.uk', []],
+    ['internal-referral.com', []],
   ])('%s → %j', async (domain, expected) => {
     const checked = await result(domain);
     expect(checked.findings.map((f) => `${f.code}:${f.severity}`)).toEqual(expected);
@@ -81,6 +88,44 @@ describe('expiry runner', () => {
     expect(broken.sources.find((s) => s.name === 'rdap-registrar')?.ok).toBe(false);
   });
 
+  it('reads the recorded shapes: AFNIC secureDns, an org-only vCard, legacy event names with +0000', async () => {
+    expect((await result('boulangerie-signee.fr')).dnssec_delegated).toBe(true);
+    expect((await result('gallery-orgcard.com')).registrar).toEqual({ name: 'Gandi SAS', iana_id: '81' });
+    expect(await result('harbour-tearoom.co.uk')).toMatchObject({
+      registered_at: '2012-07-01T10:20:30Z',
+      expires_at: '2027-07-01T10:20:30Z',
+      updated_at: '2026-06-02T07:00:00Z',
+    });
+  });
+
+  it('answers a 404 sent as text/html or untyped as not registered, not a 502', async () => {
+    for (const domain of ['unclaimed-patisserie.shop', 'unclaimed-kiosk.org']) {
+      expect(await result(domain)).toMatchObject({ registered: false, expires_at: null });
+    }
+  });
+
+  it('never fetches a referral to cloud metadata, even with PROBE_ALLOW_PRIVATE, nor echoes its credentials', async () => {
+    const checked = await result('internal-referral.com');
+    expect(checked).toMatchObject({
+      registered: true,
+      registrar: { name: null, iana_id: null },
+      days_left: 120,
+    });
+    const referral = checked.sources.find((s) => s.name === 'rdap-registrar');
+    expect(referral).toMatchObject({ ok: false, url: 'http://169.254.169.254/' });
+    expect(JSON.stringify(checked)).not.toMatch(/s3cret|rdap-user/);
+  });
+
+  it('fails as upstream_failed blocked_address when the bootstrap base is cloud metadata', async () => {
+    world.bootstrap.services.push([['com'], ['http://169.254.169.254/com/v1/']]);
+    const outcome = await runner().run(valid('healthy-shop.com'));
+    expect(outcome).toMatchObject({
+      type: 'upstream_failed',
+      upstreams: [{ name: 'rdap', error: 'blocked_address' }],
+    });
+    expect(world.registry.requests).toHaveLength(0);
+  });
+
   it('queries the registrable domain for a subdomain or a URL', async () => {
     const checked = await result('https://www.Shop.Healthy-Shop.com:8443/cart?x=1');
     expect(checked.domain).toBe('healthy-shop.com');
@@ -107,6 +152,48 @@ describe('expiry runner', () => {
       type: 'upstream_failed',
       upstreams: [{ name: 'rdap', error: 'timeout' }],
     });
+  });
+});
+
+describe('expiry budget', () => {
+  const BUDGET_MS = 400;
+  const SLACK_MS = 400;
+
+  it(`is one deadline of at most 12 s (EXPIRY_BUDGET_MS = ${EXPIRY_BUDGET_MS})`, () => {
+    expect(EXPIRY_BUDGET_MS).toBeLessThanOrEqual(12_000);
+  });
+
+  async function timed(domain: string, steering?: SteeringOptions) {
+    const { run } = runner(BUDGET_MS, steering);
+    const started = performance.now();
+    const outcome = await run(valid(domain));
+    return { outcome, ms: performance.now() - started };
+  }
+
+  it('cuts a hanging bootstrap file at the budget', async () => {
+    world.bootstrap.mode = 'hang';
+    const { outcome, ms } = await timed('healthy-shop.com');
+    expect(outcome).toMatchObject({ upstreams: [{ name: 'rdap-bootstrap', error: 'timeout' }] });
+    expect(ms).toBeGreaterThanOrEqual(BUDGET_MS - 10);
+    expect(ms).toBeLessThan(BUDGET_MS + SLACK_MS);
+  });
+
+  it('cuts a hanging DoH lookup of the registry host at the budget', async () => {
+    const base = new URL('/com/v1/', world.registry.url);
+    base.hostname = 'registry.rebinding-hosts.net';
+    world.bootstrap.services.push([['com'], [base.href]]);
+    world.doh.mode = 'hang';
+    const { outcome, ms } = await timed('healthy-shop.com');
+    expect(outcome).toMatchObject({ upstreams: [{ name: 'rdap', error: 'timeout' }] });
+    expect(ms).toBeLessThan(BUDGET_MS + SLACK_MS);
+  });
+
+  it('counts the bootstrap fetch, the registry and a hanging referral against one deadline', async () => {
+    world.registry.registrarMode = 'hang';
+    const { outcome, ms } = await timed('referred-registrar.com');
+    expect(outcome).toMatchObject({ type: 'result', result: { registrar: { name: null } } });
+    expect(ms).toBeGreaterThanOrEqual(BUDGET_MS - 10);
+    expect(ms).toBeLessThan(BUDGET_MS + SLACK_MS);
   });
 });
 

@@ -1,6 +1,6 @@
 /** The SSRF address policy: every special-purpose range, in every spelling the resolver could give. */
 import { describe, expect, it } from 'vitest';
-import { classifyAddress } from '../../../../src/sources/probe/address-policy.ts';
+import { classifyAddress } from '../../../../src/sources/public-fetch/address-policy.ts';
 import { ADDRESS_CASES } from './address-cases.ts';
 
 describe('classifyAddress', () => {

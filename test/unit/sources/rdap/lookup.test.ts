@@ -61,9 +61,15 @@ describe('Verisign-shaped answers', () => {
     expect(registration.nameservers).toEqual(['ns1.hyp.net', 'ns2.hyp.net']);
   });
 
-  it('answers not_registered for an empty-body 404 and for an RFC 9083 JSON 404', async () => {
+  it('answers not_registered for a 404 whatever its body: empty, RFC 9083 JSON, HTML, untyped', async () => {
     const client = world.client();
-    for (const domain of ['nobody-owns-this.com', 'never-registered.net']) {
+    const domains = [
+      'nobody-owns-this.com',
+      'never-registered.net',
+      'unclaimed-patisserie.shop',
+      'unclaimed-kiosk.org',
+    ];
+    for (const domain of domains) {
       const answer = await client.lookup(domain);
       expect(answer).toMatchObject({ ok: true, value: { kind: 'not_registered' } });
     }

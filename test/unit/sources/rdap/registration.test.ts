@@ -99,6 +99,61 @@ describe('parseRegistration', () => {
     ).toBe('https://r.test/d');
   });
 
+  it('drops credentials from the referral, so they are neither sent nor reported', () => {
+    const referral = parsed({
+      links: [{ rel: 'related', href: 'https://u:p@r.test/d', type: 'application/rdap+json' }],
+    }).referral;
+    expect(referral?.href).toBe('https://r.test/d');
+  });
+
+  it.each([
+    ['secureDNS', { delegationSigned: true }, true],
+    ['secureDns', { delegationSigned: true }, true],
+    ['SECUREDNS', { delegationSigned: true }, true],
+    ['secureDns', { dsData: [{ keyTag: 1, algorithm: 13, digestType: 2, digest: 'AB' }] }, true],
+    ['secureDNS', { delegationSigned: false, keyData: [{ flags: 257, algorithm: 13 }] }, true],
+    ['secureDNS', { delegationSigned: false, dsData: [] }, false],
+    ['secureDns', { zoneSigned: true }, false],
+    ['secureDNS', 'yes', false],
+  ])('reads DNSSEC from %s %j as %s', (member, value, signed) => {
+    expect(parsed({ [member]: value }).delegationSigned).toBe(signed);
+  });
+
+  it('names the registrar from the jCard fn, else org (text or structured)', () => {
+    const named = (properties: unknown[]) =>
+      parsed({
+        entities: [registrar({ vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ...properties]] })],
+      }).registrar.name;
+    expect(
+      named([
+        ['org', {}, 'text', 'Org Name'],
+        ['fn', {}, 'text', 'Fn Name'],
+      ]),
+    ).toBe('Fn Name');
+    expect(
+      named([
+        ['fn', {}, 'text', ' '],
+        ['org', {}, 'text', 'Gandi SAS'],
+      ]),
+    ).toBe('Gandi SAS');
+    expect(named([['ORG', {}, 'text', ['Key-Systems GmbH', 'Registrar unit']]])).toBe('Key-Systems GmbH');
+    expect(named([['org', {}, 'text', 42]])).toBeNull();
+  });
+
+  it('reads legacy event names and skips unknown ones', () => {
+    const registration = parsed({
+      events: [
+        { eventAction: 'domain enqueued for transfer', eventDate: '2026-01-01T00:00:00Z' },
+        { eventAction: 'Registration Date', eventDate: '2010-01-01T00:00:00+0000' },
+        { eventAction: 'EXPIRATION_DATE', eventDate: '2027-01-01T00:00:00+0000' },
+        { eventAction: 'last-modified', eventDate: '2026-06-01T00:00:00-0130' },
+      ],
+    });
+    expect(registration.registeredAt).toEqual(new Date('2010-01-01T00:00:00Z'));
+    expect(registration.expiresAt).toEqual(new Date('2027-01-01T00:00:00Z'));
+    expect(registration.updatedAt).toEqual(new Date('2026-06-01T01:30:00Z'));
+  });
+
   it('refuses what is not a domain object', () => {
     expect(typeof parseRegistration([1, 2])).toBe('string');
     expect(typeof parseRegistration('domain')).toBe('string');
@@ -113,11 +168,16 @@ describe('parseRdapDate', () => {
     ['2027-01-02T03:04:05+02:00', '2027-01-02T01:04:05.000Z'],
     ['2027-01-02T03:04:05.5-05:00', '2027-01-02T08:04:05.500Z'],
     ['2027-01-02T03:04:05', '2027-01-02T03:04:05.000Z'],
+    ['2027-01-02T03:04:05+0000', '2027-01-02T03:04:05.000Z'],
+    ['2027-01-02T03:04:05.25+0530', '2027-01-01T21:34:05.250Z'],
   ])('reads %s', (text, iso) => {
     expect(parseRdapDate(text)?.toISOString()).toBe(iso);
   });
 
-  it.each(['', '2027-01-02', 'next tuesday', '2027-13-45T99:00:00Z'])('refuses %j', (text) => {
-    expect(parseRdapDate(text)).toBeNull();
-  });
+  it.each(['', '2027-01-02', 'next tuesday', '2027-13-45T99:00:00Z', '2027-01-02T03:04:05+00000'])(
+    'refuses %j',
+    (text) => {
+      expect(parseRdapDate(text)).toBeNull();
+    },
+  );
 });

@@ -1,5 +1,16 @@
-/** The RDAP fakes' shared setup for the RDAP and expiry tests: registry, registrar, bootstrap, a movable clock. */
+/**
+ * The RDAP fakes' shared setup for the RDAP and expiry tests: registry, registrar, bootstrap, the
+ * DoH resolver the steered fetch asks, and a movable clock.
+ */
+import { resolveAddresses } from '../../../../src/sources/doh/addresses.ts';
+import { createDohClient } from '../../../../src/sources/doh/client.ts';
+import {
+  createNodeTransport,
+  type SocketConnector,
+} from '../../../../src/sources/public-fetch/node-transport.ts';
+import { createPublicFetch } from '../../../../src/sources/public-fetch/public-fetch.ts';
 import { createRdapClient, type RdapClient } from '../../../../src/sources/rdap/client.ts';
+import { type FakeDoh, startDoh } from '../../../world/doh.ts';
 import { type RdapBootstrapFake, startRdapBootstrap } from '../../../world/rdap-bootstrap.ts';
 import { type RdapRegistryFake, startRdapRegistry } from '../../../world/rdap-registry.ts';
 import { loadScenarios } from '../../../world/scenarios/index.ts';
@@ -9,12 +20,20 @@ export const NOW = new Date('2026-11-22T10:00:00Z');
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
 
+/** How a client's steered fetch connects; the default is the test world's (loopback allowed, real sockets). */
+export interface SteeringOptions {
+  /** `PROBE_ALLOW_PRIVATE`; default true, as the fakes listen on loopback. */
+  allowPrivate?: boolean;
+  connect?: SocketConnector;
+}
+
 export interface RdapWorld {
   registry: RdapRegistryFake;
   bootstrap: RdapBootstrapFake;
+  doh: FakeDoh;
   clock: { now: Date; advance(ms: number): void };
-  /** A fresh client (empty caches) on the fakes and the world clock. */
-  client(timeoutMs?: number): RdapClient;
+  /** A fresh client (empty caches) on the fakes and the world clock; `budgetMs` defaults to 2 s. */
+  client(budgetMs?: number, steering?: SteeringOptions): RdapClient;
   /** Requests the registry fake received for `path` (e.g. `/com/v1/domain/healthy-shop.com`). */
   registryHits(path: string): number;
   close(): Promise<void>;
@@ -27,22 +46,35 @@ export async function startRdapWorld(): Promise<RdapWorld> {
       clock.now = new Date(clock.now.getTime() + ms);
     },
   };
-  const registry = await startRdapRegistry(await loadScenarios(), { now: () => clock.now });
+  const scenarios = await loadScenarios();
+  const [registry, doh] = await Promise.all([
+    startRdapRegistry(scenarios, { now: () => clock.now }),
+    startDoh(scenarios),
+  ]);
   const bootstrap = await startRdapBootstrap(registry.url);
+  const fetch = (input: string | URL | Request, init?: RequestInit) => globalThis.fetch(input, init);
   return {
     registry,
     bootstrap,
+    doh,
     clock,
-    client: (timeoutMs = 2_000) =>
-      createRdapClient({
-        fetch: (input, init) => fetch(input, init),
+    client: (budgetMs = 2_000, steering = {}) => {
+      const resolver = createDohClient({ fetch, primaryUrl: doh.endpoint, fallbackUrl: doh.endpoint });
+      return createRdapClient({
+        fetch,
+        publicFetch: createPublicFetch({
+          resolve: (name) => resolveAddresses(resolver, name),
+          allowPrivate: steering.allowPrivate ?? true,
+          transport: createNodeTransport(steering.connect),
+        }),
         bootstrapUrl: bootstrap.fileUrl,
-        timeoutMs,
+        budgetMs,
         now: () => clock.now,
-      }),
+      });
+    },
     registryHits: (path) => registry.requests.filter((r) => r.url.pathname === path).length,
     close: async () => {
-      await Promise.all([registry.close(), bootstrap.close()]);
+      await Promise.all([registry.close(), bootstrap.close(), doh.close()]);
     },
   };
 }

@@ -1,6 +1,7 @@
 /**
- * Which resolved addresses the live probe may connect to (SSRF guard): everything in the IANA IPv4
- * and IPv6 special-purpose registries (RFC 6890) and the cloud metadata endpoints is refused.
+ * Which addresses the service may connect to (SSRF guard), shared by the live probe and every
+ * steered fetch: everything in the IANA IPv4 and IPv6 special-purpose registries (RFC 6890) and the
+ * cloud metadata endpoints is refused.
  */
 import { BlockList, isIP } from 'node:net';
 
@@ -130,4 +131,14 @@ export function classifyAddress(ip: string): AddressVerdict {
   const verdict = classifyV6(base);
   if (verdict.allowed && zoneAt !== -1) return { allowed: false, range: 'zone id on a global address' };
   return verdict;
+}
+
+/**
+ * The one connect decision: `allowPrivate` (`PROBE_ALLOW_PRIVATE`, test worlds only) opens loopback
+ * and private ranges, but cloud metadata endpoints and unparsable addresses stay refused even then.
+ */
+export function isPermittedAddress(ip: string, allowPrivate: boolean): boolean {
+  const verdict = classifyAddress(ip);
+  if (verdict.allowed) return true;
+  return allowPrivate && verdict.range !== 'unparsable' && verdict.metadata !== true;
 }
