@@ -21,7 +21,7 @@ const CA_ORGANISATIONS: readonly { name: string; organisations: readonly string[
   { name: 'Microsoft', organisations: ['microsoft'] },
   { name: 'ZeroSSL', organisations: ['zerossl'] },
   { name: 'Buypass', organisations: ['buypass'] },
-  { name: 'SSL.com', organisations: ['ssl corporation', 'ssl.com'] },
+  { name: 'SSL.com', organisations: ['ssl corp', 'ssl.com'] },
   { name: 'Apple', organisations: ['apple inc'] },
   { name: 'Certum', organisations: ['asseco data systems', 'unizeto', 'certum'] },
   { name: 'HARICA', organisations: ['hellenic academic and research institutions'] },
