@@ -11,6 +11,8 @@ const SCHEME_PREFIX = /^[a-z][a-z0-9+.-]*:\/\//i;
 /** Characters a bare hostname never holds but a URL without a scheme does (path, query, port…). */
 const URL_DELIMITERS = /[/?#@:\\]/;
 const CONTROL_CHARACTER = /\p{Cc}/u;
+/** A run of `%XX` escapes: one UTF-8 sequence may span several. */
+const PERCENT_ESCAPES = /(?:%[0-9a-f]{2})+/gi;
 
 export type HostInput = { ok: true; host: string } | { ok: false; reason: InvalidReason };
 
@@ -41,7 +43,9 @@ export function hostFromInput(input: string): HostInput {
   }
   // A bare IPv6 address is full of colons but is not a URL; the caller refuses it as an IP literal.
   if (isIP(unbracket(text)) !== 0) return { ok: true, host: text };
-  if (!SCHEME_PREFIX.test(text) && !URL_DELIMITERS.test(text)) return { ok: true, host: text };
+  if (!SCHEME_PREFIX.test(text) && !URL_DELIMITERS.test(text)) {
+    return { ok: true, host: percentDecode(text) };
+  }
 
   const url = URL.parse(SCHEME_PREFIX.test(text) ? text : `http:${text.startsWith('//') ? '' : '//'}${text}`);
   if (url === null) {
@@ -56,5 +60,16 @@ export function hostFromInput(input: string): HostInput {
   if (url.hostname === '') {
     return { ok: false, reason: invalidReason(INVALID_REASON_CODES.empty, 'The URL has no hostname.') };
   }
-  return { ok: true, host: url.hostname };
+  // Special schemes (http, https…) percent-decode the host; others keep it opaque (foo://ex%41mple).
+  return { ok: true, host: percentDecode(url.hostname) };
+}
+
+/**
+ * WHATWG URL host parsing's percent-decoding: `%XX` escapes become UTF-8 bytes (invalid sequences
+ * become U+FFFD, which IDNA refuses); a `%` not followed by two hex digits stays as it is.
+ */
+function percentDecode(host: string): string {
+  return host.replace(PERCENT_ESCAPES, (run) =>
+    new TextDecoder().decode(Uint8Array.from(run.slice(1).split('%'), (hex) => Number.parseInt(hex, 16))),
+  );
 }

@@ -3,11 +3,20 @@
  * validate route and, before any payment logic, by every paid route and tool.
  */
 import { isIP } from 'node:net';
-import { domainToASCII, domainToUnicode } from 'node:url';
 import { parse } from 'tldts';
 import type { InvalidReason } from '../checks/outcome.ts';
 import { hostFromInput, unbracket } from './host-input.ts';
+import {
+  MAX_DOMAIN_LENGTH,
+  MAX_LABEL_LENGTH,
+  asciiToUnicode,
+  lookupToAscii,
+  mappedOnly,
+  withoutRootDot,
+} from './idna.ts';
 import { INVALID_REASON_CODES, type InvalidReasonCode, invalidReason } from './invalid-reasons.ts';
+
+export { MAX_DOMAIN_LENGTH, MAX_LABEL_LENGTH } from './idna.ts';
 
 /** Longest `domain` input accepted at all; longer input is a 400 even on the free route. */
 export const MAX_INPUT_LENGTH = 2048;
@@ -26,14 +35,12 @@ export interface ValidDomain {
 
 export type DomainCheck = ({ valid: true } & ValidDomain) | { valid: false; reason: InvalidReason };
 
-/** Longest domain in text form, without the root dot (RFC 1035 §2.3.4: 255 octets on the wire). */
-export const MAX_DOMAIN_LENGTH = 253;
-/** Longest label (RFC 1035 §2.3.4). */
-export const MAX_LABEL_LENGTH = 63;
-
 /** Letters, digits, hyphens; no hyphen at either end (RFC 1123 §2.1, RFC 5890 §2.3.1). */
 const LDH_LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
-/** A label the WHATWG URL parser reads as a number ("ends in a number checker"). */
+/**
+ * A label the WHATWG URL parser reads as a number ("ends in a number checker"): a name whose last
+ * label is one is an IPv4 address in some spelling (127.1, 0x7f.1, 2130706433) or nothing at all.
+ */
 const NUMBER_LABEL = /^(?:[0-9]+|0x[0-9a-f]*)$/i;
 /** Printable ASCII other than letters, digits, `-` and `.` (controls are refused earlier). */
 const ASCII_OUTSIDE_LDH = /[\u0020-\u002c\u002f\u003a-\u0040\u005b-\u0060\u007b-\u007e]/;
@@ -63,10 +70,10 @@ function refuse(code: InvalidReasonCode, message: string): DomainCheck {
 
 /**
  * Validates and normalizes a bare hostname or a URL (scheme, user info, port, path, query and
- * fragment are dropped). Never throws. A valid result is lower-case ASCII (IDNA via WHATWG
- * `domainToASCII`, UTS #46 non-transitional) without the root dot, with its Unicode form, its
- * registrable domain and its ICANN public suffix; private PSL entries (github.io…) do not count.
- * An invalid result carries a stable `reason.code` from INVALID_REASON_CODES.
+ * fragment are dropped). Never throws. A valid result is lower-case ASCII (IDNA2008 lookup through
+ * UTS #46, see idna.ts) without the root dot, with its Unicode form, its registrable domain and its
+ * ICANN public suffix; private PSL entries (github.io…) do not count. An invalid result carries a
+ * stable `reason.code` from INVALID_REASON_CODES.
  *
  * @example normalizeDomain('https://user@Bücher.DE:8443/x?y') // → { valid: true, domain: 'xn--bcher-kva.de', unicode: 'bücher.de', … }
  */
@@ -76,49 +83,56 @@ export function normalizeDomain(input: string): DomainCheck {
   const { host } = extracted;
   if (isIP(unbracket(host)) !== 0) return refuseIpLiteral();
 
-  const mapped = domainToASCII(host);
-  if (mapped === '') return refuseUnmappable(host);
-  // One trailing dot names the root (RFC 1034 §3.1); IDNA may have produced it from `。`.
-  const ascii = mapped.endsWith('.') ? mapped.slice(0, -1) : mapped;
-  if (ascii === '') return refuse(INVALID_REASON_CODES.empty, 'The domain is empty.');
-  // domainToASCII turns 2130706433, 0x7f.1 and 127.1 into dotted IPv4.
-  if (isIP(unbracket(ascii)) !== 0) return refuseIpLiteral();
-
-  return refuseMalformed(ascii) ?? classify(ascii);
+  const ascii = lookupToAscii(host);
+  if (ascii === null) return explainRefusal(host);
+  return refuseNumeric(ascii) ?? classify(ascii);
 }
 
 function refuseIpLiteral(): DomainCheck {
   return refuse(INVALID_REASON_CODES.ipLiteral, 'IP addresses are not accepted; give a domain name.');
 }
 
-/** Why domainToASCII refused `host`. */
-function refuseUnmappable(host: string): DomainCheck {
+/** An IPv4 address in any spelling (127.1, 2130706433, 999.1.1.1), or a numeric TLD; else null. */
+function refuseNumeric(ascii: string): DomainCheck | null {
+  const labels = ascii.split('.');
+  if (!NUMBER_LABEL.test(labels.at(-1) ?? '')) return null;
+  if (labels.every((label) => NUMBER_LABEL.test(label))) return refuseIpLiteral();
+  return refuse(
+    INVALID_REASON_CODES.undelegatedTld,
+    'The top-level domain is numeric, and no such TLD exists.',
+  );
+}
+
+/** Why the IDNA layer refused `host`: the most specific reason code that applies. */
+function explainRefusal(host: string): DomainCheck {
+  const mapped = mappedOnly(host);
+  if (mapped !== null) {
+    return refuseMalformed(withoutRootDot(mapped)) ?? refuseInvalidIdn();
+  }
   if (ASCII_OUTSIDE_LDH.test(host)) {
     return refuse(
       INVALID_REASON_CODES.invalidCharacters,
       'The domain contains characters other than letters, digits, hyphens and dots.',
     );
   }
-  const labels = host.replace(/\.$/, '').split('.');
-  if (NUMBER_LABEL.test(labels.at(-1) ?? '')) {
-    // The WHATWG parser reads such a host as IPv4 and it did not fit (999.1.1.1, 1.2.3.4.5).
-    if (labels.every((label) => NUMBER_LABEL.test(label))) return refuseIpLiteral();
-    return refuse(
-      INVALID_REASON_CODES.undelegatedTld,
-      'The top-level domain is numeric, and no such TLD exists.',
-    );
-  }
-  if (NON_ASCII.test(host)) {
-    return refuse(
-      INVALID_REASON_CODES.invalidIdn,
-      'The internationalized domain name is not valid under IDNA (UTS #46).',
-    );
-  }
-  return refuse(INVALID_REASON_CODES.invalidCharacters, 'The domain is not a valid hostname.');
+  if (NON_ASCII.test(host)) return refuseInvalidIdn();
+  // All-ASCII input fails UTS #46 mapping only through an `xn--` label that is not Punycode.
+  return (
+    refuseMalformed(withoutRootDot(host.toLowerCase())) ??
+    refuse(INVALID_REASON_CODES.invalidIdn, 'A label starting with xn-- is not valid Punycode (RFC 3492).')
+  );
 }
 
-/** Length, empty labels, LDH and A-label checks on the ASCII form; null when well formed. */
+function refuseInvalidIdn(): DomainCheck {
+  return refuse(
+    INVALID_REASON_CODES.invalidIdn,
+    'The internationalized domain name is not valid under IDNA2008 (UTS #46 lookup rules).',
+  );
+}
+
+/** Empty, length, empty-label and LDH rules on a mapped ASCII name; null when well formed. */
 function refuseMalformed(ascii: string): DomainCheck | null {
+  if (ascii === '') return refuse(INVALID_REASON_CODES.empty, 'The domain is empty.');
   if (ascii.length > MAX_DOMAIN_LENGTH) {
     return refuse(
       INVALID_REASON_CODES.tooLong,
@@ -145,19 +159,7 @@ function refuseMalformed(ascii: string): DomainCheck | null {
       'Each label may hold only letters, digits and hyphens, and may not start or end with a hyphen.',
     );
   }
-  if (!labels.every((label) => !label.startsWith('xn--') || isValidALabel(label))) {
-    return refuse(
-      INVALID_REASON_CODES.invalidIdn,
-      'A label starting with xn-- is not valid Punycode (RFC 3492).',
-    );
-  }
   return null;
-}
-
-/** An `xn--` label must decode, and encode back to itself (RFC 5891 §5.4). */
-function isValidALabel(label: string): boolean {
-  const unicode = domainToUnicode(label);
-  return unicode !== label && domainToASCII(unicode) === label;
 }
 
 /** Reserved, public-suffix, single-label and TLD rules on a well-formed ASCII domain. */
@@ -194,7 +196,7 @@ function classify(ascii: string): DomainCheck {
   return {
     valid: true,
     domain: ascii,
-    unicode: domainToUnicode(ascii),
+    unicode: asciiToUnicode(ascii),
     registrableDomain: parsed.domain,
     publicSuffix: parsed.publicSuffix,
     isApex: parsed.domain === ascii,

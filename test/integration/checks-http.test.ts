@@ -187,6 +187,22 @@ describe('upstream failures', () => {
     ]);
   });
 
+  it('cert: crt.sh answering [] that Cert Spotter cannot confirm → 502, never a "no certificate" result', async () => {
+    const { status, body } = await get('/v1/cert', 'crtsh-blank-throttled.org');
+    expect(status).toBe(502);
+    expect(body.code).toBe('upstream_failed');
+    expect(body.upstreams).toEqual([{ name: 'certspotter', error: 'rate_limited' }]);
+  });
+
+  it('cert: crt.sh answering [] for a domain with certificates → the certificate from Cert Spotter', async () => {
+    const { status, body } = await get('/v1/cert', 'crtsh-blank.com');
+    expect(status).toBe(200);
+    expect(body.ct_source).toBe('certspotter');
+    expect(body.certificate.issuer).toBe("Let's Encrypt");
+    expect(body.live_probe.ok).toBe(true);
+    expectMatchesOpenApi('/v1/cert', body);
+  });
+
   it('dns: both resolvers failing → 502 naming the resolver, never "no SPF"', async () => {
     world.doh.mode = 'http_500';
     world.dohFallback.mode = 'garbage';

@@ -59,7 +59,8 @@ export async function startCertspotter(
     const after = BigInt(url.searchParams.get('after') ?? '0');
     const page = datedCertificates(scenarios, now())
       .map((cert, index) => ({ cert, id: BigInt(7_400_000_000 + index) }))
-      .filter(({ cert, id }) => id > after && cert.notAfter > now())
+      // Cert Spotter knows only what CT logs hold: a never-logged certificate is not listed.
+      .filter(({ cert, id }) => id > after && cert.notAfter > now() && cert.loggedAt !== null)
       .filter(({ cert }) =>
         allNames(cert).some((name) =>
           matches(name, domain, flag('match_wildcards'), flag('include_subdomains')),

@@ -40,7 +40,7 @@ export async function startCrtsh(
     const wantsJson = params.get('output') === 'json' || req.headers.accept === 'application/json';
     if (!wantsJson)
       return sendHtml(res, 200, htmlPage('crt.sh | Certificate Search', `<p>Search results for ${term}</p>`));
-    const rows = searchRows(datedCertificates(scenarios, now()), term, params, now());
+    const rows = mode === 'empty' ? [] : searchRows(datedCertificates(scenarios, now()), term, params, now());
     let body = `[${rows.map((row) => JSON.stringify(row)).join(',')}]`;
     if (mode === 'oversized')
       body = `[${Array.from({ length: 20_000 }, () => JSON.stringify(FILLER_ROW)).join(',')}]`;
@@ -89,8 +89,14 @@ function searchRows(
   const rows: CrtshRow[] = [];
   certs.forEach((cert, index) => {
     if (params.get('exclude') === 'expired' && cert.notAfter < now) return;
-    // Each (name type, name) pair is one identity row: the CN and each dNSName SAN.
-    const identities = [...(cert.commonName ? [cert.commonName] : []), ...cert.names].filter(matches);
+    // Each (name type, name) pair is one identity row: the CN, each dNSName SAN and each e-mail
+    // (rfc822Name), which crt.sh's identity index also files under its domain part.
+    const emails = cert.emails.filter(
+      (email) => matches(email) || matches(email.slice(email.indexOf('@') + 1)),
+    );
+    const identities = [...(cert.commonName ? [cert.commonName] : []), ...cert.names]
+      .filter(matches)
+      .concat(emails);
     if (identities.length === 0) return;
     const base = {
       issuer_ca_id: cert.issuer.caId,

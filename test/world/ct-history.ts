@@ -7,7 +7,12 @@ import type { Scenario } from './scenario.ts';
 
 const DAY_MS = 86_400_000;
 
-/** Issuing CAs as crt.sh and Cert Spotter print them (the Cloudflare DN shows crt.sh's quoting). */
+/**
+ * Issuing CAs as crt.sh and Cert Spotter print them (the Cloudflare DN shows crt.sh's quoting).
+ * `friendlyName` is Cert Spotter's own `issuer.friendly_name`, which crt.sh lacks; for the
+ * DigiCert-operated Cloudflare intermediate it says DigiCert. `unknown` is crt.sh's row for a
+ * certificate whose issuer it cannot find (issuer_ca_id -1), as recorded in the wild.
+ */
 export const CT_ISSUERS = {
   'le-r11': { dn: "C=US, O=Let's Encrypt, CN=R11", caId: 295814, friendlyName: "Let's Encrypt" },
   'le-e8': { dn: "C=US, O=Let's Encrypt, CN=E8", caId: 295819, friendlyName: "Let's Encrypt" },
@@ -24,8 +29,9 @@ export const CT_ISSUERS = {
   cloudflare: {
     dn: 'C=US, O="Cloudflare, Inc.", CN=Cloudflare Inc ECC CA-3',
     caId: 78576,
-    friendlyName: 'Cloudflare',
+    friendlyName: 'DigiCert',
   },
+  unknown: { dn: 'Issuer Not Found', caId: -1, friendlyName: '' },
 } as const;
 export type CtIssuerKey = keyof typeof CT_ISSUERS;
 
@@ -34,8 +40,13 @@ export interface CtCertificate {
   issuer: CtIssuerKey;
   /** DNS SANs, lower case. */
   names: string[];
-  /** Subject CN; default the first name; null for profiles without a CN (LE `tlsserver`). */
+  /**
+   * Subject CN; default the first name; null for profiles without a CN (LE `tlsserver`). Old and
+   * private certificates put other text there, such as an organisation name or an e-mail address.
+   */
   commonName?: string | null;
+  /** rfc822Name SANs (e-mail addresses), which crt.sh lists as identities too. */
+  emails?: string[];
   /** Days between notBefore and now (fractions allowed). */
   issuedDaysAgo: number;
   /** Default 90. notAfter is notBefore + lifetime − 1 s, as Let's Encrypt issues. */
@@ -55,7 +66,8 @@ export type CrtshMode =
   | 'gateway_timeout' // nginx 504
   | 'hang'
   | 'truncated' // JSON cut off mid-body
-  | 'oversized'; // a body over 5 MB
+  | 'oversized' // a body over 5 MB
+  | 'empty'; // 200 `[]` although the database holds certificates (seen for a domain with six)
 
 export type CertspotterMode = 'ok' | 'rate_limited' | 'server_error' | 'hang';
 
@@ -71,6 +83,7 @@ export interface DatedCertificate {
   issuer: (typeof CT_ISSUERS)[CtIssuerKey];
   names: string[];
   commonName: string | null;
+  emails: string[];
   serial: string;
   notBefore: Date;
   notAfter: Date;
@@ -94,6 +107,7 @@ export function datedCertificates(scenarios: Map<string, Scenario>, now: Date): 
         issuer: CT_ISSUERS[cert.issuer],
         names: cert.names,
         commonName: cert.commonName === undefined ? (cert.names[0] ?? null) : cert.commonName,
+        emails: cert.emails ?? [],
         serial: cert.serial ?? `04${derived.slice(0, 34)}`,
         notBefore,
         notAfter: new Date(notBefore.getTime() + (cert.lifetimeDays ?? 90) * DAY_MS - 1000),

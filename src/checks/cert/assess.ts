@@ -14,6 +14,7 @@ import { detectFixedRenewalDay } from './fixed-day.ts';
 import { assessCadence } from './renewal.ts';
 import type { CertResult, LiveProbe } from './result.ts';
 import { assessStall } from './stall.ts';
+import { hasWebPkiValidity } from './webpki.ts';
 
 /** Most issuances listed in `history`. */
 export const HISTORY_MAX = 10;
@@ -25,13 +26,17 @@ export interface CertAssessment {
   findings: Finding[];
 }
 
-/** Analyses the CT history of `domain` (lower-case ASCII) and the live probe, as seen at `now`. */
+/**
+ * Analyses the CT history of `domain` (lower-case ASCII) and the live probe, as seen at `now`.
+ * Issuances no publicly trusted CA could have made (webpki.ts) are left out of every part.
+ */
 export function assessCertificates(
-  issuances: readonly Issuance[],
+  seen: readonly Issuance[],
   probe: LiveProbe,
   domain: string,
   now: Date,
 ): CertAssessment {
+  const issuances = seen.filter(hasWebPkiValidity);
   const current = currentIssuance(issuances, domain);
   const cadence = current ? assessCadence(issuances, current, domain) : null;
   const { stall, expectedRenewalAt } = assessStall(current, cadence?.cadenceDays ?? null, now);

@@ -15,7 +15,11 @@ export const stallSchema = z.object({
 export type Stall = z.infer<typeof stallSchema>;
 
 export const certificateSchema = z.object({
-  issuer: z.string().describe("Friendly issuer name, e.g. `Let's Encrypt`."),
+  issuer: z
+    .string()
+    .describe(
+      "Friendly issuer name, one per CA whichever CT source answered (from the issuer DN's organisation), e.g. `Let's Encrypt`, `DigiCert`, `Sectigo`.",
+    ),
   issuer_dn: z.string(),
   serial: z
     .string()
@@ -26,7 +30,9 @@ export const certificateSchema = z.object({
   days_left: z.number().describe('Whole days until not_after; negative once expired.'),
   lifetime_days: z.number(),
   percent_used: z.number().describe('Share of the lifetime elapsed, 0–100 (capped).'),
-  names: z.array(z.string()),
+  names: z
+    .array(z.string())
+    .describe('DNS names of the certificate known to CT (never e-mail addresses or organisation names).'),
   wildcard: z.boolean().describe('True when the domain is covered by a wildcard name.'),
 });
 

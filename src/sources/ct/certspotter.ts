@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
 import { fail, type SourceResult, succeed } from '../failure.ts';
-import { type Issuance, issuanceCovers, issuerFriendlyName, normalizeNames } from './issuance.ts';
+import { type Issuance, issuanceCovers, normalizeNames } from './issuance.ts';
+import { issuerFriendlyName } from './issuer-name.ts';
 import { parseJsonReply } from './parse-reply.ts';
 
 export const CERTSPOTTER_SOURCE = 'certspotter';
@@ -27,8 +28,8 @@ const certspotterIssuanceSchema = z.object({
   cert_sha256: z.string(),
   dns_names: z.array(z.string()),
   pubkey_sha256: z.string(),
+  // `friendly_name` is ignored: the name is derived from the DN for both sources (issuer-name.ts).
   issuer: z.object({
-    friendly_name: z.string().nullable().optional(),
     pubkey_sha256: z.string(),
     name: z.string(),
   }),
@@ -113,7 +114,7 @@ async function fetchPage(
 function toIssuances(items: readonly CertspotterIssuance[], domain: string): Issuance[] {
   return items
     .map((item): Issuance => ({
-      issuer: item.issuer.friendly_name || issuerFriendlyName(item.issuer.name),
+      issuer: issuerFriendlyName(item.issuer.name),
       issuerDn: item.issuer.name,
       serial: null,
       notBefore: item.not_before,

@@ -5,18 +5,20 @@
 import { z } from 'zod';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
 import { type SourceResult, succeed } from '../failure.ts';
-import {
-  coveringWildcard,
-  type Issuance,
-  issuanceCovers,
-  issuerFriendlyName,
-  normalizeNames,
-} from './issuance.ts';
+import { coveringWildcard, type Issuance, issuanceCovers, normalizeNames } from './issuance.ts';
+import { issuerFriendlyName } from './issuer-name.ts';
 import { parseJsonReply } from './parse-reply.ts';
 
 export const CRTSH_SOURCE = 'crt.sh';
 /** Largest crt.sh body accepted, in bytes; big domains produce huge (silently truncated) answers. */
 export const CRTSH_MAX_BYTES = 5 * 1024 * 1024;
+
+/**
+ * crt.sh's marks for a certificate whose issuer is in none of its CA records: such a row chains to
+ * no known CA, trusted or not (one seen in the wild: never logged, valid for ten years).
+ */
+const UNKNOWN_ISSUER_CA_ID = -1;
+const UNKNOWN_ISSUER_NAME = 'Issuer Not Found';
 
 /** crt.sh prints `YYYY-MM-DDTHH:MM:SS[.f…]` with no zone; the values are UTC (upstreams.md §2.2). */
 const zonelessUtc = z
@@ -63,7 +65,8 @@ export function crtshSearchUrl(baseUrl: URL, name: string): URL {
 
 /**
  * Issuances for `domain` from crt.sh, newest first, expired ones included: one exact search for
- * the name and one for its covering wildcard, run together; either failing fails the call.
+ * the name and one for its covering wildcard, run together; either failing fails the call. Rows
+ * of an unknown issuer are dropped.
  */
 export async function fetchCrtshIssuances(
   domain: string,
@@ -85,7 +88,13 @@ export async function fetchCrtshIssuances(
     if (!reply.ok) return reply;
     rows.push(...reply.value);
   }
-  return succeed(mergeRows(rows).filter((issuance) => issuanceCovers(issuance, domain)));
+  const known = rows.filter((row) => !isUnknownIssuer(row));
+  return succeed(mergeRows(known).filter((issuance) => issuanceCovers(issuance, domain)));
+}
+
+/** A row whose issuer crt.sh could not find: never a certificate a browser would accept. */
+function isUnknownIssuer(row: CrtshRow): boolean {
+  return row.issuer_ca_id <= UNKNOWN_ISSUER_CA_ID || row.issuer_name === UNKNOWN_ISSUER_NAME;
 }
 
 async function searchIdentity(url: URL, options: CrtshCallOptions): Promise<SourceResult<CrtshRow[]>> {

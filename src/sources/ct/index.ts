@@ -1,12 +1,7 @@
 /** What the rest of the app may use from the CT sources. */
 export type { CtLookupFailure, CtSourceName } from './failure.ts';
-export {
-  coveringWildcard,
-  type Issuance,
-  issuanceCovers,
-  issuerFriendlyName,
-  nameCovers,
-} from './issuance.ts';
+export { coveringWildcard, type Issuance, issuanceCovers, nameCovers } from './issuance.ts';
+export { issuerFriendlyName } from './issuer-name.ts';
 export {
   CT_BUDGET_MS,
   CT_CACHE_TTL_MS,

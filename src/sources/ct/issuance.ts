@@ -5,7 +5,7 @@
 
 /** One certificate issuance seen in CT; a precertificate and its final certificate are one issuance. */
 export interface Issuance {
-  /** Friendly issuer name, e.g. `Let's Encrypt` (the issuer DN's organisation). */
+  /** Friendly issuer name, one per CA whichever source answered, e.g. `Let's Encrypt` (issuer-name.ts). */
   issuer: string;
   /** Issuer distinguished name as the source prints it, e.g. `C=US, O=Let's Encrypt, CN=R11`. */
   issuerDn: string;
@@ -13,7 +13,7 @@ export interface Issuance {
   serial: string | null;
   notBefore: Date;
   notAfter: Date;
-  /** DNS names known for the certificate, lower case, sorted (crt.sh reports only the matched ones plus the CN). */
+  /** DNS names known for the certificate (no e-mail or organisation), lower case, sorted (crt.sh reports only the matched ones plus the CN). */
   names: string[];
   /** Earliest CT log entry time; null when the source does not say. */
   loggedAt: Date | null;
@@ -37,21 +37,22 @@ export function issuanceCovers(issuance: Issuance, domain: string): boolean {
   return issuance.names.some((name) => nameCovers(name, domain));
 }
 
-/**
- * The friendly issuer name from a DN in crt.sh / OpenSSL print order: the `O=` value (quotes
- * removed, as crt.sh quotes values with commas), else the `CN=` value, else the whole DN.
- */
-export function issuerFriendlyName(issuerDn: string): string {
-  const attributes = new Map<string, string>();
-  for (const match of issuerDn.matchAll(/(?:^|,)\s*([A-Za-z.0-9]+)=("(?:[^"]|"")*"|[^,]*)/g)) {
-    const [, key = '', raw = ''] = match;
-    const value = raw.startsWith('"') ? raw.slice(1, -1).replaceAll('""', '"') : raw;
-    if (!attributes.has(key.toUpperCase())) attributes.set(key.toUpperCase(), value.trim());
-  }
-  return attributes.get('O') || attributes.get('CN') || issuerDn;
+/** A DNS name as certificates carry it: LDH labels (underscore tolerated), optionally under `*.`, two labels at least. */
+const DNS_NAME =
+  /^(?:\*\.)?(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/** Dotted IPv4 (an iPAddress identity), which the DNS-name pattern would otherwise take. */
+const IPV4 = /^\d+\.\d+\.\d+\.\d+$/;
+
+/** True for a DNS name; false for an e-mail address, an organisation name, an IP address… */
+export function isDnsName(name: string): boolean {
+  return name.length <= 253 && DNS_NAME.test(name) && !IPV4.test(name);
 }
 
-/** Unique lower-case names, sorted. */
+/**
+ * The DNS names among `names`, lower case, unique, sorted. crt.sh's `name_value` and
+ * `common_name` also carry e-mail addresses and organisation names, which are not names a
+ * certificate can cover.
+ */
 export function normalizeNames(names: Iterable<string>): string[] {
-  return [...new Set([...names].map((name) => name.trim().toLowerCase()).filter(Boolean))].sort();
+  return [...new Set([...names].map((name) => name.trim().toLowerCase()).filter(isDnsName))].sort();
 }

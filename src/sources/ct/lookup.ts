@@ -1,6 +1,9 @@
 /**
  * The hedged CT lookup: crt.sh first (full history), Cert Spotter when crt.sh is slow or fails
- * (unexpired issuances only), the first good answer wins and the loser is cancelled. Cached.
+ * (unexpired issuances only), the first answer with issuances wins and the loser is cancelled.
+ * An empty answer is not the truth on its own (crt.sh has answered `[]` for a domain with six
+ * certificates): "no certificate" needs both aggregators to say so, and when the other one fails
+ * the lookup fails. Cached.
  */
 import type { FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SourceCache } from '../cache.ts';
@@ -97,6 +100,8 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
       const attempts: Attempt[] = [];
       const calls: SourceCall[] = [];
       const failures: SourceFailure[] = [];
+      /** Sources that answered with no covering issuance, waiting for the other to confirm. */
+      const empty: CtSourceName[] = [];
       let settled = false;
       let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -149,18 +154,40 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
             ms: Math.round(now() - attempt.startedAt),
             cached: false,
           });
-          if (result.ok) return finish({ ok: true, value: { issuances: result.value, source: name } });
-          failures.push(result.failure);
-          // crt.sh failing outright sends us to Cert Spotter at once rather than after the hedge delay.
-          if (name === CRTSH_SOURCE) launch(CERTSPOTTER_SOURCE);
-          if (attempts.every((other) => other.done))
-            finish({ ok: false, failure: combineCtFailures(inSourceOrder(failures)) });
+          if (result.ok && result.value.length > 0) {
+            return finish({ ok: true, value: { issuances: result.value, source: name } });
+          }
+          if (result.ok) {
+            empty.push(name);
+            // Both empty: crt.sh, the full history, is the source of the agreed answer.
+            if (empty.length === 2)
+              return finish({ ok: true, value: { issuances: [], source: CRTSH_SOURCE } });
+            launch(otherSource(name));
+          } else {
+            failures.push(result.failure);
+            // crt.sh failing outright sends us to Cert Spotter at once rather than after the hedge delay.
+            if (name === CRTSH_SOURCE) launch(CERTSPOTTER_SOURCE);
+          }
+          if (attempts.every((other) => other.done)) {
+            finish({ ok: false, failure: combineCtFailures(inSourceOrder(unconfirmed(failures, empty))) });
+          }
         }, reject);
       };
 
       launch(CRTSH_SOURCE);
       hedgeTimer = setTimeout(() => launch(CERTSPOTTER_SOURCE), hedgeDelayMs);
     });
+}
+
+function otherSource(name: CtSourceName): CtSourceName {
+  return name === CRTSH_SOURCE ? CERTSPOTTER_SOURCE : CRTSH_SOURCE;
+}
+
+/** The failures, each saying which empty answer it left unconfirmed. */
+function unconfirmed(failures: readonly SourceFailure[], empty: readonly CtSourceName[]): SourceFailure[] {
+  if (empty.length === 0) return [...failures];
+  const note = ` (${empty.join(' and ')} found no certificate, which needs confirming by the other aggregator)`;
+  return failures.map((failure) => ({ ...failure, detail: `${failure.detail}${note}` }));
 }
 
 /** crt.sh first, so a 502 body always lists the primary aggregator first. */

@@ -46,6 +46,14 @@ const validCases: ValidCase[] = [
   // Labels that only look special.
   plain('a-b.com', 'a-b.com'),
   plain('ab--cd.com', 'ab--cd.com'),
+  // R-LDH labels (`--` in positions 3–4) exist in the DNS; accepted in ASCII labels (idna.ts).
+  [
+    'r3---sn-abc.googlevideo.com',
+    'r3---sn-abc.googlevideo.com',
+    'r3---sn-abc.googlevideo.com',
+    'googlevideo.com',
+    'com',
+  ],
   plain('1password.com', '1password.com'),
   plain('123.com', '123.com'),
   plain('a.com', 'a.com'),
@@ -214,6 +222,15 @@ const invalidCases: InvalidCase[] = [
   ['exa\u200dmple.com', C.invalidIdn],
   ['exa\u200cmple.com', C.invalidIdn],
   ['aא.com', C.invalidIdn],
+  // The Bidi rule across labels (RFC 5893 §2), which WHATWG domainToASCII does not apply.
+  ['0à.א.com', C.invalidIdn],
+  ['https://0à.א.com/', C.invalidIdn],
+  // A U-label starting or ending with a hyphen behind a well-formed A-label; `--` at 3–4 of a U-label.
+  ['xn--ej0b.xn----d87b.com', C.invalidIdn],
+  ['xn--8sb.xn-----iw2a.com', C.invalidIdn],
+  ['榶-.com', C.invalidIdn],
+  ['ab--ü.com', C.invalidIdn],
+  ['xn--ab---3ra.com', C.invalidIdn],
   // IP literals in every spelling.
   ['127.0.0.1', C.ipLiteral],
   ['192.168.1.1', C.ipLiteral],

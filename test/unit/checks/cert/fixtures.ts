@@ -5,7 +5,7 @@ export const NOW = new Date('2026-10-20T12:00:00Z');
 const DAY_MS = 86_400_000;
 
 export const LE = { issuer: "Let's Encrypt", issuerDn: "C=US, O=Let's Encrypt, CN=R11" };
-export const SECTIGO = { issuer: 'Sectigo Limited', issuerDn: 'C=GB, O=Sectigo Limited, CN=Sectigo RSA DV' };
+export const SECTIGO = { issuer: 'Sectigo', issuerDn: 'C=GB, O=Sectigo Limited, CN=Sectigo RSA DV' };
 
 /** One issuance `daysAgo` before NOW, notAfter = notBefore + lifetime − 1 s. */
 export function issuance(options: {

@@ -6,10 +6,13 @@ import { createCtCache, createCtLookup } from '../../../../src/sources/ct/lookup
 import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
 import { type CrtshFake, startCrtsh } from '../../../world/crtsh.ts';
 import type { Scenario } from '../../../world/scenario.ts';
+import crtshBlankThrottled from '../../../world/scenarios/crtsh-blank-throttled.org.ts';
+import crtshBlank from '../../../world/scenarios/crtsh-blank.com.ts';
 import crtshOutage from '../../../world/scenarios/crtsh-outage.net.ts';
 import ctOutage from '../../../world/scenarios/ct-outage.org.ts';
 import dualCa from '../../../world/scenarios/dual-ca-store.com.ts';
 import healthyShop from '../../../world/scenarios/healthy-shop.com.ts';
+import issuerNotFound from '../../../world/scenarios/issuer-not-found.net.ts';
 import lapsed from '../../../world/scenarios/lapsed-cert.org.ts';
 import noCert from '../../../world/scenarios/no-cert-yet.com.ts';
 import slowRenewal from '../../../world/scenarios/slow-renewal.org.ts';
@@ -18,9 +21,20 @@ import wildcardCover from '../../../world/scenarios/wildcard-cover.com.ts';
 import { NOW } from './fixtures.ts';
 
 const scenarios = new Map<string, Scenario>(
-  [crtshOutage, ctOutage, dualCa, healthyShop, lapsed, noCert, slowRenewal, stalled, wildcardCover].map(
-    (s) => [s.domain, s],
-  ),
+  [
+    crtshBlank,
+    crtshBlankThrottled,
+    crtshOutage,
+    ctOutage,
+    dualCa,
+    healthyShop,
+    issuerNotFound,
+    lapsed,
+    noCert,
+    slowRenewal,
+    stalled,
+    wildcardCover,
+  ].map((s) => [s.domain, s]),
 );
 const PASS: LiveProbe = { ok: true, http_status: 200, ms: 42, error: null };
 
@@ -152,6 +166,29 @@ describe('cert runner', () => {
         expect.objectContaining({ name: 'certspotter', error: 'rate_limited' }),
       ],
     });
+  });
+
+  it('crt.sh answering [] for a domain with certificates: the certificate from Cert Spotter, not "no certificate"', async () => {
+    const result = await check('crtsh-blank.com');
+    expect(result.ct_source).toBe('certspotter');
+    expect(result.certificate).toMatchObject({ issuer: "Let's Encrypt", days_left: 69 });
+    expect(codes(result)).not.toContain('cert.not_found');
+  });
+
+  it('crt.sh answering [] unconfirmed (Cert Spotter rate-limited): upstream_failed, so nothing is charged', async () => {
+    const outcome = await runner()(target('crtsh-blank-throttled.org'));
+    expect(outcome).toEqual({
+      type: 'upstream_failed',
+      upstreams: [expect.objectContaining({ name: 'certspotter', error: 'rate_limited' })],
+    });
+  });
+
+  it('an "Issuer Not Found" row valid to 2033 does not hide the expired real certificate', async () => {
+    const result = await check('issuer-not-found.net');
+    expect(result.certificate).toMatchObject({ issuer: "Let's Encrypt", days_left: -9 });
+    expect(result.certificate?.not_after.slice(0, 4)).toBe('2026');
+    expect(codes(result)).toContain('cert.expired');
+    expect(result.history.every((entry) => entry.issuer === "Let's Encrypt")).toBe(true);
   });
 
   it('runs the CT lookup and the probe in parallel', async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRTSH_MAX_BYTES, crtshSearchUrl, fetchCrtshIssuances } from '../../../../src/sources/ct/crtsh.ts';
 import { type CrtshFake, startCrtsh } from '../../../world/crtsh.ts';
 import type { CrtshMode } from '../../../world/ct-history.ts';
+import issuerNotFound from '../../../world/scenarios/issuer-not-found.net.ts';
 import { ctScenarios, DAY_MS, loopbackFetch, NOW } from './world.ts';
 
 const edgeCases = {
@@ -20,9 +21,27 @@ const edgeCases = {
   },
 };
 
+/** Identities that are not DNS names: an organisation name as CN, an e-mail SAN, an IP SAN. */
+const contactNames = {
+  domain: 'contact-names.org',
+  about: 'A certificate whose CN is an organisation name and whose SANs hold an e-mail and an IP address.',
+  ct: {
+    certificates: [
+      {
+        issuer: 'sectigo' as const,
+        names: ['contact-names.org', '192.0.2.7'],
+        commonName: 'Contact Names Ltd',
+        emails: ['hostmaster@contact-names.org'],
+        issuedDaysAgo: 10,
+        lifetimeDays: 180,
+      },
+    ],
+  },
+};
+
 let fake: CrtshFake;
 beforeAll(async () => {
-  fake = await startCrtsh(ctScenarios(edgeCases), { now: () => NOW });
+  fake = await startCrtsh(ctScenarios(edgeCases, contactNames, issuerNotFound), { now: () => NOW });
 });
 afterAll(() => fake.close());
 
@@ -72,8 +91,9 @@ describe('crt.sh client: answers', () => {
     const result = await lookup('dual-ca-store.com');
     if (!result.ok) throw new Error(result.failure.detail);
     expect(result.value).toHaveLength(8);
+    // One friendly name per CA, not the DN's `O=Sectigo Limited` (issuer-name.ts).
     expect(new Set(result.value.map((issuance) => issuance.issuer))).toEqual(
-      new Set(["Let's Encrypt", 'Sectigo Limited']),
+      new Set(["Let's Encrypt", 'Sectigo']),
     );
     expect(result.value.some((issuance) => issuance.notAfter < NOW)).toBe(true);
   });
@@ -83,12 +103,51 @@ describe('crt.sh client: answers', () => {
     if (!result.ok) throw new Error(result.failure.detail);
     expect(result.value).toEqual([
       expect.objectContaining({
-        issuer: 'Cloudflare, Inc.',
+        // The quoted `O="Cloudflare, Inc."` is parsed whole; the intermediate is DigiCert's.
+        issuer: 'DigiCert',
+        issuerDn: 'C=US, O="Cloudflare, Inc.", CN=Cloudflare Inc ECC CA-3',
         serial: 'c3a1',
         loggedAt: null,
         names: ['odd-serials.com'],
       }),
     ]);
+  });
+
+  it('keeps only DNS names: no e-mail address, organisation name or IP address', async () => {
+    const raw = await fetch(crtshSearchUrl(fake.url, 'contact-names.org'));
+    const [row] = (await raw.json()) as { name_value: string; common_name: string }[];
+    // The shape the fake sends: crt.sh lists the e-mail identity and the organisation CN.
+    expect(row?.name_value.split('\n')).toEqual(['contact-names.org', 'hostmaster@contact-names.org']);
+    expect(row?.common_name).toBe('Contact Names Ltd');
+    const result = await lookup('contact-names.org');
+    if (!result.ok) throw new Error(result.failure.detail);
+    expect(result.value.map((issuance) => issuance.names)).toEqual([['contact-names.org']]);
+  });
+
+  it('drops rows whose issuer crt.sh cannot find (issuer_ca_id -1, "Issuer Not Found")', async () => {
+    const raw = await fetch(crtshSearchUrl(fake.url, 'issuer-not-found.net'));
+    const rows = (await raw.json()) as {
+      issuer_ca_id: number;
+      entry_timestamp: string | null;
+      not_after: string;
+    }[];
+    // The unattributable row: the newest notBefore, never logged (so last: NULLS LAST), to 2033.
+    expect(rows.at(-1)).toMatchObject({ issuer_ca_id: -1, entry_timestamp: null });
+    expect(rows.at(-1)?.not_after.slice(0, 4)).toBe('2033');
+    const result = await lookup('issuer-not-found.net');
+    if (!result.ok) throw new Error(result.failure.detail);
+    expect(result.value).toHaveLength(3);
+    expect(result.value.every((issuance) => issuance.issuer === "Let's Encrypt")).toBe(true);
+    expect(result.value[0]?.notAfter.getTime()).toBeLessThan(NOW.getTime());
+  });
+
+  it("answers [] in the 'empty' mode although certificates exist", async () => {
+    fake.mode = 'empty';
+    try {
+      expect(await lookup('healthy-shop.com')).toEqual({ ok: true, value: [] });
+    } finally {
+      fake.mode = null;
+    }
   });
 
   it('builds exact-match identity URLs under a base path', () => {

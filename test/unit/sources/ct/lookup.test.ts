@@ -2,6 +2,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CT_CACHE_TTL_MS, createCtCache, createCtLookup } from '../../../../src/sources/ct/lookup.ts';
 import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
 import { type CrtshFake, startCrtsh } from '../../../world/crtsh.ts';
+import crtshBlankThrottled from '../../../world/scenarios/crtsh-blank-throttled.org.ts';
+import crtshBlank from '../../../world/scenarios/crtsh-blank.com.ts';
+import lapsed from '../../../world/scenarios/lapsed-cert.org.ts';
 import { ctScenarios, loopbackFetch, NOW } from './world.ts';
 
 const HEDGE_MS = 200;
@@ -9,7 +12,7 @@ let crtsh: CrtshFake;
 let certspotter: CertspotterFake;
 
 beforeAll(async () => {
-  const scenarios = ctScenarios();
+  const scenarios = ctScenarios(crtshBlank, crtshBlankThrottled, lapsed);
   crtsh = await startCrtsh(scenarios, { now: () => NOW });
   certspotter = await startCertspotter(scenarios, { now: () => NOW });
 });
@@ -102,6 +105,69 @@ describe('hedged CT lookup', () => {
       ['certspotter', 'timeout'],
     ]);
     expect(ms).toBeLessThan(600 + 150);
+  });
+});
+
+describe('an empty CT answer needs both aggregators', () => {
+  it('crt.sh answering [] for a domain with certificates: Cert Spotter is asked at once and its issuances win', async () => {
+    const { value, ms } = await timed(() => newLookup({ hedgeDelayMs: 2_000 })('crtsh-blank.com'));
+    if (!value.result.ok) throw new Error(value.result.failure.detail);
+    expect(value.result.value.source).toBe('certspotter');
+    // Unexpired only: the certificates issued 20 and 78 days ago.
+    expect(value.result.value.issuances).toHaveLength(2);
+    expect(value.calls.map((call) => [call.name, call.ok])).toEqual([
+      ['crt.sh', true],
+      ['certspotter', true],
+    ]);
+    expect(ms).toBeLessThan(500);
+  });
+
+  it('both answering []: "no certificate", from crt.sh, and cached', async () => {
+    const lookup = newLookup();
+    const { result, calls } = await lookup('no-cert-yet.com');
+    expect(result).toEqual({ ok: true, value: { issuances: [], source: 'crt.sh' } });
+    expect(calls.map((call) => call.name).sort()).toEqual(['certspotter', 'crt.sh']);
+    const again = await lookup('no-cert-yet.com');
+    expect(again.calls.every((call) => call.cached)).toBe(true);
+    expect(crtsh.requests).toHaveLength(1);
+    expect(certspotter.requests).toHaveLength(1);
+  });
+
+  it('crt.sh answering [] and Cert Spotter failing: a failure naming Cert Spotter, never cached', async () => {
+    const lookup = newLookup();
+    const { result } = await lookup('crtsh-blank-throttled.org');
+    if (result.ok) throw new Error('expected a failure, not an unconfirmed "no certificate"');
+    expect(result.failure.failures).toEqual([
+      expect.objectContaining({
+        source: 'certspotter',
+        code: 'rate_limited',
+        detail: expect.stringContaining('crt.sh found no certificate'),
+      }),
+    ]);
+    await lookup('crtsh-blank-throttled.org');
+    expect(crtsh.requests).toHaveLength(2);
+  });
+
+  it('crt.sh failing and Cert Spotter answering []: a failure, not "no certificate"', async () => {
+    crtsh.mode = 'bad_gateway';
+    const { result } = await newLookup()('no-cert-yet.com');
+    if (result.ok) throw new Error('expected a failure');
+    expect(result.failure.failures).toEqual([
+      expect.objectContaining({
+        source: 'crt.sh',
+        code: 'http_status',
+        detail: expect.stringContaining('certspotter found no certificate'),
+      }),
+    ]);
+  });
+
+  it("Cert Spotter's [] first (it lists unexpired issuances only) waits for crt.sh's full history", async () => {
+    crtsh.delayMs = 400;
+    const { result } = await newLookup()('lapsed-cert.org');
+    if (!result.ok) throw new Error(result.failure.detail);
+    expect(result.value.source).toBe('crt.sh');
+    expect(result.value.issuances).toHaveLength(3);
+    expect(certspotter.requests.length).toBeGreaterThan(0);
   });
 });
 
