@@ -101,6 +101,7 @@ export function createSettlement(deps: SettlementDeps): Settle {
     } catch (error) {
       // A facilitator that answered with a refusal; anything else leaves `response` undefined.
       if (error instanceof SettleError) {
+        faulted = false;
         const { errorReason, payer, transaction } = error;
         response = { success: false, errorReason, payer, transaction, network: error.network };
       }

@@ -110,9 +110,11 @@ it('npm start pays for the printed check on the embedded chain and stops cleanly
   expect(anvilPid).toBeGreaterThan(0);
   expect(servicePid).toBeGreaterThan(0);
   const exited = new Promise<number | null>((resolve) => service.on('exit', resolve));
-  // SIGTERM to the service itself, as a process manager would; npm passes its exit code through.
-  process.kill(servicePid, 'SIGTERM');
+  // SIGTERM to the command the README starts (npm), as a process manager would: it must reach the
+  // service, which stops gracefully; npm passes its exit code through.
+  process.kill(service.pid ?? 0, 'SIGTERM');
   expect(await exited).toBe(0);
   expect(stdout).toContain('"msg":"shutting down"');
+  expect(() => process.kill(servicePid, 0)).toThrow(); // not orphaned
   expect(() => process.kill(anvilPid, 0)).toThrow(); // the embedded chain stopped with it
 }, 120_000);

@@ -7,7 +7,8 @@ import {
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paidOperations, usdToAtomic } from '../../src/catalog.ts';
 import { MAX_TIMEOUT_SECONDS } from '../../src/payments/resource-server.ts';
 import { type PaidService, startPaidService } from '../world/paid-service.ts';
@@ -78,6 +79,27 @@ describe('paid routes on the local chain', () => {
       },
     ]);
     expect(required.resource.url).toBe(`${service.url.origin}/v1/expiry`);
+  });
+
+  it('settles nothing for a client that left during the check: balances unchanged', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const [payTo0] = await balances(service.chain.payTo);
+    const runs0 = service.runs();
+    service.upstream.delayMs = 400;
+    const client = new AbortController();
+    try {
+      const pending = service
+        .payingFetch(payer)(new URL('/v1/cert?domain=example.com', service.url), { signal: client.signal })
+        .catch((error: unknown) => error);
+      await vi.waitFor(() => expect(service.runs()).toBe(runs0 + 1), { timeout: 5_000, interval: 10 });
+      client.abort();
+      expect(await pending).toBeInstanceOf(Error);
+      // The check finishes after the client left; the service must not settle it.
+      await sleep(800);
+    } finally {
+      service.upstream.delayMs = 0;
+    }
+    expect(await balances(payer.address, service.chain.payTo)).toEqual([FUNDS, payTo0]);
   });
 
   it('never settles an upstream failure: 502, balances unchanged', async () => {

@@ -17,7 +17,7 @@ export const UNSUPPORTED_TLD = 'unsupported_tld';
  * bootstrap, the registry, the registrar referral and the DoH lookups of their hosts share one
  * deadline (the RDAP client's `budgetMs`).
  */
-export const EXPIRY_BUDGET_MS = 12_000;
+export const EXPIRY_BUDGET_MS = 10_000;
 
 /** Runs the expiry check for one validated domain. */
 export type ExpiryRunner = (domain: ValidDomain) => Promise<RunOutcome<ExpiryResult>>;

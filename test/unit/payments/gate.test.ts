@@ -216,3 +216,40 @@ describe('payment gate', () => {
     expect(paths('/supported')).toHaveLength(1);
   });
 });
+
+describe('every method of a paid route is paid or refused', () => {
+  it.each(['/v1/cert', '/v1/dns', '/v1/expiry', '/v1/site-health'])(
+    'HEAD %s answers the 402 challenge without a body, a verify or a run, even with a payment',
+    async (route) => {
+      const app = buildApp();
+      const signature = await signFor(app, `${route}?domain=example.com`);
+      events.length = 0;
+      facilitator.calls.length = 0;
+      for (const headers of [{}, { 'payment-signature': signature }]) {
+        const res = await app.request(`${route}?domain=example.com`, { method: 'HEAD', headers });
+        expect(res.status).toBe(402);
+        expect(await res.text()).toBe('');
+        const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
+        expect(required.accepts).toHaveLength(1);
+      }
+      expect(events).toEqual([]);
+      expect(facilitator.calls.filter((c) => c.path !== '/supported')).toEqual([]);
+    },
+  );
+
+  it('HEAD with an invalid domain is a 400, as GET is', async () => {
+    const res = await buildApp().request('/v1/cert?domain=bad..name', { method: 'HEAD' });
+    expect(res.status).toBe(400);
+    expect(events).toEqual([]);
+  });
+
+  it.each(['POST', 'PUT', 'DELETE', 'PATCH'])(
+    '%s on a paid route is 405 with Allow, never run',
+    async (method) => {
+      const res = await buildApp().request('/v1/cert?domain=example.com', { method });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toContain('GET');
+      expect(events).toEqual([]);
+    },
+  );
+});

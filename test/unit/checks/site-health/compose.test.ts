@@ -86,6 +86,25 @@ describe('composeSiteHealth', () => {
     expect(result.partial).toBe(true);
   });
 
+  it.each([
+    ['cert and dns', { cert: down('crt.sh', 'timeout'), dns: down('doh', 'http_status') }],
+    ['dns and expiry', { dns: down('doh', 'timeout'), expiry: down('rdap', 'http_status') }],
+    ['cert and expiry', { cert: down('crt.sh', 'http_status'), expiry: down('rdap', 'timeout') }],
+  ])('fails as a whole (502, not settled) when two sources fail: %s', (_name, parts) => {
+    const outcome = compose(parts);
+    expect(outcome.type).toBe('upstream_failed');
+    if (outcome.type !== 'upstream_failed') return;
+    expect(outcome.upstreams).toHaveLength(2);
+  });
+
+  it('fails as a whole when one source fails and another refused the input: one section is not the bundle', () => {
+    const outcome = compose({
+      cert: down('crt.sh', 'timeout'),
+      expiry: { type: 'invalid_input', reason: { code: 'unsupported_tld', message: 'No RDAP for .de.' } },
+    });
+    expect(outcome).toEqual({ type: 'upstream_failed', upstreams: [{ name: 'crt.sh', error: 'timeout' }] });
+  });
+
   it('fails as a whole, naming every upstream, when all three sources fail', () => {
     const outcome = compose({
       cert: down('crt.sh', 'http_status'),
