@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createLifecycle, type Lifecycle } from '../../src/lifecycle.ts';
 import { stopGracefully } from '../../src/stop.ts';
 
-let server: ServerType;
+let server: ServerType & { closeAllConnections?(): void };
 let sockets: Socket[] = [];
 
 async function start(handler: (request: Request) => Promise<Response>) {
