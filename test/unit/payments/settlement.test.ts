@@ -42,12 +42,15 @@ const payload = {
     },
   },
 } as unknown as PaymentPayload;
-const requirements = {
+const requirements: PaymentRequirements = {
   scheme: 'exact',
   network: NETWORK,
   asset: ASSET,
   amount: '10000',
-} as PaymentRequirements;
+  payTo: FROM,
+  maxTimeoutSeconds: 45,
+  extra: {},
+};
 
 /** A chain whose answers the test sets; `fail` makes every question throw like a dead RPC. */
 class FakeChain implements ChainView {
