@@ -7,6 +7,7 @@ import { domainInputShape, type FreeOperation, freeOperations, paidOperations } 
 import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
 import { serverIdentity } from '../http/discovery/server-card.ts';
+import { refuseInvalidToolCalls } from './invalid-params.ts';
 import type { PaidToolCall } from './paid-tool.ts';
 import { buildPricing, pricingSchema } from './pricing.ts';
 import { successResult } from './tool-result.ts';
@@ -32,6 +33,8 @@ const paidTools = paidOperations.map((operation) => ({
   operation,
   outputSchema: paidOutputSchema(operation.output),
 }));
+
+const TOOL_NAMES = new Set([...freeOperations, ...paidOperations].map((operation) => operation.tool));
 
 function freeOperation(id: FreeOperation['id']): FreeOperation {
   const operation = freeOperations.find((candidate) => candidate.id === id);
@@ -83,5 +86,6 @@ export function buildMcpServer({ config, callPaidTool, signal }: McpServerDeps):
         callPaidTool(operation, domain, extra._meta, AbortSignal.any([signal, extra.signal])),
     );
   }
+  refuseInvalidToolCalls(server, TOOL_NAMES);
   return server;
 }

@@ -77,15 +77,31 @@ describe('JSON-RPC framing', () => {
     }
   });
 
-  it('answers an unknown method with -32601 and an unknown tool with an isError result', async () => {
+  it('answers an unknown method -32601, an unknown tool or malformed params -32602 in one line, bad arguments isError', async () => {
     const res = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'nope/unknown' }));
     expect(await res.json()).toMatchObject({ id: 7, error: { code: -32601 } });
-    const unknownTool = await call('drop_database', {});
-    expect(unknownTool.isError).toBe(true);
-    expect(textOf(unknownTool)).toMatch(/drop_database not found/);
+    const rpc = async (params: unknown) => {
+      const answer = await post(JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params }));
+      return (await answer.json()) as { id: number; error?: { code: number; message: string } };
+    };
+    const unknownTool = await rpc({ name: 'drop_database', arguments: {} });
+    expect(unknownTool).toMatchObject({ id: 8, error: { code: -32602 } });
+    expect(unknownTool.error?.message).toMatch(/Unknown tool: drop_database/);
+    for (const params of [
+      { name: 'check_cert', arguments: 'example.com' },
+      { name: 'check_cert', arguments: [1] },
+      { name: 'check_cert', arguments: null },
+      { arguments: { domain: 'example.com' } },
+    ]) {
+      const malformed = await rpc(params);
+      expect(malformed).toMatchObject({ id: 8, error: { code: -32602 } });
+      expect(malformed.error?.message).toMatch(/^MCP error -32602: Invalid params: /);
+      expect(malformed.error?.message).not.toContain('\n');
+    }
     const wrongType = await call('check_cert', { domain: 42 });
     expect(wrongType.isError).toBe(true);
     expect(textOf(wrongType)).toMatch(/Input validation error/);
+    expect(service.runs()).toBe(0);
   });
 
   it('answers a batch array message by message, and refuses a batch over the SDK limit', async () => {
