@@ -67,27 +67,37 @@ describe('gatherDns', () => {
     );
     if (!gathered.ok) return;
     expect(gathered.value).toMatchObject({
-      cname: 'store-eu.deep-shop.co.uk',
-      a: ['192.0.2.71'],
-      aaaa: ['2001:db8::71'],
-      caa: { found_at: 'deep-shop.co.uk', records: [{ flags: 0, tag: 'issue', value: 'pki.goog' }] },
-      dmarcAtOrganization: { name: '_dmarc.deep-shop.co.uk', txt: [] },
-      spfWalk: null,
+      cname: { ok: true, value: 'store-eu.deep-shop.co.uk' },
+      a: { ok: true, value: ['192.0.2.71'] },
+      aaaa: { ok: true, value: ['2001:db8::71'] },
+      caa: {
+        ok: true,
+        value: { found_at: 'deep-shop.co.uk', records: [{ flags: 0, tag: 'issue', value: 'pki.goog' }] },
+      },
+      dmarc: { ok: true, value: { atOrganization: { name: '_dmarc.deep-shop.co.uk', txt: [] } } },
+      spf: { ok: true, value: { walk: null } },
     });
   });
 
   it('ignores failed CAA levels above the closest non-empty set (RFC 8659 §3)', async () => {
     const gathered = await gatherDns(world.client(), validDomain('eu.store.deep-shop.co.uk'));
-    expect(gathered.ok && gathered.value.caa.found_at).toBe('deep-shop.co.uk');
+    expect(gathered.ok && gathered.value.caa).toMatchObject({
+      ok: true,
+      value: { found_at: 'deep-shop.co.uk' },
+    });
     expect(world.primary.queries.some((q) => q.name === 'co.uk' && q.type === 'CAA')).toBe(true);
   });
 
-  it('fails when a CAA level below any non-empty set fails: no record may be presumed absent', async () => {
+  it('fails the CAA section when a level below any non-empty set fails: no record may be presumed absent', async () => {
     const gathered = await gatherDns(world.client(), validDomain('plain-shop.co.uk'));
-    expect(gathered.ok ? 'data' : gathered.failure.code).toBe('servfail');
+    if (!gathered.ok) throw new Error(`expected facts, got ${gathered.failure.code}`);
+    expect(gathered.value.caa).toMatchObject({ ok: false, failure: { code: 'servfail' } });
+    // The other sections are reported: the resolvers answer the control query.
+    expect(gathered.value.a).toEqual({ ok: true, value: ['192.0.2.72'] });
+    expect(world.primary.queries.some((q) => q.name === '' && q.type === 'SOA')).toBe(true);
   });
 
-  it('fails as a whole when one required query fails on both resolvers', async () => {
+  it('fails as a whole when the resolvers misbehave (HTTP-level garbage) on both sides', async () => {
     world.primary.mode = 'garbage';
     world.fallback.mode = 'wrong_content_type';
     const gathered = await gatherDns(world.client(), validDomain('deep-shop.co.uk'));
