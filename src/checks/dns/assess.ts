@@ -16,7 +16,7 @@ import { assessSpf } from './spf.ts';
 /** `isApex`: NS records are only expected at a zone apex, so `dns.no_ns` is only raised there. */
 export function assessDns(facts: DnsFacts, isApex: boolean, checkedAt: Date): DnsResult {
   const spf = section(facts.spf, ({ txt, walk }) => assessSpf(txt, walk));
-  const dmarc = section(facts.dmarc, ({ atDomain, atOrganization }) => assessDmarc(atDomain, atOrganization));
+  const dmarc = section(facts.dmarc, assessDmarc);
   const dnssec = section(facts.dnssec, assessDnssec);
   const caa = section(facts.caa, (set) => ({ caa: set, findings: assessCaa(set) }));
   const findings: Finding[] = [

@@ -4,7 +4,7 @@
  */
 import type { CaaRecord, CaaSet } from '../../checks/dns/caa.ts';
 import { caaClimb, relevantCaaSet } from '../../checks/dns/caa.ts';
-import { type DmarcLookup, isDmarcRecord } from '../../checks/dns/dmarc.ts';
+import { type DmarcLookup, dmarcTreeWalk, isDmarcRecord } from '../../checks/dns/dmarc.ts';
 import type { DnssecEvidence } from '../../checks/dns/dnssec.ts';
 import type { SpfWalk } from '../../checks/dns/spf.ts';
 import { isSpfRecord } from '../../checks/dns/spf-record.ts';
@@ -26,8 +26,8 @@ export interface DnsFacts {
   mx: DnsSection<{ priority: number; host: string }[]>;
   /** Every TXT string at the domain (SPF is picked out by the analysis) and the resolved tree. */
   spf: DnsSection<{ txt: string[]; walk: SpfWalk | null }>;
-  /** The lookup at the domain, and at the organizational domain (null when it is its own). */
-  dmarc: DnsSection<{ atDomain: DmarcLookup; atOrganization: DmarcLookup | null }>;
+  /** `_dmarc.<domain>` then the DNS Tree Walk above it, longest first (RFC 9989 §4.10). */
+  dmarc: DnsSection<DmarcLookup[]>;
   caa: DnsSection<CaaSet>;
   dnssec: DnsSection<DnssecEvidence>;
   mtaSts: DnsSection<string[]>;
@@ -96,7 +96,7 @@ export async function gatherDns(
   }
 
   const txtQuery = ask(name, 'TXT');
-  const [a, aaaa, cname, ns, mx, txt, spfWalk, dmarc, orgDmarc, caaLevels, ds, dnskey, mtaSts, tlsRpt] =
+  const [a, aaaa, cname, ns, mx, txt, spfWalk, dmarcLevels, caaLevels, ds, dnskey, mtaSts, tlsRpt] =
     await Promise.all([
       ask(name, 'A'),
       ask(name, 'AAAA'),
@@ -105,8 +105,12 @@ export async function gatherDns(
       ask(name, 'MX'),
       txtQuery,
       txtQuery.then((result) => resolveSpf(ask, name, result)),
-      ask(`_dmarc.${name}`, 'TXT'),
-      organization ? ask(`_dmarc.${organization}`, 'TXT') : succeed(null),
+      Promise.all(
+        [name, ...dmarcTreeWalk(name)].map(async (level) => ({
+          level: `_dmarc.${level}`,
+          result: await ask(`_dmarc.${level}`, 'TXT'),
+        })),
+      ),
       Promise.all(caaClimb(name).map(async (level) => ({ level, result: await ask(level, 'CAA') }))),
       ask(zoneApex, 'DS'),
       ask(zoneApex, 'DNSKEY'),
@@ -132,7 +136,7 @@ export async function gatherDns(
         .sort((left, right) => left.priority - right.priority),
     ),
     spf: both(txt, spfWalk, (txtV, walk) => ({ txt: txtOf(txtV), walk })),
-    dmarc: dmarcSection(name, dmarc, organization, orgDmarc),
+    dmarc: dmarcSection(dmarcLevels),
     caa: closestCaa(caaLevels),
     dnssec: both(ds, dnskey, (dsV, dnskeyV) => ({
       ad: dnskeyV.ad || (a.ok && a.value.ad),
@@ -146,20 +150,19 @@ export async function gatherDns(
   });
 }
 
-/** DMARC at the domain, else at the organizational domain: a failure there only matters then. */
-function dmarcSection(
-  name: string,
-  atDomain: SourceResult<DnsAnswer>,
-  organization: string | null,
-  atOrganization: SourceResult<DnsAnswer | null>,
-): DnsFacts['dmarc'] {
-  if (!atDomain.ok) return atDomain;
-  const own = { name: `_dmarc.${name}`, txt: txtOf(atDomain.value) };
-  if (own.txt.some(isDmarcRecord) || organization === null)
-    return succeed({ atDomain: own, atOrganization: null });
-  if (!atOrganization.ok) return atOrganization;
-  const txt = atOrganization.value ? txtOf(atOrganization.value) : [];
-  return succeed({ atDomain: own, atOrganization: { name: `_dmarc.${organization}`, txt } });
+/**
+ * The DMARC lookups, closest first. Receivers decide how to handle DNS errors in the Tree Walk
+ * (RFC 9989 §4.10.1); a failed name matters here only when no closer name has a DMARC record,
+ * like a failed CAA level (the walk is then reported up to the failure).
+ */
+function dmarcSection(levels: { level: string; result: SourceResult<DnsAnswer> }[]): DnsFacts['dmarc'] {
+  const lookups: DmarcLookup[] = [];
+  for (const { level, result } of levels) {
+    if (!result.ok)
+      return lookups.some((lookup) => lookup.txt.some(isDmarcRecord)) ? succeed(lookups) : result;
+    lookups.push({ name: level, txt: txtOf(result.value) });
+  }
+  return succeed(lookups);
 }
 
 /** Walks the SPF tree when the domain publishes exactly one SPF record; otherwise null. */

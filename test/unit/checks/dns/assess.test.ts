@@ -6,6 +6,7 @@ import type { DnsFacts } from '../../../../src/sources/doh/gather.ts';
 import { fail, succeed } from '../../../../src/sources/failure.ts';
 
 const NOW = new Date('2026-11-22T10:00:00Z');
+const at = (name: string, ...txt: string[]) => ({ name, txt });
 
 /** A mail-ready, signed apex: no record-level findings. */
 function facts(overrides: Partial<DnsFacts> = {}): DnsFacts {
@@ -20,13 +21,7 @@ function facts(overrides: Partial<DnsFacts> = {}): DnsFacts {
       txt: ['v=spf1 mx -all'],
       walk: { lookups: 1, voidLookups: 0, includes: [], all: '-all', problems: [] },
     }),
-    dmarc: succeed({
-      atDomain: {
-        name: '_dmarc.harbour-tools.com',
-        txt: ['v=DMARC1; p=reject; rua=mailto:d@harbour-tools.com'],
-      },
-      atOrganization: null,
-    }),
+    dmarc: succeed([at('_dmarc.harbour-tools.com', 'v=DMARC1; p=reject; rua=mailto:d@harbour-tools.com')]),
     caa: succeed({
       records: [{ flags: 0, tag: 'issue', value: 'letsencrypt.org' }],
       found_at: 'harbour-tools.com',

@@ -22,6 +22,17 @@ const plainShop: Scenario = {
   about: 'No CAA anywhere below the failing co.uk level.',
   dns: { records: { 'plain-shop.co.uk': { A: ['192.0.2.72'] } } },
 };
+const dmarcShop: Scenario = {
+  domain: 'dmarc-shop.co.uk',
+  about: 'A DMARC record at the registrable domain only, below the failing co.uk level.',
+  dns: {
+    records: {
+      'dmarc-shop.co.uk': { A: ['192.0.2.73'] },
+      'mail.dmarc-shop.co.uk': { A: ['192.0.2.74'] },
+      '_dmarc.dmarc-shop.co.uk': { TXT: ['v=DMARC1; p=reject; rua=mailto:d@dmarc-shop.co.uk'] },
+    },
+  },
+};
 const ukOutage: Scenario = {
   domain: 'uk',
   about: 'Every name in .uk outside the scenarios above answers SERVFAIL, CD or not.',
@@ -30,7 +41,7 @@ const ukOutage: Scenario = {
 
 let world: DnsWorld;
 beforeAll(async () => {
-  world = await startDnsWorld(deepShop, plainShop, ukOutage);
+  world = await startDnsWorld(deepShop, plainShop, dmarcShop, ukOutage);
 });
 afterAll(() => world.close());
 afterEach(() => {
@@ -39,7 +50,7 @@ afterEach(() => {
 });
 
 describe('gatherDns', () => {
-  it('asks every question in parallel, with _dmarc at the domain and at the organizational domain', async () => {
+  it('asks every question in parallel, with _dmarc at the domain and along the DNS Tree Walk', async () => {
     const before = world.primary.queries.length;
     const gathered = await gatherDns(world.client(), validDomain('eu.store.deep-shop.co.uk'));
     expect(gathered.ok).toBe(true);
@@ -53,7 +64,10 @@ describe('gatherDns', () => {
         'eu.store.deep-shop.co.uk MX',
         'eu.store.deep-shop.co.uk TXT',
         '_dmarc.eu.store.deep-shop.co.uk TXT',
+        '_dmarc.store.deep-shop.co.uk TXT',
         '_dmarc.deep-shop.co.uk TXT',
+        '_dmarc.co.uk TXT',
+        '_dmarc.uk TXT',
         'eu.store.deep-shop.co.uk CAA',
         'store.deep-shop.co.uk CAA',
         'deep-shop.co.uk CAA',
@@ -74,7 +88,8 @@ describe('gatherDns', () => {
         ok: true,
         value: { found_at: 'deep-shop.co.uk', records: [{ flags: 0, tag: 'issue', value: 'pki.goog' }] },
       },
-      dmarc: { ok: true, value: { atOrganization: { name: '_dmarc.deep-shop.co.uk', txt: [] } } },
+      // RFC 9989 §4.10: the Tree Walk reaches co.uk, which fails, with no DMARC record below it.
+      dmarc: { ok: false, failure: { code: 'servfail' } },
       spf: { ok: true, value: { walk: null } },
     });
   });
@@ -95,6 +110,18 @@ describe('gatherDns', () => {
     // The other sections are reported: the resolvers answer the control query.
     expect(gathered.value.a).toEqual({ ok: true, value: ['192.0.2.72'] });
     expect(world.primary.queries.some((q) => q.name === '' && q.type === 'SOA')).toBe(true);
+  });
+
+  it('ignores failed DMARC Tree Walk levels above a name that has a record (RFC 9989 §4.10.1 leaves DNS errors to the receiver)', async () => {
+    const gathered = await gatherDns(world.client(), validDomain('mail.dmarc-shop.co.uk'));
+    if (!gathered.ok) throw new Error(`expected facts, got ${gathered.failure.code}`);
+    expect(gathered.value.dmarc).toEqual({
+      ok: true,
+      value: [
+        { name: '_dmarc.mail.dmarc-shop.co.uk', txt: [] },
+        { name: '_dmarc.dmarc-shop.co.uk', txt: ['v=DMARC1; p=reject; rua=mailto:d@dmarc-shop.co.uk'] },
+      ],
+    });
   });
 
   it('fails as a whole when the resolvers misbehave (HTTP-level garbage) on both sides', async () => {
