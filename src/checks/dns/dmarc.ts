@@ -26,7 +26,6 @@ export interface ParsedDmarc {
   errors: string[];
 }
 
-const POLICIES = ['none', 'quarantine', 'reject'];
 /** Registered tags and their value syntax (§4.7, §4.8); `rua`/`ruf` are checked as URI lists. */
 const TAG_VALUES: Record<string, RegExp> = {
   p: /^(none|quarantine|reject)$/i,
