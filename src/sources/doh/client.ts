@@ -160,7 +160,7 @@ function cancelled(name: string, type: DnsRecordType): SourceFailure {
   return {
     code: 'timeout',
     source: DOH_SOURCE,
-    detail: `${name} ${type} was not answered within the check's budget`,
+    detail: `${name || '.'} ${type} was not answered within the check's budget`,
   };
 }
 
