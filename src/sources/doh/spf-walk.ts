@@ -125,7 +125,7 @@ export async function walkSpf(
       const result = await follow(target, chain, term.text);
       return result.ok ? null : fail(result.failure);
     }
-    const type = lookupType(term);
+    const type = lookupType(term.name);
     const answer = await lookup(target, type);
     if (!answer.ok) return fail(answer.failure);
     if (term.name === 'a' && isVoid(answer.value)) {
@@ -153,8 +153,8 @@ export async function walkSpf(
 }
 
 /** The record type a resolvable a, mx or exists term asks for first. */
-function lookupType(term: SpfMechanism): DnsRecordType {
-  return term.name === 'mx' ? 'MX' : 'A';
+function lookupType(name: SpfMechanism['name']): DnsRecordType {
+  return name === 'mx' ? 'MX' : 'A';
 }
 
 /** One promise per name and type for the whole walk. */
@@ -186,26 +186,32 @@ async function prefetch(lookup: SpfLookup, domain: string, record: string): Prom
     const visit = (owner: string, text: string, chain: readonly string[]): boolean => {
       const parsed = parseSpf(text);
       if (parsed.errors.length > 0) return false;
-      const targets = parsed.terms.flatMap((term) =>
-        term.kind === 'mechanism' && !['all', 'ip4', 'ip6'].includes(term.name) ? [term] : [],
-      );
-      const redirect = parsed.all === null ? parsed.redirect : null;
-      for (const term of [...targets, ...(redirect === null ? [] : [redirect])]) {
+      // A redirect (ignored when there is an `all`) is followed like an include, after the terms.
+      const steps = [
+        ...parsed.terms.flatMap((term) =>
+          term.kind === 'mechanism' && !['all', 'ip4', 'ip6'].includes(term.name)
+            ? [{ name: term.name, target: term.target ?? owner }]
+            : [],
+        ),
+        ...(parsed.all === null && parsed.redirect !== null
+          ? [{ name: 'include' as const, target: parsed.redirect }]
+          : []),
+      ];
+      for (const step of steps) {
         lookups += 1;
         if (lookups > SPF_MAX_LOOKUPS) return false;
-        const include = typeof term === 'string' || term.name === 'include';
-        const target = (typeof term === 'string' ? term : (term.target ?? owner)).toLowerCase();
-        if ((typeof term !== 'string' && term.name === 'ptr') || hasMacro(target)) continue;
-        if (!include && typeof term !== 'string') {
-          void lookup(target, lookupType(term));
-          if (term.name === 'a') void lookup(target, 'AAAA');
+        const target = step.target.toLowerCase().replace(/\.$/, '');
+        if (step.name === 'ptr' || hasMacro(target)) continue;
+        if (step.name !== 'include') {
+          void lookup(target, lookupType(step.name));
+          if (step.name === 'a') void lookup(target, 'AAAA');
           continue;
         }
-        const name = target.replace(/\.$/, '');
-        const next = records.get(name);
-        if (next === undefined) unknown.add(name);
-        // A loop or a target without one record stops the evaluation there.
-        else if (next === null || chain.includes(name) || !visit(name, next, [...chain, owner])) return false;
+        const next = records.get(target);
+        if (next === undefined) unknown.add(target);
+        // A loop or a target without exactly one record stops the evaluation there.
+        else if (next === null || target === owner || chain.includes(target)) return false;
+        else if (!visit(target, next, [...chain, owner])) return false;
       }
       return true;
     };
