@@ -29,45 +29,54 @@ const delayedFetch: FetchLike = async (input, init) => {
   return fetch(input, init);
 };
 
-const checked = normalizeDomain('healthy-shop.com');
-if (!checked.valid) throw new Error('benchmark domain must be valid');
-const domain: ValidDomain = checked;
-
-type Timed = { label: string; ms: number[] };
-const rows: Timed[] = ['cert', 'dns', 'expiry', 'site-health'].map((label) => ({ label, ms: [] }));
-const checks = ['cert', 'dns', 'expiry', 'siteHealth'] as const;
-for (let round = 0; round < ROUNDS; round += 1) {
-  for (const [index, check] of checks.entries()) {
-    // Fresh runners for every measured call: every upstream is asked, nothing comes from a cache.
-    const runners = createRunners(config, {
-      fetch: delayedFetch,
-      now: () => new Date(),
-      probeCa: world.site.caPem,
-    });
-    const started = performance.now();
-    const outcome = await runners[check](domain);
-    if (outcome.type !== 'result') throw new Error(`${check} failed: ${JSON.stringify(outcome)}`);
-    rows[index]?.ms.push(performance.now() - started);
-  }
-}
-await world.close();
+/** A plain domain, and one with a 4-level SPF include tree (five DoH round trips in a row). */
+const DOMAINS = ['healthy-shop.com', 'spf-deep.org'];
+/** Site-health may cost at most this much over its slowest single check (the issue's bound). */
+const OVERHEAD_BOUND_MS = 5;
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 };
-const slowest = Math.max(...rows.slice(0, 3).map((row) => percentile(row.ms, 50)));
-const sum = rows.slice(0, 3).reduce((total, row) => total + percentile(row.ms, 50), 0);
+
 process.stdout.write(
   `site-health fan-out, ${ROUNDS} rounds, upstream delays ${JSON.stringify(DELAYS_MS)} ms (per request)\n`,
 );
-process.stdout.write('check         p50 ms   p95 ms\n');
-for (const row of rows) {
+for (const name of DOMAINS) {
+  const checked = normalizeDomain(name);
+  if (!checked.valid) throw new Error(`benchmark domain ${name} must be valid`);
+  const domain: ValidDomain = checked;
+
+  type Timed = { label: string; ms: number[] };
+  const rows: Timed[] = ['cert', 'dns', 'expiry', 'site-health'].map((label) => ({ label, ms: [] }));
+  const checks = ['cert', 'dns', 'expiry', 'siteHealth'] as const;
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [index, check] of checks.entries()) {
+      // Fresh runners for every measured call: every upstream is asked, nothing comes from a cache.
+      const runners = createRunners(config, {
+        fetch: delayedFetch,
+        now: () => new Date(),
+        probeCa: world.site.caPem,
+      });
+      const started = performance.now();
+      const outcome = await runners[check](domain);
+      if (outcome.type !== 'result') throw new Error(`${check} failed: ${JSON.stringify(outcome)}`);
+      rows[index]?.ms.push(performance.now() - started);
+    }
+  }
+
+  const slowest = Math.max(...rows.slice(0, 3).map((row) => percentile(row.ms, 50)));
+  const sum = rows.slice(0, 3).reduce((total, row) => total + percentile(row.ms, 50), 0);
+  process.stdout.write(`\n${name}\ncheck         p50 ms   p95 ms\n`);
+  for (const row of rows) {
+    process.stdout.write(
+      `${row.label.padEnd(12)} ${percentile(row.ms, 50).toFixed(0).padStart(7)} ${percentile(row.ms, 95).toFixed(0).padStart(8)}\n`,
+    );
+  }
+  const bundle = percentile(rows[3]?.ms ?? [], 50);
+  const over = bundle - slowest;
   process.stdout.write(
-    `${row.label.padEnd(12)} ${percentile(row.ms, 50).toFixed(0).padStart(7)} ${percentile(row.ms, 95).toFixed(0).padStart(8)}\n`,
+    `site-health p50 ${bundle.toFixed(0)} ms vs slowest single check ${slowest.toFixed(0)} ms (sum of checks ${sum.toFixed(0)} ms): ${over.toFixed(1)} ms over the slowest (bound ${OVERHEAD_BOUND_MS} ms: ${over <= OVERHEAD_BOUND_MS ? 'met' : 'NOT met'})\n`,
   );
 }
-const bundle = percentile(rows[3]?.ms ?? [], 50);
-process.stdout.write(
-  `site-health p50 ${bundle.toFixed(0)} ms vs slowest single check ${slowest.toFixed(0)} ms (sum of checks ${sum.toFixed(0)} ms): ${(bundle / slowest).toFixed(2)}× the slowest\n`,
-);
+await world.close();

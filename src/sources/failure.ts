@@ -12,6 +12,8 @@ export type SourceFailureCode =
   | 'rate_limited'
   | 'network'
   | 'servfail'
+  /** A DNS resolver answered REFUSED (it will not resolve the name for us). */
+  | 'refused'
   | 'blocked_address';
 
 export interface SourceFailure {

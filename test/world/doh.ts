@@ -21,6 +21,11 @@ export interface DnsZoneRecords {
   CAA?: { flags?: number; tag: string; value: string }[];
   DS?: { keyTag: number; algorithm: number; digestType: number; digest: string }[];
   DNSKEY?: { flags: number; algorithm: number; key: string }[];
+  /**
+   * Queries for these types at this name (every type with `all`) get SERVFAIL from the resolver,
+   * as when the name's authoritative servers time out; `hang` leaves the HTTP request unanswered.
+   */
+  fails?: { types: string[] | 'all'; failure: 'servfail' | 'hang' };
 }
 
 /** A scenario's DNS data: records by owner name (lower case, no trailing dot). */
@@ -50,6 +55,8 @@ export interface FakeDoh extends LoopbackServer {
   endpoint: URL;
   /** Resolver-wide failure mode; `null` answers normally. */
   mode: DohFailureMode | null;
+  /** Added before every answer, in milliseconds (a slow resolver). */
+  delayMs: number;
   /** Every question received, in order. */
   queries: DohQueryLog[];
 }
@@ -74,8 +81,9 @@ export async function startDoh(scenarios: Map<string, Scenario>): Promise<FakeDo
     const name = (question?.name ?? '').toLowerCase().replace(/\.$/, '');
     const cd = query.flag_cd;
     queries.push({ name, type: question?.type ?? '', cd });
+    if (fake.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.delayMs).unref());
     const zone = zoneOf(name);
-    const failure = fake.mode ?? zone?.dns.failure ?? null;
+    const failure = fake.mode ?? zone?.dns.failure ?? nameFailure(records.get(name), question?.type) ?? null;
     if (failure === 'hang') return; // The socket stays open until the client gives up or close().
     if (failure === 'http_500') return send(res, 500, 'text/plain', Buffer.from('internal error'));
     if (failure === 'garbage')
@@ -93,8 +101,15 @@ export async function startDoh(scenarios: Map<string, Scenario>): Promise<FakeDo
   return Object.assign(fake, server, {
     endpoint: new URL('/dns-query', server.url),
     mode: null,
+    delayMs: 0,
     queries,
   });
+}
+
+function nameFailure(set: DnsZoneRecords | undefined, type = ''): DohFailureMode | undefined {
+  const fails = set?.fails;
+  if (!fails) return undefined;
+  return fails.types === 'all' || fails.types.includes(type) ? fails.failure : undefined;
 }
 
 function send(res: ServerResponse, status: number, contentType: string, body: Buffer): void {

@@ -75,6 +75,8 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
       certspotter.delayMs = 0;
       doh.mode = null;
       dohFallback.mode = null;
+      doh.delayMs = 0;
+      dohFallback.delayMs = 0;
       rdapBootstrap.mode = null;
       rdapRegistry.mode = null;
       rdapRegistry.registrarMode = null;

@@ -5,9 +5,9 @@
 import type { z } from 'zod';
 import type { Finding } from '../result-common.ts';
 import { DNS_FINDING, dnsFinding } from './findings.ts';
-import type { dnsResultSchema } from './result.ts';
+import type { dnssecSchema } from './result.ts';
 
-export type DnssecResult = z.infer<typeof dnsResultSchema>['dnssec'];
+export type DnssecResult = z.infer<typeof dnssecSchema>;
 
 export interface DnssecEvidence {
   /** The resolver set AD on the apex answers it validated. */

@@ -26,6 +26,10 @@ export const DNS_FINDING = {
   dmarcTestMode: 'dmarc.test_mode',
   caaMissing: 'caa.missing',
   caaIssuerNotPermitted: 'caa.issuer_not_permitted',
+  /** The CAA lookup fails at both resolvers: CAs must not issue (RFC 8659 §3, BR §3.2.2.8). */
+  caaLookupFailed: 'caa.lookup_failed',
+  /** Lookups other than CAA fail (SERVFAIL or timeout) at both resolvers while they work. */
+  lookupFailed: 'dns.lookup_failed',
   dnssecUnsigned: 'dnssec.unsigned',
   dnssecBogus: 'dnssec.bogus',
 } as const;

@@ -1,6 +1,7 @@
 /** The dns result (contract §3 "dns"). */
 import { z } from 'zod';
 import { commonResultShape } from '../result-common.ts';
+import { DNS_CHECK_BUDGET_MS } from './budget.ts';
 
 export const spfSchema = z.object({
   record: z.string(),
@@ -28,31 +29,54 @@ export const dmarcSchema = z.object({
     .describe('The name the record was found at (`_dmarc.<domain>` or the organizational domain).'),
 });
 
+export const sectionErrorSchema = z
+  .object({
+    error: z.object({
+      code: z
+        .enum(['servfail', 'timeout'])
+        .describe('`servfail`: the resolvers answered SERVFAIL; `timeout`: no answer within the budget.'),
+      message: z.string().describe('One plain-English sentence naming the failed lookup.'),
+    }),
+  })
+  .describe(
+    'In place of a section whose lookup failed at both resolvers while they answered other questions: a fact about the domain, not missing data. No finding is drawn from the missing data (`dns.lookup_failed` / `caa.lookup_failed` report the failure).',
+  );
+
+/** A section, or its lookup failure. */
+const orError = <T extends z.ZodType>(schema: T) => z.union([schema, sectionErrorSchema]);
+
 export const caaRecordSchema = z.object({ flags: z.number().int(), tag: z.string(), value: z.string() });
 
-export const dnsResultSchema = z.object({
-  ...commonResultShape,
-  ns: z.array(z.string()),
-  a: z.array(z.string()),
-  aaaa: z.array(z.string()),
-  cname: z.string().nullable(),
-  mx: z.array(z.object({ priority: z.number().int(), host: z.string() })),
-  spf: spfSchema.nullable(),
-  dmarc: dmarcSchema.nullable(),
-  caa: z.object({
-    records: z.array(caaRecordSchema),
-    found_at: z
-      .string()
-      .nullable()
-      .describe('Where the climb up the name tree found the CAA set (RFC 8659).'),
-  }),
-  dnssec: z.object({
-    status: z.enum(['signed', 'unsigned', 'bogus', 'unknown']),
-    ad: z.boolean(),
-    ds: z.boolean(),
-    dnskey: z.boolean(),
-  }),
-  mta_sts: z.string().nullable(),
-  tls_rpt: z.string().nullable(),
+export const caaSchema = z.object({
+  records: z.array(caaRecordSchema),
+  found_at: z.string().nullable().describe('Where the climb up the name tree found the CAA set (RFC 8659).'),
 });
+
+export const dnssecSchema = z.object({
+  status: z.enum(['signed', 'unsigned', 'bogus', 'unknown']),
+  ad: z.boolean(),
+  ds: z.boolean(),
+  dnskey: z.boolean(),
+});
+
+export const dnsResultSchema = z
+  .object({
+    ...commonResultShape,
+    ns: orError(z.array(z.string())),
+    a: orError(z.array(z.string())),
+    aaaa: orError(z.array(z.string())),
+    cname: orError(z.string().nullable()),
+    mx: orError(z.array(z.object({ priority: z.number().int(), host: z.string() }))),
+    spf: orError(spfSchema.nullable()),
+    dmarc: orError(dmarcSchema.nullable()),
+    caa: orError(caaSchema),
+    dnssec: orError(dnssecSchema),
+    mta_sts: orError(z.string().nullable()),
+    tls_rpt: orError(z.string().nullable()),
+  })
+  .describe(
+    `Each section is reported on its own: when a lookup it needs fails at both resolvers (SERVFAIL or timeout) while the resolvers answer a control query, the section is \`{ error }\` and the others are still reported. When the resolvers themselves fail (the control query fails at both, or they answer with HTTP errors, garbage or REFUSED) there is no result: the check answers 502 and is not charged. The whole check answers within ${DNS_CHECK_BUDGET_MS / 1000} s.`,
+  );
 export type DnsResult = z.infer<typeof dnsResultSchema>;
+/** A section's failure as the result reports it. */
+export type SectionError = z.infer<typeof sectionErrorSchema>;

@@ -39,7 +39,14 @@ const TARGET_REQUIRED: readonly string[] = ['include', 'exists', 'ip4', 'ip6'];
 const MODIFIER_NAME = /^[a-z][a-z0-9_.-]*$/i;
 /** macro-expand (RFC 7208 §7.1): `%{` letter digits `r`? delimiters `}`, or `%%`, `%_`, `%-`. */
 const MACRO = /%(\{[slodiphcrtv]\d*r?[-.+,/_=]*\}|[%_-])/gi;
-const LABEL = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?$/i;
+/** macro-expand inside a domain-spec, where c, r and t are not allowed (RFC 7208 §7.1). */
+const DOMAIN_MACRO = /%(\{[slodiphv]\d*r?[-.+,/_=]*\}|[%_-])/gi;
+/** domain-end as a macro-expand. */
+const DOMAIN_END_MACRO = /%(\{[slodiphv]\d*r?[-.+,/_=]*\}|[%_-])$/i;
+/** domain-end = "." toplabel ["."]; toplabel has a letter, or is alphanumerics joined by hyphens. */
+const DOMAIN_END = /\.([a-z0-9]*[a-z][a-z0-9]*|[a-z0-9]+-[a-z0-9-]*[a-z0-9])\.?$/i;
+/** The dual-cidr-length at the end of an a or mx argument (RFC 7208 §5.6). */
+const DUAL_CIDR_SUFFIX = /(?:\/\d+)?(?:\/\/\d+)?$/;
 
 /** True when a TXT string is an SPF record: `v=spf1` then a space or the end (RFC 7208 §4.5). */
 export function isSpfRecord(text: string): boolean {
@@ -122,14 +129,13 @@ function argumentProblem(name: SpfMechanismName, rest: string, mechanism: SpfMec
     }
     return null;
   }
-  // The CIDR starts at the first "/" that is not inside a macro; domains have no "/".
-  const slash = value.search(/\/(?![^{]*\})/);
-  const domain = slash === -1 ? value : value.slice(0, slash);
+  // A domain-spec may hold "/" and ":" (macro-literal, RFC 7208 §7.1), so only a trailing
+  // dual-cidr-length is a CIDR, and only a and mx take one; elsewhere it stays in the domain.
+  const cidr = name === 'a' || name === 'mx' ? (DUAL_CIDR_SUFFIX.exec(value)?.[0] ?? '') : '';
+  const domain = value.slice(0, value.length - cidr.length);
   mechanism.target = domain;
   if (!isDomainSpec(domain)) return 'invalid domain';
-  if (slash === -1) return null;
-  if (name !== 'a' && name !== 'mx') return 'unexpected CIDR';
-  return dualCidrProblem(value.slice(slash));
+  return cidr === '' ? null : dualCidrProblem(cidr);
 }
 
 /** `/n`, `//m` or `/n//m` (RFC 7208 §5.6). */
@@ -141,8 +147,9 @@ function dualCidrProblem(cidr: string): string | null {
   return null;
 }
 
+/** ip4-cidr-length / ip6-cidr-length: decimal without a leading zero, at most `max` (RFC 7208 §12). */
 function isPrefix(text: string, max: number): boolean {
-  return /^\d{1,3}$/.test(text) && Number(text) <= max;
+  return /^(0|[1-9]\d{0,2})$/.test(text) && Number(text) <= max;
 }
 
 /** Whether `value` expands macros (then it cannot be resolved without the client's address). */
@@ -150,16 +157,23 @@ export function hasMacro(value: string): boolean {
   return value.includes('%');
 }
 
-function isMacroString(value: string): boolean {
-  const stripped = value.replace(MACRO, '');
+/** macro-string: visible ASCII where every `%` starts a valid macro-expand (RFC 7208 §7.1). */
+function isMacroString(value: string, macro: RegExp = MACRO): boolean {
+  const stripped = value.replace(macro, '');
   return !stripped.includes('%') && /^[\x21-\x7e]*$/.test(stripped);
 }
 
-/** domain-spec = macro-string domain-end (RFC 7208 §7.1): a dotted name with a top label, or a macro. */
+/**
+ * domain-spec = macro-string domain-end, domain-end = "." toplabel ["."] / macro-expand (RFC 7208
+ * §7.1), with the letters c, r and t left out (they belong to explanation text only, §7.1). A name
+ * without macros must also be one DNS can ask for (RFC 1035 §2.3.4: no empty label, labels of at
+ * most 63 octets, 253 in all); RFC 7208 leaves that case undefined, and receivers reject it.
+ */
 function isDomainSpec(value: string): boolean {
-  if (value === '' || !isMacroString(value)) return false;
-  if (/%\{[^}]*\}$/.test(value)) return true;
-  const labels = value.replace(MACRO, 'x').replace(/\.$/, '').split('.');
-  const top = labels.at(-1) ?? '';
-  return labels.length >= 2 && labels.every((label) => LABEL.test(label)) && /[a-z]/i.test(top);
+  if (value === '' || !isMacroString(value, DOMAIN_MACRO)) return false;
+  if (DOMAIN_END_MACRO.test(value)) return true;
+  if (!DOMAIN_END.test(value)) return false;
+  if (hasMacro(value)) return true;
+  const name = value.replace(/\.$/, '');
+  return name.length <= 253 && name.split('.').every((label) => label.length > 0 && label.length <= 63);
 }

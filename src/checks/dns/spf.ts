@@ -70,9 +70,14 @@ export function assessSpf(
       includes: [],
     };
     const message = `${records.length} SPF records are published; receivers treat that as a permanent error (RFC 7208 §4.5).`;
+    // Whichever record a lenient receiver or a later clean-up keeps, a +all in it opens the domain.
+    const openRecord = records.find((text) => parseSpf(text).all === '+all');
     return {
       spf,
-      findings: [dnsFinding(DNS_FINDING.spfMultipleRecords, 'critical', message, records.join('\n'))],
+      findings: [
+        dnsFinding(DNS_FINDING.spfMultipleRecords, 'critical', message, records.join('\n')),
+        ...(openRecord === undefined ? [] : allFindings('+all', false, openRecord)),
+      ],
     };
   }
   const parsed = parseSpf(record);

@@ -48,10 +48,11 @@ export function composeSiteHealth(input: SiteHealthInput): RunOutcome<SiteHealth
 
   const certResult = cert.type === 'result' ? cert.result : null;
   const dnsResult = dns.type === 'result' ? dns.result : null;
+  const caa = dnsResult && 'records' in dnsResult.caa ? dnsResult.caa : null;
   const crossFindings: Finding[] = [];
-  if (certResult?.certificate && dnsResult && dnsResult.caa.records.length > 0) {
+  if (certResult?.certificate && caa && caa.records.length > 0) {
     const { issuer, issuer_dn, wildcard } = certResult.certificate;
-    const finding = caaIssuerFinding(dnsResult.caa.records, { name: issuer, dn: issuer_dn }, wildcard);
+    const finding = caaIssuerFinding(caa.records, { name: issuer, dn: issuer_dn }, wildcard);
     if (finding) crossFindings.push(finding);
   }
 

@@ -42,8 +42,17 @@ export interface DnsAnswer {
   ms: number;
   /** True when served from the cache or joined to an identical query in flight. */
   cached: boolean;
-  /** True when the primary resolver failed and the fallback answered. */
+  /** True when the primary resolver failed or was too slow and the fallback answered. */
   fellBack: boolean;
+  /** Every resolver exchange behind this answer (empty when served from the cache). */
+  attempts: ResolverAttempt[];
+}
+
+/** One exchange with one resolver; a primary that lost to the hedged fallback counts as failed. */
+export interface ResolverAttempt {
+  resolver: string;
+  ok: boolean;
+  ms: number;
 }
 
 /** The records of one type from an answer, typed. */

@@ -1,11 +1,11 @@
 /**
- * The RFC 8484 DoH client: GET with the wire-format message, one retry on the fallback resolver,
- * answers cached by TTL (at most 5 minutes) and identical concurrent queries coalesced.
+ * The RFC 8484 DoH client: GET with the wire-format message, the fallback resolver hedged after a
+ * short delay, answers cached by TTL (at most 5 minutes) and identical concurrent queries coalesced.
  */
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SourceCache } from '../cache.ts';
-import { fail, type SourceResult, succeed } from '../failure.ts';
-import { canonicalName, type DnsAnswer, type DnsRecordType } from './answer.ts';
+import { fail, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
+import { canonicalName, type DnsAnswer, type DnsRecordType, type ResolverAttempt } from './answer.ts';
 import { type DecodedAnswer, decodeResponse, encodeQuery, toBase64Url } from './wire.ts';
 
 /** Upstream name reported in `sources` and in 502 bodies. */
@@ -17,11 +17,20 @@ export const DOH_MAX_BYTES = 256 * 1024;
 /** Longest an answer is cached, in milliseconds, whatever its TTL. */
 export const DOH_MAX_CACHE_MS = 5 * 60 * 1000;
 /** Default per-attempt budget in milliseconds. */
-export const DOH_TIMEOUT_MS = 4000;
+export const DOH_TIMEOUT_MS = 3000;
+/**
+ * How long the primary resolver has before the same question also goes to the fallback; the first
+ * answer wins. A hanging primary thus costs this much per lookup, not its whole timeout.
+ */
+export const DOH_HEDGE_MS = 300;
 
 export interface DohQueryOptions {
   /** Ask the resolver not to validate DNSSEC (CD bit), to tell a bogus zone from a broken one. */
   cd?: boolean;
+  /** The caller's deadline: the query then fails with `timeout` (the exchange itself runs on). */
+  signal?: AbortSignal;
+  /** Skip the cache and any identical query in flight (for the resolver health check). */
+  fresh?: boolean;
 }
 
 export interface DohClient {
@@ -37,6 +46,8 @@ export interface DohClientDeps {
   fallbackUrl: URL;
   /** Per-attempt budget in milliseconds (connect + full body). */
   timeoutMs?: number;
+  /** Delay before the fallback is asked too; default `DOH_HEDGE_MS`. */
+  hedgeMs?: number;
   /** Shared answer cache; one is made when omitted. */
   cache?: SourceCache<DnsAnswer>;
 }
@@ -51,10 +62,10 @@ export function createDohCache(options: { max?: number; now?: () => number } = {
 }
 
 export function createDohClient(deps: DohClientDeps): DohClient {
-  const { fetch, primaryUrl, fallbackUrl, timeoutMs = DOH_TIMEOUT_MS } = deps;
+  const { fetch, primaryUrl, fallbackUrl, timeoutMs = DOH_TIMEOUT_MS, hedgeMs = DOH_HEDGE_MS } = deps;
   const cache = deps.cache ?? createDohCache();
 
-  async function ask(resolver: URL, name: string, type: DnsRecordType, cd: boolean) {
+  async function ask(resolver: URL, name: string, type: DnsRecordType, cd: boolean, signal: AbortSignal) {
     const url = new URL(resolver);
     url.searchParams.set('dns', toBase64Url(encodeQuery(name, type, cd)));
     const response = await boundedFetch(url, {
@@ -63,6 +74,7 @@ export function createDohClient(deps: DohClientDeps): DohClient {
       timeoutMs,
       maxBytes: DOH_MAX_BYTES,
       accept: [DNS_MESSAGE_TYPE],
+      signal,
     });
     if (!response.ok) return response;
     const decoded = decodeResponse(DOH_SOURCE, response.value.body, name, type);
@@ -70,21 +82,48 @@ export function createDohClient(deps: DohClientDeps): DohClient {
     return succeed({ ms: response.value.ms, decoded: decoded.value });
   }
 
+  /**
+   * Asks the primary; when it fails, or has not answered within the hedge delay, asks the fallback
+   * as well and takes the first answer, cancelling the other exchange.
+   */
   async function load(name: string, type: DnsRecordType, cd: boolean): Promise<SourceResult<DnsAnswer>> {
-    const primary = await ask(primaryUrl, name, type, cd);
-    if (primary.ok) return succeed(toAnswer(primary.value, primaryUrl, false));
-    const fallback = await ask(fallbackUrl, name, type, cd);
-    if (fallback.ok) return succeed(toAnswer(fallback.value, fallbackUrl, true));
-    // Both failed: the fallback's failure is reported, the primary's kept as its cause.
-    return fail({ ...fallback.failure, cause: primary.failure });
+    const started = performance.now();
+    const cancelPrimary = new AbortController();
+    const cancelFallback = new AbortController();
+    const primary = ask(primaryUrl, name, type, cd, cancelPrimary.signal);
+    const hedge = await Promise.race([primary, delay(hedgeMs).then(() => null)]);
+    if (hedge?.ok) return succeed(toAnswer(hedge.value, primaryUrl, false, []));
+    const fallback = ask(fallbackUrl, name, type, cd, cancelFallback.signal);
+    const first = await Promise.race([
+      primary.then((result) => ({ result, from: 'primary' as const })),
+      fallback.then((result) => ({ result, from: 'fallback' as const })),
+    ]);
+    if (first.result.ok && first.from === 'primary') {
+      cancelFallback.abort();
+      return succeed(toAnswer(first.result.value, primaryUrl, false, []));
+    }
+    if (first.result.ok) {
+      cancelPrimary.abort();
+      const lost = { resolver: primaryUrl.href, ok: false, ms: performance.now() - started };
+      return succeed(toAnswer(first.result.value, fallbackUrl, true, [lost]));
+    }
+    const [primaryResult, fallbackResult] = await Promise.all([primary, fallback]);
+    if (fallbackResult.ok) {
+      const failed = { resolver: primaryUrl.href, ok: false, ms: performance.now() - started };
+      return succeed(toAnswer(fallbackResult.value, fallbackUrl, true, [failed]));
+    }
+    if (primaryResult.ok) return succeed(toAnswer(primaryResult.value, primaryUrl, false, []));
+    return fail(bothFailed(primaryResult.failure, fallbackResult.failure));
   }
 
   function toAnswer(
     attempt: { decoded: DecodedAnswer; ms: number },
     resolver: URL,
     fellBack: boolean,
+    failed: ResolverAttempt[],
   ): DnsAnswer {
-    return { ...attempt.decoded, resolver: resolver.href, ms: attempt.ms, cached: false, fellBack };
+    const attempts = [...failed, { resolver: resolver.href, ok: true, ms: attempt.ms }];
+    return { ...attempt.decoded, resolver: resolver.href, ms: attempt.ms, cached: false, fellBack, attempts };
   }
 
   return {
@@ -93,11 +132,54 @@ export function createDohClient(deps: DohClientDeps): DohClient {
     async query(rawName, type, options = {}) {
       const name = canonicalName(rawName);
       const cd = options.cd ?? false;
-      const { result, cached } = await cache.get(`${name}|${type}|${cd ? 'cd' : ''}`, () =>
-        load(name, type, cd),
-      );
+      const lookup = options.fresh
+        ? load(name, type, cd).then((result) => ({ result, cached: false }))
+        : cache.get(`${name}|${type}|${cd ? 'cd' : ''}`, () => load(name, type, cd));
+      const outcome = await withDeadline(lookup, options.signal);
+      if (outcome === null) return fail(cancelled(name, type));
+      const { result, cached } = outcome;
       if (!result.ok || !cached) return result;
-      return succeed({ ...result.value, cached: true, ms: 0 });
+      return succeed({ ...result.value, cached: true, ms: 0, attempts: [] });
     },
   };
+}
+
+/**
+ * The failure of a question both resolvers failed. A SERVFAIL from either says the name fails to
+ * resolve, and so do two timeouts; otherwise (HTTP errors, garbage, REFUSED) the failure is the
+ * resolvers' own trouble and keeps its code. The other resolver's failure is kept as the cause.
+ */
+function bothFailed(primary: SourceFailure, fallback: SourceFailure): SourceFailure {
+  if (fallback.code === 'servfail') return { ...fallback, cause: primary };
+  if (primary.code === 'servfail') return { ...primary, cause: fallback };
+  if (fallback.code !== 'timeout' || primary.code === 'timeout') return { ...fallback, cause: primary };
+  return { ...primary, cause: fallback };
+}
+
+function cancelled(name: string, type: DnsRecordType): SourceFailure {
+  return {
+    code: 'timeout',
+    source: DOH_SOURCE,
+    detail: `${name || '.'} ${type} was not answered within the check's budget`,
+  };
+}
+
+/** The lookup's outcome, or null when `signal` fires first. */
+async function withDeadline<T>(lookup: Promise<T>, signal: AbortSignal | undefined): Promise<T | null> {
+  if (!signal) return lookup;
+  if (signal.aborted) return null;
+  let onAbort = () => {};
+  const aborted = new Promise<null>((resolve) => {
+    onAbort = () => resolve(null);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([lookup, aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

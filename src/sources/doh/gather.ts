@@ -1,68 +1,102 @@
 /**
- * Gathers every DNS fact the dns check needs, in parallel, through the DoH client. A resolver
- * failure on any required query fails the whole gathering: a lookup that did not happen is never
- * reported as a missing record.
+ * Gathers every DNS fact the dns check needs, in parallel, through the DoH client. A lookup that
+ * did not happen is never reported as a missing record: its section carries the failure instead.
  */
 import type { CaaRecord, CaaSet } from '../../checks/dns/caa.ts';
 import { caaClimb, relevantCaaSet } from '../../checks/dns/caa.ts';
-import type { DmarcLookup } from '../../checks/dns/dmarc.ts';
+import { type DmarcLookup, dmarcTreeWalk, isDmarcRecord } from '../../checks/dns/dmarc.ts';
 import type { DnssecEvidence } from '../../checks/dns/dnssec.ts';
 import type { SpfWalk } from '../../checks/dns/spf.ts';
 import { isSpfRecord } from '../../checks/dns/spf-record.ts';
 import type { ValidDomain } from '../../domain/normalize.ts';
-import { fail, type SourceCall, type SourceResult, succeed } from '../failure.ts';
+import { fail, type SourceCall, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
 import { type DnsAnswer, type DnsRecordType, recordsOf, txtOf } from './answer.ts';
 import { DOH_SOURCE, type DohClient } from './client.ts';
 import { walkSpf } from './spf-walk.ts';
 
+/** One section's data, or the failure of a lookup it needs (a fact about the domain's DNS). */
+export type DnsSection<T> = SourceResult<T>;
+
 export interface DnsFacts {
   domain: string;
-  ns: string[];
-  a: string[];
-  aaaa: string[];
-  cname: string | null;
-  mx: { priority: number; host: string }[];
-  /** Every TXT string at the domain (SPF is picked out by the analysis). */
-  txt: string[];
-  spfWalk: SpfWalk | null;
-  dmarcAtDomain: DmarcLookup;
-  /** The lookup at the organizational domain; null when the domain is its own. */
-  dmarcAtOrganization: DmarcLookup | null;
-  caa: CaaSet;
-  dnssec: DnssecEvidence;
-  mtaSts: string[];
-  tlsRpt: string[];
-  /** One entry per resolver that answered, as a result's `sources` reports it. */
+  ns: DnsSection<string[]>;
+  a: DnsSection<string[]>;
+  aaaa: DnsSection<string[]>;
+  cname: DnsSection<string | null>;
+  mx: DnsSection<{ priority: number; host: string }[]>;
+  /** Every TXT string at the domain (SPF is picked out by the analysis) and the resolved tree. */
+  spf: DnsSection<{ txt: string[]; walk: SpfWalk | null }>;
+  /** `_dmarc.<domain>` then the DNS Tree Walk above it, longest first (RFC 9989 §4.10). */
+  dmarc: DnsSection<DmarcLookup[]>;
+  caa: DnsSection<CaaSet>;
+  dnssec: DnsSection<DnssecEvidence>;
+  mtaSts: DnsSection<string[]>;
+  tlsRpt: DnsSection<string[]>;
+  /** One entry per resolver asked, as a result's `sources` reports it. */
   sources: SourceCall[];
 }
 
-/** Runs every query for `domain` in parallel; SPF includes are resolved as soon as TXT arrives. */
-export async function gatherDns(client: DohClient, domain: ValidDomain): Promise<SourceResult<DnsFacts>> {
+export interface GatherOptions {
+  /** Cuts the lookups still running (they then fail with `timeout`). */
+  signal?: AbortSignal;
+  /** Bounds the resolver health check; it should leave the check time after `signal`. */
+  controlSignal?: AbortSignal;
+}
+
+/** The name asked to tell "this name fails" from "the resolvers fail": the root zone's SOA. */
+export const CONTROL_QUERY = { name: '.', type: 'SOA' } as const;
+
+/** Codes that say a name fails to resolve; any other failure is the resolvers' own trouble. */
+const NAME_FAILURES: readonly SourceFailure['code'][] = ['servfail', 'timeout'];
+
+/**
+ * Runs every query for `domain` in parallel; SPF includes are resolved level by level as soon as
+ * TXT arrives. A lookup that fails at both resolvers fails only the sections that need it, but
+ * only when it failed as a name (SERVFAIL or timeout) and a resolver still answers the control
+ * query; otherwise the resolvers are down or misbehaving and the whole gathering fails.
+ */
+export async function gatherDns(
+  client: DohClient,
+  domain: ValidDomain,
+  options: GatherOptions = {},
+): Promise<SourceResult<DnsFacts>> {
   const name = domain.domain;
   const answers: DnsAnswer[] = [];
+  const failures: SourceFailure[] = [];
+  const health: { control?: Promise<SourceResult<DnsAnswer>> } = {};
   let bogus = false;
   const organization = domain.isApex ? null : domain.registrableDomain;
   // DS is published by the parent at the delegation point, which for a subdomain is (normally)
   // the registrable domain; the DNSKEY set lives at that zone's apex.
   const zoneApex = organization ?? name;
+  const query = (qname: string, type: DnsRecordType, cd = false) =>
+    client.query(qname, type, { cd, signal: options.signal });
 
   /** One question; a SERVFAIL that the CD bit cures is DNSSEC-bogus data, kept and flagged. */
   async function ask(qname: string, type: DnsRecordType): Promise<SourceResult<DnsAnswer>> {
-    const first = await client.query(qname, type);
+    const first = await query(qname, type);
     if (first.ok || first.failure.code !== 'servfail') return record(first);
-    const unchecked = await client.query(qname, type, { cd: true });
-    if (!unchecked.ok) return first;
+    const unchecked = await query(qname, type, true);
+    if (!unchecked.ok) return record(first);
     // Only the domain's own zone decides its status; a broken third-party SPF include does not.
     bogus ||= qname === zoneApex || qname.endsWith(`.${zoneApex}`);
     return record(unchecked);
   }
   function record(result: SourceResult<DnsAnswer>): SourceResult<DnsAnswer> {
     if (result.ok) answers.push(result.value);
+    else {
+      failures.push(result.failure);
+      // The health check starts with the first failure, so its answer is ready when needed.
+      health.control ??= client.query(CONTROL_QUERY.name, CONTROL_QUERY.type, {
+        fresh: true,
+        signal: options.controlSignal,
+      });
+    }
     return result;
   }
 
   const txtQuery = ask(name, 'TXT');
-  const [a, aaaa, cname, ns, mx, txt, spfWalk, dmarc, orgDmarc, caaLevels, ds, dnskey, mtaSts, tlsRpt] =
+  const [a, aaaa, cname, ns, mx, txt, spfWalk, dmarcLevels, caaLevels, ds, dnskey, mtaSts, tlsRpt] =
     await Promise.all([
       ask(name, 'A'),
       ask(name, 'AAAA'),
@@ -71,8 +105,12 @@ export async function gatherDns(client: DohClient, domain: ValidDomain): Promise
       ask(name, 'MX'),
       txtQuery,
       txtQuery.then((result) => resolveSpf(ask, name, result)),
-      ask(`_dmarc.${name}`, 'TXT'),
-      organization ? ask(`_dmarc.${organization}`, 'TXT') : succeed(null),
+      Promise.all(
+        [name, ...dmarcTreeWalk(name)].map(async (level) => ({
+          level: `_dmarc.${level}`,
+          result: await ask(`_dmarc.${level}`, 'TXT'),
+        })),
+      ),
       Promise.all(caaClimb(name).map(async (level) => ({ level, result: await ask(level, 'CAA') }))),
       ask(zoneApex, 'DS'),
       ask(zoneApex, 'DNSKEY'),
@@ -80,51 +118,51 @@ export async function gatherDns(client: DohClient, domain: ValidDomain): Promise
       ask(`_smtp._tls.${name}`, 'TXT'),
     ]);
 
-  const caa = closestCaa(caaLevels);
-  const all = allOk([
-    a,
-    aaaa,
-    cname,
-    ns,
-    mx,
-    txt,
-    spfWalk,
-    dmarc,
-    orgDmarc,
-    ds,
-    dnskey,
-    mtaSts,
-    tlsRpt,
-    caa,
-  ] as const);
-  if (!all.ok) return all;
-  const [aV, aaaaV, cnameV, nsV, mxV, txtV, walk, dmarcV, orgDmarcV, dsV, dnskeyV, mtaStsV, tlsRptV, caaV] =
-    all.value;
+  const resolverTrouble = failures.find((failure) => !NAME_FAILURES.includes(failure.code));
+  if (resolverTrouble) return fail(resolverTrouble);
+  const control = await health.control;
+  if (control && !control.ok) return fail(control.failure);
 
+  const sources = resolverCalls(client, answers, failures.length > 0);
   return succeed({
     domain: name,
-    ns: recordsOf(nsV, 'NS').map((record) => record.host),
-    a: recordsOf(aV, 'A').map((record) => record.address),
-    aaaa: recordsOf(aaaaV, 'AAAA').map((record) => record.address),
-    cname: recordsOf(cnameV, 'CNAME')[0]?.host ?? null,
-    mx: recordsOf(mxV, 'MX')
-      .map(({ priority, host }) => ({ priority, host }))
-      .sort((left, right) => left.priority - right.priority),
-    txt: txtOf(txtV),
-    spfWalk: walk,
-    dmarcAtDomain: { name: `_dmarc.${name}`, txt: txtOf(dmarcV) },
-    dmarcAtOrganization: orgDmarcV ? { name: `_dmarc.${organization}`, txt: txtOf(orgDmarcV) } : null,
-    caa: caaV,
-    dnssec: {
-      ad: dnskeyV.ad || aV.ad,
+    ns: map(ns, (v) => recordsOf(v, 'NS').map((r) => r.host)),
+    a: map(a, (v) => recordsOf(v, 'A').map((r) => r.address)),
+    aaaa: map(aaaa, (v) => recordsOf(v, 'AAAA').map((r) => r.address)),
+    cname: map(cname, (v) => recordsOf(v, 'CNAME')[0]?.host ?? null),
+    mx: map(mx, (v) =>
+      recordsOf(v, 'MX')
+        .map(({ priority, host }) => ({ priority, host }))
+        .sort((left, right) => left.priority - right.priority),
+    ),
+    spf: both(txt, spfWalk, (txtV, walk) => ({ txt: txtOf(txtV), walk })),
+    dmarc: dmarcSection(dmarcLevels),
+    caa: closestCaa(caaLevels),
+    dnssec: both(ds, dnskey, (dsV, dnskeyV) => ({
+      ad: dnskeyV.ad || (a.ok && a.value.ad),
       ds: recordsOf(dsV, 'DS').length > 0,
       dnskey: recordsOf(dnskeyV, 'DNSKEY').length > 0,
       bogus,
-    },
-    mtaSts: txtOf(mtaStsV),
-    tlsRpt: txtOf(tlsRptV),
-    sources: resolverCalls(answers),
+    })),
+    mtaSts: map(mtaSts, txtOf),
+    tlsRpt: map(tlsRpt, txtOf),
+    sources,
   });
+}
+
+/**
+ * The DMARC lookups, closest first. Receivers decide how to handle DNS errors in the Tree Walk
+ * (RFC 9989 §4.10.1); a failed name matters here only when no closer name has a DMARC record,
+ * like a failed CAA level (the walk is then reported up to the failure).
+ */
+function dmarcSection(levels: { level: string; result: SourceResult<DnsAnswer> }[]): DnsFacts['dmarc'] {
+  const lookups: DmarcLookup[] = [];
+  for (const { level, result } of levels) {
+    if (!result.ok)
+      return lookups.some((lookup) => lookup.txt.some(isDmarcRecord)) ? succeed(lookups) : result;
+    lookups.push({ name: level, txt: txtOf(result.value) });
+  }
+  return succeed(lookups);
 }
 
 /** Walks the SPF tree when the domain publishes exactly one SPF record; otherwise null. */
@@ -154,28 +192,42 @@ function closestCaa(levels: { level: string; result: SourceResult<DnsAnswer> }[]
   return succeed(relevantCaaSet(answered));
 }
 
-/** Groups the answers by the resolver URL that gave them. */
-function resolverCalls(answers: readonly DnsAnswer[]): SourceCall[] {
-  const byResolver = new Map<string, DnsAnswer[]>();
-  for (const answer of answers)
-    byResolver.set(answer.resolver, [...(byResolver.get(answer.resolver) ?? []), answer]);
-  return [...byResolver].map(([url, group]) => ({
-    name: DOH_SOURCE,
-    url,
-    ok: true,
-    // The queries run in parallel, so the slowest one approximates the wall time.
-    ms: Math.round(Math.max(...group.map((answer) => answer.ms))),
-    cached: group.every((answer) => answer.cached),
-  }));
+/**
+ * One entry per resolver: every exchange behind the answers (a primary that failed or lost to the
+ * hedged fallback is reported not ok), and both resolvers not ok when a lookup failed at both.
+ */
+function resolverCalls(client: DohClient, answers: readonly DnsAnswer[], failed: boolean): SourceCall[] {
+  const calls = new Map<string, SourceCall>();
+  const add = (url: string, ok: boolean, ms: number, cached: boolean) => {
+    const seen = calls.get(url);
+    calls.set(url, {
+      name: DOH_SOURCE,
+      url,
+      ok: (seen?.ok ?? true) && ok,
+      // The queries run in parallel, so the slowest one approximates the wall time.
+      ms: Math.max(seen?.ms ?? 0, Math.round(ms)),
+      cached: (seen?.cached ?? true) && cached,
+    });
+  };
+  for (const answer of answers) {
+    if (answer.cached) add(answer.resolver, true, 0, true);
+    for (const attempt of answer.attempts) add(attempt.resolver, attempt.ok, attempt.ms, false);
+  }
+  if (failed) for (const url of [client.primaryUrl, client.fallbackUrl]) add(url.href, false, 0, false);
+  const order = [client.primaryUrl.href, client.fallbackUrl.href];
+  return [...calls.values()].sort((left, right) => order.indexOf(left.url) - order.indexOf(right.url));
 }
 
-type Values<T extends readonly SourceResult<unknown>[]> = {
-  -readonly [K in keyof T]: T[K] extends SourceResult<infer V> ? V : never;
-};
+function map<T, U>(result: SourceResult<T>, transform: (value: T) => U): SourceResult<U> {
+  return result.ok ? succeed(transform(result.value)) : result;
+}
 
-/** All values when every result succeeded, else the first failure. */
-function allOk<const T extends readonly SourceResult<unknown>[]>(results: T): SourceResult<Values<T>> {
-  const failed = results.find((result) => !result.ok);
-  if (failed && !failed.ok) return fail(failed.failure);
-  return succeed(results.map((result) => (result.ok ? result.value : null)) as Values<T>);
+function both<T, U, V>(
+  left: SourceResult<T>,
+  right: SourceResult<U>,
+  combine: (left: T, right: U) => V,
+): SourceResult<V> {
+  if (!left.ok) return left;
+  if (!right.ok) return right;
+  return succeed(combine(left.value, right.value));
 }

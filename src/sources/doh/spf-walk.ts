@@ -1,6 +1,8 @@
 /**
  * Resolves an SPF record's include/redirect tree the way a receiver evaluates it (RFC 7208 §4.6.4):
- * counting DNS-querying terms and void lookups WHILE resolving, stopping at the limits, never looping.
+ * counting DNS-querying terms and void lookups in evaluation order, stopping at the limits, never
+ * looping. The answers are fetched first level by level, every lookup of one depth in parallel;
+ * the counting then runs depth-first over those answers, so the counts are a receiver's exactly.
  */
 import type { SpfProblem, SpfWalk } from '../../checks/dns/spf.ts';
 import { hasMacro, isSpfRecord, parseSpf, type SpfMechanism } from '../../checks/dns/spf-record.ts';
@@ -24,10 +26,12 @@ const isVoid = (answer: DnsAnswer) => answer.records.length === 0;
  * lookup that did not happen must never be read as a missing or void record.
  */
 export async function walkSpf(
-  lookup: SpfLookup,
+  resolve: SpfLookup,
   domain: string,
   record: string,
 ): Promise<SourceResult<SpfWalk>> {
+  const lookup = memoize(resolve);
+  await prefetch(lookup, domain, record);
   const walk: SpfWalk = { lookups: 0, voidLookups: 0, includes: [], all: null, problems: [] };
   let stopped = false;
   const stop = (problem: SpfProblem) => {
@@ -73,8 +77,12 @@ export async function walkSpf(
     path: readonly string[],
   ): Promise<SourceResult<string | null>> {
     const parsed = parseSpf(text);
-    if (path.length > 0 && parsed.errors.length > 0) {
-      stop({ code: 'syntax', detail: `${owner}: ${parsed.errors.join('; ')}`, evidence: text });
+    // RFC 7208 §4.6: a record with a syntax error is a permerror before any term is evaluated.
+    // The domain's own record is reported by the assessment; an included one stops the walk here.
+    if (parsed.errors.length > 0) {
+      if (path.length > 0)
+        stop({ code: 'syntax', detail: `${owner}: ${parsed.errors.join('; ')}`, evidence: text });
+      return succeed(parsed.all);
     }
     const chain = [...path, owner];
     for (const term of parsed.terms) {
@@ -117,11 +125,11 @@ export async function walkSpf(
       const result = await follow(target, chain, term.text);
       return result.ok ? null : fail(result.failure);
     }
-    const type: DnsRecordType = term.name === 'mx' ? 'MX' : 'A';
+    const type = lookupType(term.name);
     const answer = await lookup(target, type);
     if (!answer.ok) return fail(answer.failure);
-    if (type === 'A' && isVoid(answer.value)) {
-      // An IPv6-only host is not void: the AAAA lookup settles it (RFC 7208 §5.3).
+    if (term.name === 'a' && isVoid(answer.value)) {
+      // An IPv6-only host is not void for `a`: the AAAA lookup settles it (RFC 7208 §5.3).
       const aaaa = await lookup(target, 'AAAA');
       if (!aaaa.ok) return fail(aaaa.failure);
       countVoid(aaaa.value, term.text);
@@ -142,4 +150,79 @@ export async function walkSpf(
   if (!result.ok) return result;
   walk.all = result.value;
   return succeed(walk);
+}
+
+/** The record type a resolvable a, mx or exists term asks for first. */
+function lookupType(name: SpfMechanism['name']): DnsRecordType {
+  return name === 'mx' ? 'MX' : 'A';
+}
+
+/** One promise per name and type for the whole walk. */
+function memoize(resolve: SpfLookup): SpfLookup {
+  const answers = new Map<string, Promise<SourceResult<DnsAnswer>>>();
+  return (name, type) => {
+    const key = `${name.toLowerCase().replace(/\.$/, '')}|${type}`;
+    let answer = answers.get(key);
+    if (!answer) {
+      answer = resolve(name, type);
+      answers.set(key, answer);
+    }
+    return answer;
+  };
+}
+
+/**
+ * Starts every lookup the evaluation will make, breadth first: each round replays the evaluation
+ * over the records known so far (an include not yet fetched counts as its one lookup) and fetches,
+ * all at once, what that replay reaches within the lookup limit, so a term past the limit is never
+ * resolved. Failures are left for the evaluation, which decides in receiver order whether it
+ * reaches them.
+ */
+async function prefetch(lookup: SpfLookup, domain: string, record: string): Promise<void> {
+  const records = new Map<string, string | null>([[domain.toLowerCase(), record]]);
+  for (;;) {
+    const unknown = new Set<string>();
+    let lookups = 0;
+    const visit = (owner: string, text: string, chain: readonly string[]): boolean => {
+      const parsed = parseSpf(text);
+      if (parsed.errors.length > 0) return false;
+      // A redirect (ignored when there is an `all`) is followed like an include, after the terms.
+      const steps = [
+        ...parsed.terms.flatMap((term) =>
+          term.kind === 'mechanism' && !['all', 'ip4', 'ip6'].includes(term.name)
+            ? [{ name: term.name, target: term.target ?? owner }]
+            : [],
+        ),
+        ...(parsed.all === null && parsed.redirect !== null
+          ? [{ name: 'include' as const, target: parsed.redirect }]
+          : []),
+      ];
+      for (const step of steps) {
+        lookups += 1;
+        if (lookups > SPF_MAX_LOOKUPS) return false;
+        const target = step.target.toLowerCase().replace(/\.$/, '');
+        if (step.name === 'ptr' || hasMacro(target)) continue;
+        if (step.name !== 'include') {
+          void lookup(target, lookupType(step.name));
+          if (step.name === 'a') void lookup(target, 'AAAA');
+          continue;
+        }
+        const next = records.get(target);
+        if (next === undefined) unknown.add(target);
+        // A loop or a target without exactly one record stops the evaluation there.
+        else if (next === null || target === owner || chain.includes(target)) return false;
+        else if (!visit(target, next, [...chain, owner])) return false;
+      }
+      return true;
+    };
+    visit(domain.toLowerCase(), record, []);
+    if (unknown.size === 0) return;
+    await Promise.all(
+      [...unknown].map(async (name) => {
+        const answer = await lookup(name, 'TXT');
+        const found = answer.ok ? txtOf(answer.value).filter(isSpfRecord) : [];
+        records.set(name, found.length === 1 ? (found[0] ?? null) : null);
+      }),
+    );
+  }
 }

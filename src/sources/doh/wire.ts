@@ -7,7 +7,7 @@ import { fail, type SourceResult, succeed } from '../failure.ts';
 import { canonicalName, type DnsAnswer, type DnsRecord, type DnsRecordType } from './answer.ts';
 
 /** The part of an answer that comes from the message itself. */
-export type DecodedAnswer = Omit<DnsAnswer, 'resolver' | 'ms' | 'cached' | 'fellBack'>;
+export type DecodedAnswer = Omit<DnsAnswer, 'resolver' | 'ms' | 'cached' | 'fellBack' | 'attempts'>;
 
 /** Longest CNAME chain followed inside one answer. */
 const MAX_CNAME_HOPS = 16;
@@ -42,8 +42,8 @@ export function toBase64Url(message: Uint8Array): string {
 }
 
 /**
- * Reads a response message. NOERROR (including NODATA) and NXDOMAIN are data; SERVFAIL is the
- * failure `servfail`; any other RCODE or an unreadable message is `malformed`.
+ * Reads a response message. NOERROR (including NODATA) and NXDOMAIN are data; SERVFAIL and REFUSED
+ * are the failures `servfail` and `refused`; any other RCODE or an unreadable message is `malformed`.
  */
 export function decodeResponse(
   source: string,
@@ -72,6 +72,9 @@ export function decodeResponse(
   }
   if (packet.rcode === 'SERVFAIL') {
     return fail({ code: 'servfail', source, detail: `${source} answered SERVFAIL for ${name} ${type}` });
+  }
+  if (packet.rcode === 'REFUSED') {
+    return fail({ code: 'refused', source, detail: `${source} answered REFUSED for ${name} ${type}` });
   }
   if (packet.rcode !== 'NOERROR' && packet.rcode !== 'NXDOMAIN') {
     return fail({

@@ -3,7 +3,8 @@ import type { Scenario } from '../scenario.ts';
 
 const scenario: Scenario = {
   domain: 'lame-delegation.net',
-  about: 'Lame delegation: SERVFAIL even with CD, so the dns check reports an upstream failure (502).',
+  about:
+    'Lame delegation: SERVFAIL even with CD while the resolvers answer other names, so every section carries a servfail error (dns.lookup_failed, caa.lookup_failed).',
   dns: { failure: 'servfail', records: { 'lame-delegation.net': { NS: ['ns1.expired-dns-host.com'] } } },
 };
 export default scenario;

@@ -14,10 +14,17 @@ afterAll(() => world.close());
 afterEach(() => {
   world.primary.mode = null;
   world.fallback.mode = null;
+  world.primary.delayMs = 0;
+  world.fallback.delayMs = 0;
 });
 
-const run = (domain: string, client = world.client()) =>
-  createDnsRunner({ doh: client, now: () => NOW })(validDomain(domain));
+const run = (domain: string, client = world.client(), budgetMs?: number) =>
+  createDnsRunner({ doh: client, now: () => NOW, budgetMs })(validDomain(domain));
+const timed = async <T>(work: () => Promise<T>) => {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+};
 const resultOf = async (domain: string) => {
   const outcome = await run(domain);
   if (outcome.type !== 'result') throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
@@ -49,8 +56,8 @@ describe('dns runner over the world', () => {
       mta_sts: 'v=STSv1; id=20260301T000000',
       tls_rpt: 'v=TLSRPTv1; rua=mailto:tls-reports@healthy-shop.com',
     });
-    expect(result.mx.map((mx) => mx.priority)).toEqual([1, 5, 5, 10, 10]);
-    expect(result.caa.records).toHaveLength(3);
+    expect('error' in result.mx ? [] : result.mx.map((mx) => mx.priority)).toEqual([1, 5, 5, 10, 10]);
+    expect(result.caa).toMatchObject({ records: { length: 3 } });
     expect(result.findings).toEqual([]);
     expect(result.sources).toEqual([
       { name: 'doh', url: world.primary.endpoint.href, ok: true, ms: expect.any(Number), cached: false },
@@ -59,9 +66,9 @@ describe('dns runner over the world', () => {
 
   it('finds DMARC and CAA at the organizational domain for a subdomain, and no dns.no_ns', async () => {
     const result = await resultOf('blog.healthy-shop.com');
-    expect(result.dmarc?.found_at).toBe('_dmarc.healthy-shop.com');
-    expect(result.caa.found_at).toBe('healthy-shop.com');
-    expect(result.dnssec.status).toBe('signed');
+    expect(result.dmarc).toMatchObject({ found_at: '_dmarc.healthy-shop.com' });
+    expect(result.caa).toMatchObject({ found_at: 'healthy-shop.com' });
+    expect(result.dnssec).toMatchObject({ status: 'signed' });
     // The subdomain itself publishes no MX and no SPF; both belong to the name, not the zone.
     expect(codes(result)).toEqual(['mx.missing', 'spf.missing']);
   });
@@ -79,7 +86,9 @@ describe('dns runner over the world', () => {
       'caa.missing',
       'dnssec.unsigned',
     ]);
-    expect(result.dmarc?.rua).toEqual(['mailto:dmarc_agg@vali.email', 'mailto:reports@dmarc-monitor.net']);
+    expect(result.dmarc).toMatchObject({
+      rua: ['mailto:dmarc_agg@vali.email', 'mailto:reports@dmarc-monitor.net'],
+    });
     expect(result).toMatchObject({ mta_sts: null, tls_rpt: null, caa: { records: [], found_at: null } });
   });
 
@@ -108,12 +117,44 @@ describe('dns runner over the world', () => {
   });
 });
 
-describe('dns runner: resolver failures are upstream failures, never missing records', () => {
-  it('maps SERVFAIL that CD does not cure to upstream_failed doh servfail', async () => {
-    const outcome = await run('lame-delegation.net');
-    expect(outcome).toEqual({
+describe('dns runner: failing resolvers are upstream failures, failing names are section errors', () => {
+  it('reports a lame delegation (SERVFAIL at both resolvers, which answer the control query) section by section', async () => {
+    const result = await resultOf('lame-delegation.net');
+    const servfail = { error: { code: 'servfail', message: expect.stringContaining('SERVFAIL') } };
+    expect(result).toMatchObject({ ns: servfail, a: servfail, mx: servfail, spf: servfail, caa: servfail });
+    expect(result.findings).toEqual([
+      expect.objectContaining({ code: 'caa.lookup_failed', severity: 'critical' }),
+      expect.objectContaining({ code: 'dns.lookup_failed', severity: 'critical' }),
+    ]);
+  });
+
+  it('keeps SPF, DMARC and MX when only the DS lookup times out (it used to fail the whole check)', async () => {
+    const { value: result, ms } = await timed(async () => {
+      const outcome = await run('ds-timeout.net', world.client({ timeoutMs: 300 }));
+      if (outcome.type !== 'result') throw new Error(JSON.stringify(outcome));
+      return dnsResultSchema.parse(outcome.result);
+    });
+    expect(result.dnssec).toEqual({ error: { code: 'timeout', message: expect.stringContaining('300 ms') } });
+    expect(result.spf).toMatchObject({ valid: true, lookups: 4, all: '-all' });
+    expect(result.dmarc).toMatchObject({ policy: 'quarantine' });
+    expect(result.mx).toHaveLength(5);
+    expect(codes(result)).toEqual(['caa.missing', 'dns.lookup_failed']);
+    expect(ms).toBeLessThan(1_500);
+  });
+
+  it('reports a CAA lookup that fails at both resolvers as caa.lookup_failed, never caa.missing', async () => {
+    const result = await resultOf('caa-servfail.com');
+    expect(result.caa).toEqual({ error: { code: 'servfail', message: expect.stringContaining('CAA') } });
+    expect(codes(result)).toEqual(['caa.lookup_failed', 'dnssec.unsigned']);
+    expect(result.spf).toMatchObject({ valid: true });
+  });
+
+  it('fails the check when both resolvers answer REFUSED, naming the code', async () => {
+    world.primary.mode = 'refused';
+    world.fallback.mode = 'refused';
+    expect(await run('healthy-shop.com')).toMatchObject({
       type: 'upstream_failed',
-      upstreams: [{ name: 'doh', error: 'servfail', detail: expect.stringContaining('SERVFAIL') }],
+      upstreams: [{ name: 'doh', error: 'refused', detail: expect.stringContaining('REFUSED') }],
     });
   });
 
@@ -138,13 +179,14 @@ describe('dns runner: resolver failures are upstream failures, never missing rec
     expect(performance.now() - started).toBeLessThan(1_500);
   });
 
-  it('names the fallback resolver in sources when the primary is down', async () => {
+  it('names both resolvers in sources when the primary is down: the primary not ok', async () => {
     world.primary.mode = 'http_500';
     const result = await resultOf('spf-chain.org');
     expect(result.sources).toEqual([
+      { name: 'doh', url: world.primary.endpoint.href, ok: false, ms: expect.any(Number), cached: false },
       { name: 'doh', url: world.fallback.endpoint.href, ok: true, ms: expect.any(Number), cached: false },
     ]);
-    expect(result.spf?.lookups).toBe(10);
+    expect(result.spf).toMatchObject({ lookups: 10 });
   });
 
   it('reports cached answers on a repeated run', async () => {
@@ -154,5 +196,45 @@ describe('dns runner: resolver failures are upstream failures, never missing rec
     expect(again.type === 'result' && again.result.sources).toEqual([
       { name: 'doh', url: world.primary.endpoint.href, ok: true, ms: 0, cached: true },
     ]);
+  });
+});
+
+describe('dns runner: time bounds whatever the resolvers do', () => {
+  it('costs only the hedge delay per lookup round when the primary hangs, for a 4-level SPF tree', async () => {
+    world.primary.mode = 'hang';
+    const { value: outcome, ms } = await timed(() => run('spf-deep.org'));
+    if (outcome.type !== 'result') throw new Error(JSON.stringify(outcome));
+    expect(outcome.result.spf).toMatchObject({ valid: true, lookups: 9, all: '-all' });
+    expect(outcome.result.sources).toEqual([
+      expect.objectContaining({ url: world.primary.endpoint.href, ok: false }),
+      expect.objectContaining({ url: world.fallback.endpoint.href, ok: true }),
+    ]);
+    // Five rounds (TXT, then four include levels) at the 300 ms hedge delay; the 2 s timeout never.
+    expect(ms).toBeLessThan(2_500);
+  });
+
+  it('fetches an SPF include tree level by level, the lookups of one depth in parallel', async () => {
+    world.primary.delayMs = 150;
+    const before = world.primary.queries.length;
+    const { value: outcome, ms } = await timed(() => run('spf-deep.org'));
+    expect(outcome.type === 'result' && outcome.result.spf).toMatchObject({ lookups: 9, valid: true });
+    const includes = world.primary.queries.slice(before).filter((q) => q.name.startsWith('_l'));
+    expect(includes).toHaveLength(9);
+    // TXT then 4 levels = 5 rounds of 150 ms; one include at a time would be 10 rounds (1.5 s).
+    expect(ms).toBeLessThan(1_300);
+  });
+
+  it('answers within the budget when both resolvers are slow: the resolvers count as down (502)', async () => {
+    world.primary.mode = 'hang';
+    world.fallback.delayMs = 2_500;
+    const { value: outcome, ms } = await timed(() =>
+      run('spf-deep.org', world.client({ timeoutMs: 5_000 }), 3_000),
+    );
+    expect(outcome).toMatchObject({
+      type: 'upstream_failed',
+      upstreams: [{ name: 'doh', error: 'timeout' }],
+    });
+    expect(ms).toBeGreaterThanOrEqual(2_900);
+    expect(ms).toBeLessThan(3_400);
   });
 });

@@ -42,6 +42,33 @@ describe('SPF record syntax (RFC 7208 §12)', () => {
     expect(parseSpf(record).errors).toContain(error);
   });
 
+  it.each([
+    // domain-spec = macro-string domain-end: ":" and "/" are macro-literals (RFC 7208 §7.1, suite a-colon-domain).
+    'v=spf1 a:foo:bar/baz.example.com -all',
+    'v=spf1 mx:foo:bar/baz.example.com -all',
+    'v=spf1 a:foo:bar/baz.example.com/24//64 -all',
+    // A dash-joined top label is a toplabel (RFC 7208 §7.1, suite a-dash-in-toplabel).
+    'v=spf1 a:foo.example.xn--zckzah -all',
+    // Domain-spec macros; c, r and t belong in explanation text only.
+    'v=spf1 exists:%{ir}.%{v}._spf.%{d2} -all',
+    'v=spf1 ip4:192.0.2.0/0 ip6:2001:db8::/128 -all',
+  ])('accepts %s (RFC 7208 §12 ABNF)', (record) => {
+    expect(parseSpf(record).errors).toEqual([]);
+  });
+
+  it.each([
+    // ip4-cidr-length = "/" ("0" / %x31-39 0*1DIGIT): no leading zero (suite cidr4-032).
+    ['v=spf1 ip4:1.2.3.4/032 -all', 'invalid prefix length in "ip4:1.2.3.4/032"'],
+    ['v=spf1 a/024 -all', 'invalid prefix length in "a/024"'],
+    // %{r} is an explanation-only macro, not allowed in the exp domain-spec (suite exp-only-macro-char).
+    ['v=spf1 -all exp=%{r}.example.com', 'invalid domain in "exp=%{r}.example.com"'],
+    ['v=spf1 include:museum -all', 'invalid domain in "include:museum"'],
+    ['v=spf1 a:foo.example.123 -all', 'invalid domain in "a:foo.example.123"'],
+    ['v=spf1 include:_spf.example.com/24 -all', 'invalid domain in "include:_spf.example.com/24"'],
+  ])('reports %s', (record, error) => {
+    expect(parseSpf(record).errors).toContain(error);
+  });
+
   it('turns syntax errors into spf.syntax with the record as evidence, and marks it invalid', () => {
     const record = 'v=spf1 ip4:203.0.113.7 inlude:sendgrid.net -all';
     const { spf, findings } = assessSpf([record], noWalk('-all'));
@@ -97,6 +124,16 @@ describe('SPF record count', () => {
     ]);
     expect(codes([first, second], null)).not.toContain('spf.missing');
   });
+
+  it('still reports a +all in any of several SPF records', () => {
+    const strict = 'v=spf1 include:_spf.google.com -all';
+    const open = 'v=spf1 include:sendgrid.net +all';
+    const { findings } = assessSpf([strict, open], null);
+    expect(findings).toEqual([
+      expect.objectContaining({ code: 'spf.multiple_records', severity: 'critical' }),
+      expect.objectContaining({ code: 'spf.permissive_all', severity: 'critical', evidence: open }),
+    ]);
+  });
 });
 
 describe('SPF include tree against the DoH fake (RFC 7208 §4.6.4)', () => {
@@ -147,11 +184,27 @@ describe('SPF include tree against the DoH fake (RFC 7208 §4.6.4)', () => {
     expect(walk.problems).toEqual([
       expect.objectContaining({ code: 'too_many_lookups', evidence: 'include:mail.zendesk.com' }),
     ]);
-    // The term past the limit is never resolved.
-    expect(world.primary.queries.slice(before).some((q) => q.name === 'mail.zendesk.com')).toBe(false);
+    // The term past the limit is never followed. Its TXT record is fetched with the rest of its
+    // level (all lookups of one depth run in parallel), but it is neither counted nor evaluated.
+    expect(walk.includes).not.toContain('mail.zendesk.com');
+    expect(world.primary.queries.slice(before).filter((q) => q.name === 'mail.zendesk.com')).toEqual([
+      { name: 'mail.zendesk.com', type: 'TXT', cd: false },
+    ]);
     const { spf, findings } = assessSpf([record], walk);
     expect(spf).toMatchObject({ valid: false, lookups: 11, all: '~all' });
     expect(findings.map((f) => f.code)).toEqual(['spf.too_many_lookups', 'spf.softfail_all']);
+  });
+
+  it('reports a bare include as spf.syntax only: it is never evaluated, so it is no include loop', async () => {
+    const record = 'v=spf1 include -all';
+    const walk = await walkSpf(
+      () => Promise.reject(new Error('no lookup expected')),
+      'bare.example.com',
+      record,
+    );
+    expect(walk).toEqual({ ok: true, value: expect.objectContaining({ lookups: 0, problems: [] }) });
+    if (!walk.ok) return;
+    expect(codes([record], walk.value)).toEqual(['spf.syntax']);
   });
 
   it('detects an include loop and stops instead of looping', async () => {

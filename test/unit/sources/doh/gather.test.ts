@@ -22,6 +22,17 @@ const plainShop: Scenario = {
   about: 'No CAA anywhere below the failing co.uk level.',
   dns: { records: { 'plain-shop.co.uk': { A: ['192.0.2.72'] } } },
 };
+const dmarcShop: Scenario = {
+  domain: 'dmarc-shop.co.uk',
+  about: 'A DMARC record at the registrable domain only, below the failing co.uk level.',
+  dns: {
+    records: {
+      'dmarc-shop.co.uk': { A: ['192.0.2.73'] },
+      'mail.dmarc-shop.co.uk': { A: ['192.0.2.74'] },
+      '_dmarc.dmarc-shop.co.uk': { TXT: ['v=DMARC1; p=reject; rua=mailto:d@dmarc-shop.co.uk'] },
+    },
+  },
+};
 const ukOutage: Scenario = {
   domain: 'uk',
   about: 'Every name in .uk outside the scenarios above answers SERVFAIL, CD or not.',
@@ -30,7 +41,7 @@ const ukOutage: Scenario = {
 
 let world: DnsWorld;
 beforeAll(async () => {
-  world = await startDnsWorld(deepShop, plainShop, ukOutage);
+  world = await startDnsWorld(deepShop, plainShop, dmarcShop, ukOutage);
 });
 afterAll(() => world.close());
 afterEach(() => {
@@ -39,7 +50,7 @@ afterEach(() => {
 });
 
 describe('gatherDns', () => {
-  it('asks every question in parallel, with _dmarc at the domain and at the organizational domain', async () => {
+  it('asks every question in parallel, with _dmarc at the domain and along the DNS Tree Walk', async () => {
     const before = world.primary.queries.length;
     const gathered = await gatherDns(world.client(), validDomain('eu.store.deep-shop.co.uk'));
     expect(gathered.ok).toBe(true);
@@ -53,7 +64,10 @@ describe('gatherDns', () => {
         'eu.store.deep-shop.co.uk MX',
         'eu.store.deep-shop.co.uk TXT',
         '_dmarc.eu.store.deep-shop.co.uk TXT',
+        '_dmarc.store.deep-shop.co.uk TXT',
         '_dmarc.deep-shop.co.uk TXT',
+        '_dmarc.co.uk TXT',
+        '_dmarc.uk TXT',
         'eu.store.deep-shop.co.uk CAA',
         'store.deep-shop.co.uk CAA',
         'deep-shop.co.uk CAA',
@@ -67,27 +81,50 @@ describe('gatherDns', () => {
     );
     if (!gathered.ok) return;
     expect(gathered.value).toMatchObject({
-      cname: 'store-eu.deep-shop.co.uk',
-      a: ['192.0.2.71'],
-      aaaa: ['2001:db8::71'],
-      caa: { found_at: 'deep-shop.co.uk', records: [{ flags: 0, tag: 'issue', value: 'pki.goog' }] },
-      dmarcAtOrganization: { name: '_dmarc.deep-shop.co.uk', txt: [] },
-      spfWalk: null,
+      cname: { ok: true, value: 'store-eu.deep-shop.co.uk' },
+      a: { ok: true, value: ['192.0.2.71'] },
+      aaaa: { ok: true, value: ['2001:db8::71'] },
+      caa: {
+        ok: true,
+        value: { found_at: 'deep-shop.co.uk', records: [{ flags: 0, tag: 'issue', value: 'pki.goog' }] },
+      },
+      // RFC 9989 §4.10: the Tree Walk reaches co.uk, which fails, with no DMARC record below it.
+      dmarc: { ok: false, failure: { code: 'servfail' } },
+      spf: { ok: true, value: { walk: null } },
     });
   });
 
   it('ignores failed CAA levels above the closest non-empty set (RFC 8659 §3)', async () => {
     const gathered = await gatherDns(world.client(), validDomain('eu.store.deep-shop.co.uk'));
-    expect(gathered.ok && gathered.value.caa.found_at).toBe('deep-shop.co.uk');
+    expect(gathered.ok && gathered.value.caa).toMatchObject({
+      ok: true,
+      value: { found_at: 'deep-shop.co.uk' },
+    });
     expect(world.primary.queries.some((q) => q.name === 'co.uk' && q.type === 'CAA')).toBe(true);
   });
 
-  it('fails when a CAA level below any non-empty set fails: no record may be presumed absent', async () => {
+  it('fails the CAA section when a level below any non-empty set fails: no record may be presumed absent', async () => {
     const gathered = await gatherDns(world.client(), validDomain('plain-shop.co.uk'));
-    expect(gathered.ok ? 'data' : gathered.failure.code).toBe('servfail');
+    if (!gathered.ok) throw new Error(`expected facts, got ${gathered.failure.code}`);
+    expect(gathered.value.caa).toMatchObject({ ok: false, failure: { code: 'servfail' } });
+    // The other sections are reported: the resolvers answer the control query.
+    expect(gathered.value.a).toEqual({ ok: true, value: ['192.0.2.72'] });
+    expect(world.primary.queries.some((q) => q.name === '' && q.type === 'SOA')).toBe(true);
   });
 
-  it('fails as a whole when one required query fails on both resolvers', async () => {
+  it('ignores failed DMARC Tree Walk levels above a name that has a record (RFC 9989 §4.10.1 leaves DNS errors to the receiver)', async () => {
+    const gathered = await gatherDns(world.client(), validDomain('mail.dmarc-shop.co.uk'));
+    if (!gathered.ok) throw new Error(`expected facts, got ${gathered.failure.code}`);
+    expect(gathered.value.dmarc).toEqual({
+      ok: true,
+      value: [
+        { name: '_dmarc.mail.dmarc-shop.co.uk', txt: [] },
+        { name: '_dmarc.dmarc-shop.co.uk', txt: ['v=DMARC1; p=reject; rua=mailto:d@dmarc-shop.co.uk'] },
+      ],
+    });
+  });
+
+  it('fails as a whole when the resolvers misbehave (HTTP-level garbage) on both sides', async () => {
     world.primary.mode = 'garbage';
     world.fallback.mode = 'wrong_content_type';
     const gathered = await gatherDns(world.client(), validDomain('deep-shop.co.uk'));
