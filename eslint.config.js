@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'contracts/build/', 'coverage/', '.conformance/'] },
+  { ignores: ['node_modules/', 'contracts/build/', 'coverage/', '.conformance/', 'packages/client/dist/', 'test/artifacts/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
