@@ -4,7 +4,16 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'contracts/build/', 'coverage/', '.conformance/', 'packages/client/dist/', 'test/artifacts/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'contracts/build/',
+      'coverage/',
+      '.conformance/',
+      'packages/client/dist/',
+      'test/artifacts/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -21,6 +30,11 @@ export default tseslint.config(
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       'no-console': 'error',
     },
+  },
+  // The page's own script runs in the browser, beside Swagger UI's bundle.
+  {
+    files: ['src/http/discovery/assets/**'],
+    languageOptions: { globals: { ...globals.browser, SwaggerUIBundle: 'readonly' } },
   },
   // Command-line scripts and benchmarks talk to a person on the console.
   { files: ['scripts/**', 'bench/**'], rules: { 'no-console': 'off' } },
