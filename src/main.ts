@@ -12,6 +12,7 @@ import { createPaymentGate } from './payments/gate.ts';
 import { createInFlightLock } from './payments/in-flight-lock.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { createResourceServer } from './payments/resource-server.ts';
+import { listenFailure, localChainBanner } from './startup-messages.ts';
 
 /** How long in-flight requests get to finish after SIGTERM before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -47,7 +48,15 @@ async function main(): Promise<void> {
 
   const server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, (info) => {
     logger.info({ port: info.port, host: config.host, mode: config.x402.mode.kind }, 'listening');
-    if (local) printLocalChainHelp(effective, local);
+    if (local) process.stdout.write(localChainBanner(effective, local));
+  });
+
+  server.once('error', async (error) => {
+    const line = listenFailure(error, config);
+    if (!line) throw error;
+    process.stderr.write(`${line}\n`);
+    await local?.stop();
+    process.exit(1);
   });
 
   let stopping = false;
@@ -66,22 +75,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-}
-
-/** Tells a developer how to pay for a check against the embedded chain. */
-function printLocalChainHelp(config: Config, local: LocalChain): void {
-  const lines = [
-    '',
-    'Embedded local chain (development only): anvil as Base (eip155:8453) with a test USDC at the USDC address.',
-    `  RPC:        ${local.rpcUrl.href}`,
-    `  pay to:     ${local.payTo}`,
-    `  demo payer: ${local.demoPayer.address} (holds test USDC)`,
-    '',
-    'Pay for a check with the demo payer:',
-    `  X402_PRIVATE_KEY=${local.demoPayer.privateKey} npx website-checks cert example.com --url ${config.publicBaseUrl}`,
-    '',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 await main();

@@ -36,7 +36,7 @@ function waitForPayCommand(child: ChildProcess): Promise<string> {
     );
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const command = /^\s*(X402_PRIVATE_KEY=0x[0-9a-f]{64} npx website-checks .+)$/m.exec(stdout)?.[1];
+      const command = /^\s*(X402_PRIVATE_KEY=0x[0-9a-f]{64} npm run -s cli -- .+)$/m.exec(stdout)?.[1];
       if (command && stdout.includes('"msg":"listening"')) {
         clearTimeout(timer);
         resolve(command.trim());
@@ -99,8 +99,15 @@ it('npm start pays for the printed check on the embedded chain and stops cleanly
     env: { PATH: process.env.PATH, HOME: process.env.HOME },
     timeout: 60_000,
   });
-  const result = JSON.parse(paid.stdout) as { domain: string; disclaimer: string };
-  expect(result.domain).toBe('example.com');
+  const result = JSON.parse(paid.stdout) as {
+    domain: string;
+    disclaimer: string;
+    certificate: { issuer: string } | null;
+  };
+  // Upstreams at the world: the banner names a world domain, whose check finds a certificate.
+  expect(command).toContain(' cert healthy-shop.com ');
+  expect(result.domain).toBe('healthy-shop.com');
+  expect(result.certificate?.issuer).toBeTruthy();
   expect(result.disclaimer).toBe('Results are data, not guarantees.');
   expect(paid.stderr).toMatch(/0x[0-9a-f]{64}/); // the settlement transaction hash
   expect(world.crtsh.requests.length).toBeGreaterThan(0); // the check really ran against the world
