@@ -37,5 +37,5 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser, SwaggerUIBundle: 'readonly' } },
   },
   // Command-line scripts and benchmarks talk to a person on the console.
-  { files: ['scripts/**', 'bench/**'], rules: { 'no-console': 'off' } },
+  { files: ['scripts/**', 'bench/**', 'examples/**'], rules: { 'no-console': 'off' } },
 );
