@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import type * as ClientApi from '../../packages/client/src/index.ts';
 import { REPO_ROOT, run, runCli } from '../support/run-command.ts';
 import { type PaidService, startPaidService } from '../world/paid-service.ts';
 
@@ -75,9 +76,7 @@ it('packs, installs into an empty directory with no network, and pays for a chec
 }, 120_000);
 
 it('exposes the typed client API from the package entry', async () => {
-  const api = (await import(
-    join(REPO_ROOT, 'packages/client/dist/index.js')
-  )) as typeof import('../../packages/client/src/index.ts');
+  const api = (await import(join(REPO_ROOT, 'packages/client/dist/index.js'))) as typeof ClientApi;
   expect(api.COMMANDS.map((command) => command.name)).toEqual([
     'cert',
     'dns',

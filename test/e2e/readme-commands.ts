@@ -24,7 +24,7 @@ const COVERED: Record<string, string> = {
 const DEPLOY_START = /^NODE_ENV=production PUBLIC_BASE_URL=https:\/\/checks\.example\.com .* npm start$/;
 
 export type CommandPlan =
-  { kind: 'covered'; reason: string } | { kind: 'run'; command: string; expect: RegExp };
+  { kind: 'covered'; reason: string } | { kind: 'run'; command: string; expect: RegExp; paid: boolean };
 
 /** Commands that call the service or its client: the ones this test runs. */
 const RUNNABLE =

@@ -61,8 +61,14 @@ describe('parseCliArgs', () => {
     [['cert', 'a.com', 'b.com'], 'Unexpected argument: b.com.'],
     [['cert', 'a.com', '--max-usd', '-1'], '--max-usd needs a value.'],
     [['cert', 'a.com', '--max-usd', '1e3'], '--max-usd must be a decimal amount in USD, e.g. 0.05: 1e3'],
-    [['cert', 'a.com', '--max-usd', '0.0000001'], '--max-usd must be a decimal amount in USD, e.g. 0.05: 0.0000001'],
-    [['cert', 'a.com', '--url', 'ftp://x'], '--url must be an http(s) URL, e.g. https://checks.example.com: ftp://x'],
+    [
+      ['cert', 'a.com', '--max-usd', '0.0000001'],
+      '--max-usd must be a decimal amount in USD, e.g. 0.05: 0.0000001',
+    ],
+    [
+      ['cert', 'a.com', '--url', 'ftp://x'],
+      '--url must be an http(s) URL, e.g. https://checks.example.com: ftp://x',
+    ],
     [['cert', 'a.com', '--url'], '--url needs a value.'],
     [['cert', 'a.com', '--verbose'], 'Unknown option: --verbose.'],
     [['cert', 'a.com', '--help=yes'], '--help takes no value.'],
