@@ -1,12 +1,26 @@
-/** The process logger: pino, one JSON object per line, ISO timestamps, errors without stacks. */
+/**
+ * The process logger: pino with ISO timestamps and errors without stacks. One JSON object per line
+ * for machines (a pipe, a file, a log collector); human-readable lines when stdout is a terminal.
+ */
 import { type DestinationStream, type Logger, pino } from 'pino';
+import pretty from 'pino-pretty';
 import type { Config } from './config.ts';
 import { safeError } from './log-safety.ts';
 
-/** A pino logger at `level`, writing to stdout unless a `destination` stream is given. */
-export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
+/**
+ * A pino logger at `level`, writing to `destination` (stdout when absent). `pretty` defaults to
+ * whether stdout is a terminal.
+ */
+export function createLogger(
+  level: Config['logLevel'],
+  destination?: DestinationStream,
+  { pretty: human = !destination && process.stdout.isTTY === true }: { pretty?: boolean } = {},
+): Logger {
+  const sink = human
+    ? pretty({ destination: destination ?? 1, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'hostname' })
+    : destination;
   return pino(
     { level, timestamp: pino.stdTimeFunctions.isoTime, serializers: { err: safeError, error: safeError } },
-    destination,
+    sink,
   );
 }

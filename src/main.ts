@@ -12,6 +12,7 @@ import { createLogger } from './logger.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { createPayments } from './payments/payments.ts';
 import { SETTLEMENT_DEADLINE_MS } from './payments/settlement.ts';
+import { listenFailure, localChainBanner } from './startup-messages.ts';
 import { stopGracefully } from './stop.ts';
 
 /**
@@ -61,9 +62,17 @@ async function main(): Promise<void> {
     },
     (info) => {
       logger.info({ port: info.port, host: config.host, mode: config.x402.mode.kind }, 'listening');
-      if (local) printLocalChainHelp(effective, local);
+      if (local) process.stdout.write(localChainBanner(effective, local));
     },
   );
+
+  server.once('error', async (error) => {
+    const line = listenFailure(error, config);
+    if (!line) throw error;
+    process.stderr.write(`${line}\n`);
+    await local?.stop();
+    process.exit(1);
+  });
 
   const stop = (signal: string) => {
     if (lifecycle.stopping) return;
@@ -82,22 +91,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-}
-
-/** Tells a developer how to pay for a check against the embedded chain. */
-function printLocalChainHelp(config: Config, local: LocalChain): void {
-  const lines = [
-    '',
-    'Embedded local chain (development only): anvil as Base (eip155:8453) with a test USDC at the USDC address.',
-    `  RPC:        ${local.rpcUrl.href}`,
-    `  pay to:     ${local.payTo}`,
-    `  demo payer: ${local.demoPayer.address} (holds test USDC)`,
-    '',
-    'Pay for a check with the demo payer:',
-    `  X402_PRIVATE_KEY=${local.demoPayer.privateKey} npx website-checks cert example.com --url ${config.publicBaseUrl}`,
-    '',
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 await main();

@@ -1,23 +1,28 @@
 /**
  * The README's first command on a fresh clone: `npm start` with no payment configuration starts
- * the embedded chain and the service, and the client command it prints pays for a check. Only the
- * upstream variables point at the closed world (CI has no internet), and PORT picks a free port.
+ * the embedded chain and the service, and the client command it prints pays for a check. Then, on
+ * that same process, every command of the README and of examples/README.md runs as written (the
+ * port and the demo key filled in), and the examples pay against the closed world. Only the
+ * upstream variables point at the world (CI has no internet), and PORT picks a free port.
  */
-import { type ChildProcess, exec, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { promisify } from 'node:util';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, run } from '../support/run-command.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { type CaFile, writeCaFile } from '../world/test-ca.ts';
+import { bashCommands, classifyReadmeCommand } from './readme-commands.ts';
 
-const execAsync = promisify(exec);
 const STARTUP_TIMEOUT_MS = 45_000;
 
 let world: World;
 let ca: CaFile;
 let service: ChildProcess;
 let stdout = '';
-let servicePid = 0;
+let port = 0;
+let command = '';
+let demoKey = '';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -36,7 +41,7 @@ function waitForPayCommand(child: ChildProcess): Promise<string> {
     );
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const command = /^\s*(X402_PRIVATE_KEY=0x[0-9a-f]{64} npx website-checks .+)$/m.exec(stdout)?.[1];
+      const command = /^\s*(X402_PRIVATE_KEY=0x[0-9a-f]{64} npm run -s cli -- .+)$/m.exec(stdout)?.[1];
       if (command && stdout.includes('"msg":"listening"')) {
         clearTimeout(timer);
         resolve(command.trim());
@@ -46,23 +51,14 @@ function waitForPayCommand(child: ChildProcess): Promise<string> {
   });
 }
 
+/** A shell line run from the repository root with only PATH and HOME, as a reader's shell would. */
+const shell = (line: string) =>
+  run('bash', ['-c', line], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+
 beforeAll(async () => {
   world = await startWorld();
   ca = await writeCaFile(world.site.caPem);
-}, 30_000);
-
-afterAll(async () => {
-  // Only reached with the service still up when the test failed part way: stop it and its chain.
-  if (service && service.exitCode === null) {
-    if (servicePid > 0) process.kill(servicePid, 'SIGTERM');
-    service.kill('SIGTERM');
-  }
-  await world?.close();
-  await ca?.remove();
-});
-
-it('npm start pays for the printed check on the embedded chain and stops cleanly', async () => {
-  const port = await freePort();
+  port = await freePort();
   service = spawn('npm', ['start'], {
     env: {
       PATH: process.env.PATH,
@@ -73,48 +69,88 @@ it('npm start pays for the printed check on the embedded chain and stops cleanly
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const command = await waitForPayCommand(service);
-  expect(command).toContain(`--url http://localhost:${port}`);
+  command = await waitForPayCommand(service);
+  demoKey = /X402_PRIVATE_KEY=(0x[0-9a-f]{64})/.exec(command)?.[1] ?? '';
+}, 60_000);
 
-  // The real process serves the MCP endpoint too, with the catalog's six tools.
-  const mcp = await fetch(`http://localhost:${port}/mcp`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
-  expect(mcp.status).toBe(200);
-  const tools = ((await mcp.json()) as { result: { tools: { name: string }[] } }).result.tools.map(
-    (t) => t.name,
+afterAll(async () => {
+  // Only reached with the service still up when a test failed part way: stop it and its chain.
+  const servicePid = Number(/"pid":(\d+)[^\n]*"msg":"listening"/.exec(stdout)?.[1]);
+  if (service && service.exitCode === null) {
+    if (servicePid > 0) process.kill(servicePid, 'SIGTERM');
+    service.kill('SIGTERM');
+  }
+  await world?.close();
+  await ca?.remove();
+});
+
+describe('npm start', () => {
+  it('serves MCP and pays for the printed check on the embedded chain', async () => {
+    expect(command).toContain(`--url http://localhost:${port}`);
+    // The real process serves the MCP endpoint too, with the catalog's six tools.
+    const mcp = await fetch(`http://localhost:${port}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(mcp.status).toBe(200);
+    const tools = ((await mcp.json()) as { result: { tools: { name: string }[] } }).result.tools.map(
+      (t) => t.name,
+    );
+    expect(tools.sort()).toEqual([
+      'check_cert',
+      'check_dns',
+      'check_domain_expiry',
+      'pricing',
+      'site_health',
+      'validate_target',
+    ]);
+
+    const paid = await shell(command);
+    expect(paid.code, paid.stderr).toBe(0);
+    const result = JSON.parse(paid.stdout) as {
+      domain: string;
+      disclaimer: string;
+      certificate: { issuer: string } | null;
+    };
+    // Upstreams at the world: the banner names a world domain, whose check finds a certificate.
+    expect(command).toContain(' cert healthy-shop.com ');
+    expect(result.domain).toBe('healthy-shop.com');
+    expect(result.certificate?.issuer).toBeTruthy();
+    expect(result.disclaimer).toBe('Results are data, not guarantees.');
+    expect(paid.stderr).toMatch(/0x[0-9a-f]{64}/); // the settlement transaction hash
+    expect(world.crtsh.requests.length).toBeGreaterThan(0); // the check really ran against the world
+  }, 60_000);
+
+  it.each(['README.md', 'examples/README.md'])(
+    'runs every command of %s as written (port and demo key filled in)',
+    async (file) => {
+      const commands = bashCommands(await readFile(`${REPO_ROOT}${file}`, 'utf8'));
+      expect(commands.length).toBeGreaterThan(0);
+      for (const line of commands) {
+        const plan = classifyReadmeCommand(line, { port, demoKey });
+        if (plan.kind === 'covered') continue;
+        const ran = await shell(plan.command);
+        expect(ran.code, `${line}\n${ran.stderr}`).toBe(0);
+        expect(ran.stdout, line).toMatch(plan.expect);
+        if (plan.paid) expect(`${ran.stdout}${ran.stderr}`, line).toMatch(/transaction\W+0x[0-9a-f]{64}/i);
+      }
+    },
+    120_000,
   );
-  expect(tools.sort()).toEqual([
-    'check_cert',
-    'check_dns',
-    'check_domain_expiry',
-    'pricing',
-    'site_health',
-    'validate_target',
-  ]);
 
-  const paid = await execAsync(command, {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME },
-    timeout: 60_000,
-  });
-  const result = JSON.parse(paid.stdout) as { domain: string; disclaimer: string };
-  expect(result.domain).toBe('example.com');
-  expect(result.disclaimer).toBe('Results are data, not guarantees.');
-  expect(paid.stderr).toMatch(/0x[0-9a-f]{64}/); // the settlement transaction hash
-  expect(world.crtsh.requests.length).toBeGreaterThan(0); // the check really ran against the world
-
-  const anvilPid = Number(/"anvil_pid":(\d+)/.exec(stdout)?.[1]);
-  servicePid = Number(/"pid":(\d+)[^\n]*"msg":"listening"/.exec(stdout)?.[1]);
-  expect(anvilPid).toBeGreaterThan(0);
-  expect(servicePid).toBeGreaterThan(0);
-  const exited = new Promise<number | null>((resolve) => service.on('exit', resolve));
-  // SIGTERM to the command the README starts (npm), as a process manager would: it must reach the
-  // service, which stops gracefully; npm passes its exit code through.
-  process.kill(service.pid ?? 0, 'SIGTERM');
-  expect(await exited).toBe(0);
-  expect(stdout).toContain('"msg":"shutting down"');
-  expect(() => process.kill(servicePid, 0)).toThrow(); // not orphaned
-  expect(() => process.kill(anvilPid, 0)).toThrow(); // the embedded chain stopped with it
-}, 120_000);
+  it('stops cleanly on SIGTERM, with its embedded chain', async () => {
+    const anvilPid = Number(/"anvil_pid":(\d+)/.exec(stdout)?.[1]);
+    const servicePid = Number(/"pid":(\d+)[^\n]*"msg":"listening"/.exec(stdout)?.[1]);
+    expect(anvilPid).toBeGreaterThan(0);
+    expect(servicePid).toBeGreaterThan(0);
+    const exited = new Promise<number | null>((resolve) => service.on('exit', resolve));
+    // SIGTERM to the command the README starts (npm), as a process manager would: it must reach the
+    // service, which stops gracefully; npm passes its exit code through.
+    process.kill(service.pid ?? 0, 'SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stdout).toContain('"msg":"shutting down"');
+    expect(() => process.kill(servicePid, 0)).toThrow(); // not orphaned
+    expect(() => process.kill(anvilPid, 0)).toThrow(); // the embedded chain stopped with it
+  }, 30_000);
+});

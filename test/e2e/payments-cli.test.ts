@@ -1,13 +1,19 @@
 /**
- * The paying CLI as a user runs it (`node bin/website-checks.js …`) against the app on a loopback
- * port and a local chain: it pays, prints the result and the receipt, and exits with the right code.
+ * The client package's built CLI as a user runs it (under the system Node.js when there is one)
+ * against the app on a loopback port and a local chain: it pays, prints the result and the receipt,
+ * refuses in one readable line, and exits with the documented code.
  */
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRunners } from '../../src/checks/runners.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createApp } from '../../src/http/app.ts';
+import { runCli, SYSTEM_NODE } from '../support/run-command.ts';
 import { type PaidService, startPaidService } from '../world/paid-service.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/website-checks.js', import.meta.url));
 const FUNDS = 1_000_000n; // 1 USDC, in atomic units
 
 let service: PaidService;
@@ -19,31 +25,19 @@ afterAll(async () => {
   await service?.close();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  runCli([...args, '--url', service.url.href], env);
+
+async function listen(server: Server): Promise<URL> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
 }
 
-function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args, '--url', service.url.href], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString('utf8');
-  });
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString('utf8');
-  });
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+async function close(server: { close(callback: () => void): unknown }): Promise<void> {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
 }
 
-describe('website-checks CLI', () => {
+describe(`website-checks-cli (built, on ${SYSTEM_NODE})`, () => {
   it('pays for a check, prints the result on stdout and the settlement on stderr', async () => {
     const payer = await service.newPayer(FUNDS);
     const payTo0 = await service.chain.balanceOf(service.chain.payTo);
@@ -58,14 +52,16 @@ describe('website-checks CLI', () => {
     expect(await service.chain.balanceOf(service.chain.payTo)).toBe(payTo0 + 10_000n);
   });
 
-  it('refuses to pay above --max-usd: exit 2, nothing charged or run', async () => {
+  it('refuses to pay above --max-usd, naming the price: exit 2, nothing charged or run', async () => {
     const payer = await service.newPayer(FUNDS);
     const runs0 = service.runs();
     const run = await cli(['site-health', 'example.com', '--max-usd', '0.02'], {
       X402_PRIVATE_KEY: payer.privateKey,
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toMatch(/Payment refused by this client/);
+    expect(run.stderr).toBe(
+      'site-health costs $0.03, above --max-usd 0.02: nothing was paid. Pass --max-usd 0.03 or more to pay it.\n',
+    );
     expect(run.stdout).toBe('');
     expect(service.runs()).toBe(runs0);
     expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS);
@@ -76,24 +72,107 @@ describe('website-checks CLI', () => {
     const env = { X402_PRIVATE_KEY: payer.privateKey };
     const invalid = await cli(['dns', 'exa_mple..com'], env);
     expect(invalid.code).toBe(2);
-    expect(invalid.stderr).toMatch(/HTTP 400/);
+    expect(invalid.stderr).toMatch(/^HTTP 400 invalid_domain: /);
     service.upstream.failing = true;
     try {
       const failed = await cli(['dns', 'example.com'], env);
       expect(failed.code).toBe(3);
-      expect(failed.stderr).toMatch(/HTTP 502[\s\S]*upstream_failed/);
+      expect(failed.stderr).toMatch(/^HTTP 502 upstream_failed: [\s\S]*"upstreams"/);
+      expect(failed.stderr).not.toContain('npm run world'); // an HTTP status failure is not "offline"
     } finally {
       service.upstream.failing = false;
     }
     expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS);
   });
 
-  it('validates without a key; a paid command without a key is a usage error', async () => {
-    const validate = await cli(['validate', 'Example.COM']);
-    expect(validate.code).toBe(0);
-    expect(JSON.parse(validate.stdout)).toMatchObject({ valid: true });
+  it('validates without a key (exit 0, or 2 for an invalid domain); a paid command without a key is a usage error', async () => {
+    const valid = await cli(['validate', 'Example.COM']);
+    expect(valid.code).toBe(0);
+    expect(JSON.parse(valid.stdout)).toMatchObject({ valid: true });
+    const invalid = await cli(['validate', 'exa_mple..com']);
+    expect(invalid.code).toBe(2);
+    expect(JSON.parse(invalid.stdout)).toMatchObject({ valid: false });
+    expect(invalid.stderr).toMatch(/^Not a valid domain: exa_mple\.\.com \(/);
     const noKey = await cli(['expiry', 'example.com']);
     expect(noKey.code).toBe(1);
-    expect(noKey.stderr).toMatch(/X402_PRIVATE_KEY/);
+    expect(noKey.stderr).toMatch(/^expiry is paid: set X402_PRIVATE_KEY/);
+  });
+
+  it('answers --help, -h, help and --version with exit 0 and no request', async () => {
+    for (const args of [['--help'], ['-h'], ['help']]) {
+      const help = await runCli(args);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(/^Usage: website-checks-cli <command> <domain>/);
+    }
+    const version = await runCli(['--version']);
+    expect(version).toEqual({ code: 0, stdout: '1.0.0\n', stderr: '' });
+    const wrong = await runCli(['cert', 'a.com', '--verbose']);
+    expect(wrong).toMatchObject({
+      code: 1,
+      stderr: 'Unknown option: --verbose.\nRun website-checks-cli --help for usage.\n',
+    });
+  });
+
+  it('keeps the path prefix of --url', async () => {
+    const paths: string[] = [];
+    const prefixed = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      const ok = req.url?.startsWith('/checks/v1/validate?');
+      res.writeHead(ok ? 200 : 404, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(ok ? { valid: true } : { code: 'not_found' }));
+    });
+    const base = await listen(prefixed);
+    try {
+      const run = await runCli(['validate', 'example.com', '--url', `${base.href}checks/`]);
+      expect(run.code).toBe(0);
+      expect(paths).toEqual(['/checks/v1/validate?domain=example.com']);
+    } finally {
+      await close(prefixed);
+    }
+  });
+
+  it('names the URL and the cause when the service is unreachable: exit 3', async () => {
+    const port = await freePort();
+    const run = await runCli(['validate', 'example.com', '--url', `http://127.0.0.1:${port}`]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^Cannot reach the service at http://127\\.0\\.0\\.1:${port}/: connection refused \\(ECONNREFUSED\\)\\.\n`,
+      ),
+    );
+  });
+
+  it('on a local service whose upstreams are unreachable (offline), points at npm run world', async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    const config = loadConfig({
+      DOH_URL: `${nowhere}/dns-query`,
+      DOH_FALLBACK_URL: `${nowhere}/dns-query`,
+      LOG_LEVEL: 'silent',
+    });
+    const runners = createRunners(config, { fetch: globalThis.fetch, now: () => new Date() });
+    // No payment gate: this case is about the upstreams, not about paying.
+    const app = createApp({ config, runners, logger: pino({ level: 'silent' }) });
+    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const run = await runCli(['dns', 'example.com', '--url', url], {
+        X402_PRIVATE_KEY: `0x${'11'.repeat(32)}`,
+      });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(/^HTTP 502 upstream_failed: /);
+      expect(run.stderr).toMatch(/"error": "network"/);
+      expect(run.stderr).toContain('is this machine offline?');
+      expect(run.stderr).toContain('`npm run world`');
+    } finally {
+      await close(server);
+    }
   });
 });
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  const { port } = await listen(probe);
+  await close(probe);
+  return Number(port);
+}

@@ -114,6 +114,9 @@ function paidPathItems(): Record<string, JsonObject> {
             },
             content: { 'application/json': { schema: { type: 'object' } } },
           },
+          '409': problemResponse(
+            'payment_in_flight: a request carrying the same payment signature is still running; that payment runs the check once. Not charged; retry later with a new payment.',
+          ),
           '502': problemResponse('An upstream data source failed; the payment is not settled.'),
         },
       },

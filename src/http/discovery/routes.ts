@@ -1,15 +1,20 @@
 /**
- * Mounts the discovery documents and `/health`. Every document is built once from the catalog and
- * `config.publicBaseUrl` when the routes are created; none of them calls a check runner.
+ * Mounts the discovery documents, the page for people at `/`, its assets, `/robots.txt`, the icon and
+ * `/health`. Every document is built once from the catalog and `config.publicBaseUrl` when the
+ * routes are created, and served compressed with an ETag and `Cache-Control`; none calls a runner.
  */
 import { Hono } from 'hono';
-import { etag, RETAINED_304_HEADERS } from 'hono/etag';
 import type { Config } from '../../config.ts';
 import { AI_CATALOG_MEDIA_TYPE, buildAiCatalog } from './ai-catalog.ts';
 import { API_CATALOG_MEDIA_TYPE, apiCatalogLinkHeader, buildApiCatalog } from './api-catalog.ts';
 import { DOCUMENT_PATHS, SERVER_CARD_MEDIA_TYPE } from './document-paths.ts';
+import { buildHomePage, HOME_PAGE_CSP, HTML_MEDIA_TYPE } from './home-page.ts';
 import { buildLlmsTxt, LLMS_TXT_MEDIA_TYPE } from './llms-txt.ts';
+import { prefersHtml } from './negotiate.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+import { FAVICON, IMMUTABLE_CACHE_CONTROL, PAGE_ASSETS } from './page-assets.ts';
+import { documentHandler } from './representation.ts';
+import { buildRobotsTxt, ROBOTS_MEDIA_TYPE } from './robots.ts';
 import { buildServerCard, SERVER_CARD_CACHE_CONTROL, SERVER_CARD_CORS_HEADERS } from './server-card.ts';
 import { buildServiceIndex } from './service-index.ts';
 import { buildSitemap, SITEMAP_MEDIA_TYPE } from './sitemap.ts';
@@ -21,56 +26,70 @@ import { buildX402Manifest } from './x402-manifest.ts';
  */
 export const CARD_CORS_PATHS: readonly string[] = [DOCUMENT_PATHS.serverCard, DOCUMENT_PATHS.aiCatalog];
 
-// A 304 keeps the card's CORS headers so a browser can still read the revalidated response.
-const CARD_304_HEADERS = [...RETAINED_304_HEADERS, ...Object.keys(SERVER_CARD_CORS_HEADERS), 'x-request-id'];
+/** Discovery documents change only with a deploy: caches may keep them five minutes, then revalidate. */
+export const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
+const DAY_CACHE_CONTROL = 'public, max-age=86400';
 
-const CARD_HEADERS = { ...SERVER_CARD_CORS_HEADERS, 'cache-control': SERVER_CARD_CACHE_CONTROL };
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The discovery routes for `config.publicBaseUrl`, to mount at `/`. */
 export function discoveryRoutes(config: Config): Hono {
   const base = config.publicBaseUrl;
   const json = (value: unknown) => JSON.stringify(value);
-  const bodies = {
-    index: json(buildServiceIndex(base)),
-    openapi: json(buildOpenApiDocument(base)),
-    x402: json(buildX402Manifest(base)),
-    llmsTxt: buildLlmsTxt(base),
-    apiCatalog: json(buildApiCatalog(base)),
-    sitemap: buildSitemap(base),
-    serverCard: json(buildServerCard(base)),
-    aiCatalog: json(buildAiCatalog(base)),
-  };
   const catalogLink = apiCatalogLinkHeader(base);
-  const jsonType = 'application/json; charset=utf-8';
+  const documentAt = (body: string, contentType: string, headers?: Record<string, string>) =>
+    documentHandler({ body, contentType, cacheControl: DOCUMENT_CACHE_CONTROL, headers });
+  const cardAt = (body: string, contentType: string) =>
+    documentHandler({
+      body,
+      contentType,
+      cacheControl: SERVER_CARD_CACHE_CONTROL,
+      headers: SERVER_CARD_CORS_HEADERS,
+    });
+
+  // `/` answers two representations, so caches must key on Accept as well.
+  const negotiated = { vary: 'Accept', link: catalogLink };
+  const indexJson = documentAt(json(buildServiceIndex(base)), JSON_TYPE, negotiated);
+  const indexHtml = documentAt(buildHomePage(base), HTML_MEDIA_TYPE, {
+    ...negotiated,
+    'content-security-policy': HOME_PAGE_CSP,
+  });
 
   const routes = new Hono();
   for (const path of CARD_CORS_PATHS) {
-    routes.use(path, etag({ retainedHeaders: CARD_304_HEADERS }));
     // The CORS preflight for the card answers with the same exact headers.
     routes.options(path, (c) => c.body(null, 204, SERVER_CARD_CORS_HEADERS));
   }
-
-  routes.get(DOCUMENT_PATHS.index, (c) =>
-    c.body(bodies.index, 200, { 'content-type': jsonType, link: catalogLink }),
-  );
-  routes.get(DOCUMENT_PATHS.health, (c) => c.json({ status: 'ok' }));
-  routes.get(DOCUMENT_PATHS.openapi, (c) => c.body(bodies.openapi, 200, { 'content-type': jsonType }));
-  routes.get(DOCUMENT_PATHS.x402, (c) => c.body(bodies.x402, 200, { 'content-type': jsonType }));
-  routes.get(DOCUMENT_PATHS.llmsTxt, (c) =>
-    c.body(bodies.llmsTxt, 200, { 'content-type': LLMS_TXT_MEDIA_TYPE }),
-  );
+  routes.get(DOCUMENT_PATHS.index, (c) => (prefersHtml(c.req.header('accept')) ? indexHtml : indexJson)(c));
+  routes.get(DOCUMENT_PATHS.health, (c) => c.json({ status: 'ok' }, 200, { 'cache-control': 'no-store' }));
+  routes.get(DOCUMENT_PATHS.openapi, documentAt(json(buildOpenApiDocument(base)), JSON_TYPE));
+  routes.get(DOCUMENT_PATHS.x402, documentAt(json(buildX402Manifest(base)), JSON_TYPE));
+  routes.get(DOCUMENT_PATHS.llmsTxt, documentAt(buildLlmsTxt(base), LLMS_TXT_MEDIA_TYPE));
   // RFC 9727 §4.1: HEAD must carry the same Link header; Hono answers HEAD from this GET with no body.
-  routes.get(DOCUMENT_PATHS.apiCatalog, (c) =>
-    c.body(bodies.apiCatalog, 200, { 'content-type': API_CATALOG_MEDIA_TYPE, link: catalogLink }),
+  routes.get(
+    DOCUMENT_PATHS.apiCatalog,
+    documentAt(json(buildApiCatalog(base)), API_CATALOG_MEDIA_TYPE, { link: catalogLink }),
   );
-  routes.get(DOCUMENT_PATHS.sitemap, (c) =>
-    c.body(bodies.sitemap, 200, { 'content-type': SITEMAP_MEDIA_TYPE }),
-  );
-  routes.get(DOCUMENT_PATHS.serverCard, (c) =>
-    c.body(bodies.serverCard, 200, { ...CARD_HEADERS, 'content-type': SERVER_CARD_MEDIA_TYPE }),
-  );
-  routes.get(DOCUMENT_PATHS.aiCatalog, (c) =>
-    c.body(bodies.aiCatalog, 200, { ...CARD_HEADERS, 'content-type': AI_CATALOG_MEDIA_TYPE }),
-  );
+  routes.get(DOCUMENT_PATHS.sitemap, documentAt(buildSitemap(base), SITEMAP_MEDIA_TYPE));
+  routes.get(DOCUMENT_PATHS.serverCard, cardAt(json(buildServerCard(base)), SERVER_CARD_MEDIA_TYPE));
+  routes.get(DOCUMENT_PATHS.aiCatalog, cardAt(json(buildAiCatalog(base)), AI_CATALOG_MEDIA_TYPE));
+  routes.get('/robots.txt', documentAt(buildRobotsTxt(base), ROBOTS_MEDIA_TYPE));
+
+  const icon = documentHandler({
+    body: FAVICON.load,
+    contentType: FAVICON.contentType,
+    cacheControl: DAY_CACHE_CONTROL,
+  });
+  for (const path of FAVICON.paths) routes.get(path, icon);
+  for (const asset of Object.values(PAGE_ASSETS)) {
+    routes.get(
+      asset.path,
+      documentHandler({
+        body: asset.load,
+        contentType: asset.contentType,
+        cacheControl: IMMUTABLE_CACHE_CONTROL,
+      }),
+    );
+  }
   return routes;
 }

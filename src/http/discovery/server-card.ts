@@ -2,6 +2,7 @@
  * `/mcp/server-card`: the MCP Server Card (SEP-2127, experimental-ext-server-card `schema.ts`).
  * The protocol versions come from the SDK so the card cannot contradict the running server.
  */
+import { isIP } from 'node:net';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { paidOperations } from '../../catalog.ts';
 import {
@@ -42,8 +43,12 @@ export interface ServerCard extends ServerIdentity {
   _meta: Record<string, unknown>;
 }
 
-/** `checks.example.com` → `com.example.checks`. */
+/**
+ * `checks.example.com` → `com.example.checks`. An IP address has no reverse-DNS form (reversing
+ * `127.0.0.1` names nothing, and IPv6 brackets break the card's name pattern): it becomes `local`.
+ */
 function reverseDns(hostname: string): string {
+  if (isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return 'local';
   return hostname.split('.').reverse().join('.');
 }
 

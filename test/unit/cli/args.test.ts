@@ -1,20 +1,23 @@
-/** Command-line parsing of the paying CLI. */
+/** Command-line parsing of the client package's CLI, and its commands against the service catalog. */
 import { describe, expect, it } from 'vitest';
-import { COMMANDS, DEFAULT_MAX_USD, parseCliArgs } from '../../../src/cli/args.ts';
+import { parseCliArgs, USAGE } from '../../../packages/client/src/args.ts';
+import { DEFAULT_MAX_USD } from '../../../packages/client/src/client.ts';
+import { COMMANDS } from '../../../packages/client/src/commands.ts';
+import { freeOperations, paidOperations } from '../../../src/catalog.ts';
 
 describe('parseCliArgs', () => {
-  it('offers the four paid checks and the free validate, from the catalog', () => {
-    expect(COMMANDS.map((c) => [c.name, c.paid])).toEqual([
-      ['cert', true],
-      ['dns', true],
-      ['expiry', true],
-      ['site-health', true],
-      ['validate', false],
-    ]);
+  it('offers exactly the catalog HTTP routes: four paid checks and the free validate', () => {
+    const catalog = [
+      ...paidOperations.map((op) => [op.route, true]),
+      ...freeOperations.flatMap((op) => (op.route ? [[op.route, false]] : [])),
+    ];
+    expect(COMMANDS.map((c) => [c.route, c.paid])).toEqual(catalog);
+    expect(COMMANDS.map((c) => c.name)).toEqual(COMMANDS.map((c) => c.route.slice('/v1/'.length)));
   });
 
   it('applies the defaults', () => {
     expect(parseCliArgs(['dns', 'example.com'])).toMatchObject({
+      kind: 'check',
       command: { route: '/v1/dns', paid: true },
       domain: 'example.com',
       url: new URL('http://localhost:8080'),
@@ -24,25 +27,52 @@ describe('parseCliArgs', () => {
 
   it('reads --url and --max-usd in any position', () => {
     expect(
-      parseCliArgs(['--max-usd', '0.03', 'site-health', 'example.org', '--url', 'http://127.0.0.1:9/']),
+      parseCliArgs(['--max-usd', '0.03', 'site-health', 'example.org', '--url', 'http://127.0.0.1:9/checks']),
     ).toMatchObject({
       command: { name: 'site-health' },
       domain: 'example.org',
-      url: new URL('http://127.0.0.1:9/'),
+      url: new URL('http://127.0.0.1:9/checks'),
       maxUsd: '0.03',
     });
   });
 
+  it.each([[['--help']], [['-h']], [['help']], [['cert', 'a.com', '--help']], [['help', 'cert']]])(
+    'asks for help with %j',
+    (argv) => {
+      expect(parseCliArgs(argv)).toEqual({ kind: 'help' });
+    },
+  );
+
+  it.each([[['--version']], [['-v']]])('asks for the version with %j', (argv) => {
+    expect(parseCliArgs(argv)).toEqual({ kind: 'version' });
+  });
+
+  it('documents every command, option and exit code in the help', () => {
+    for (const command of COMMANDS) expect(USAGE).toContain(`  ${command.name} `);
+    for (const option of ['--url', '--max-usd', '--help', '--version', 'X402_PRIVATE_KEY'])
+      expect(USAGE).toContain(option);
+    expect(USAGE).toMatch(/0 {2}ok[\s\S]*1 {2}usage[\s\S]*2 {2}refused[\s\S]*3 {2}upstream/);
+  });
+
   it.each([
-    [[], /Missing command/],
-    [['whois', 'example.com'], /Unknown command: whois/],
-    [['cert'], /Missing domain/],
-    [['cert', 'a.com', 'b.com'], /Unexpected argument: b.com/],
-    [['cert', 'a.com', '--max-usd', '-1'], /--max-usd/],
-    [['cert', 'a.com', '--max-usd', '0.0000001'], /--max-usd/],
-    [['cert', 'a.com', '--url', 'ftp://x'], /--url/],
-    [['cert', 'a.com', '--verbose'], /Unknown option/],
-  ])('refuses %j', (argv, message) => {
-    expect(parseCliArgs(argv)).toMatch(message);
+    [[], 'Missing command.'],
+    [['whois', 'example.com'], 'Unknown command: whois.'],
+    [['cert'], 'Missing domain: website-checks-cli cert <domain>.'],
+    [['cert', 'a.com', 'b.com'], 'Unexpected argument: b.com.'],
+    [['cert', 'a.com', '--max-usd', '-1'], '--max-usd needs a value.'],
+    [['cert', 'a.com', '--max-usd', '1e3'], '--max-usd must be a decimal amount in USD, e.g. 0.05: 1e3'],
+    [
+      ['cert', 'a.com', '--max-usd', '0.0000001'],
+      '--max-usd must be a decimal amount in USD, e.g. 0.05: 0.0000001',
+    ],
+    [
+      ['cert', 'a.com', '--url', 'ftp://x'],
+      '--url must be an http(s) URL, e.g. https://checks.example.com: ftp://x',
+    ],
+    [['cert', 'a.com', '--url'], '--url needs a value.'],
+    [['cert', 'a.com', '--verbose'], 'Unknown option: --verbose.'],
+    [['cert', 'a.com', '--help=yes'], '--help takes no value.'],
+  ])('refuses %j in one plain sentence', (argv, message) => {
+    expect(parseCliArgs(argv)).toBe(message);
   });
 });

@@ -74,4 +74,13 @@ describe('GET /mcp/server-card (SEP-2127)', () => {
     });
     expect(buildServerCard('http://localhost:8080').name).toBe('localhost/website-checks');
   });
+
+  it.each(['http://127.0.0.1:8080', 'http://[::1]:8080', 'https://203.0.113.7'])(
+    'names a card served from the IP address %s with a valid name, not a reversed address',
+    (base) => {
+      const { name } = buildServerCard(base);
+      expect(name).toBe('local/website-checks');
+      expect(name).toMatch(/^[a-zA-Z0-9.-]+\/[a-zA-Z0-9._-]+$/); // SEP-2127 name pattern
+    },
+  );
 });

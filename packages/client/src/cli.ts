@@ -1,0 +1,129 @@
+/**
+ * The command line over the client: the result as JSON on stdout; the receipt, every refusal and
+ * every failure on stderr, in one readable line first; the exit code says which (`EXIT`).
+ */
+import { BIN_NAME, type CliRequest, EXIT, parseCliArgs, USAGE } from './args.ts';
+import { type CheckResult, createClient, PaymentError, ServiceUnreachableError } from './client.ts';
+
+export interface CliDeps {
+  env: Record<string, string | undefined>;
+  fetch: typeof globalThis.fetch;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  version: string;
+}
+
+type CheckRequest = Extract<CliRequest, { kind: 'check' }>;
+
+const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
+
+/** Runs the CLI; resolves to the process exit code. */
+export async function main(argv: readonly string[], deps: CliDeps): Promise<number> {
+  const request = parseCliArgs(argv);
+  if (typeof request === 'string') {
+    deps.stderr(`${request}\nRun ${BIN_NAME} --help for usage.\n`);
+    return EXIT.usage;
+  }
+  if (request.kind === 'help') {
+    deps.stdout(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (request.kind === 'version') {
+    deps.stdout(`${deps.version}\n`);
+    return EXIT.ok;
+  }
+  const key = deps.env.X402_PRIVATE_KEY?.trim();
+  if (request.command.paid && !(key && KEY_PATTERN.test(key))) {
+    deps.stderr(
+      `${request.command.name} is paid: set X402_PRIVATE_KEY to the payer's key (0x + 64 hex digits).\n` +
+        `The free check needs none: ${BIN_NAME} validate ${request.domain}\n`,
+    );
+    return EXIT.usage;
+  }
+  const client = createClient({
+    url: request.url,
+    maxUsd: request.maxUsd,
+    fetch: deps.fetch,
+    ...(request.command.paid ? { privateKey: key as `0x${string}` } : {}),
+  });
+  try {
+    return report(await client.check(request.command.name, request.domain), request, deps);
+  } catch (error) {
+    if (error instanceof ServiceUnreachableError) {
+      deps.stderr(
+        `${error.message}.\nIs the service running there? Pass its address with --url (now ${request.url.href}).\n`,
+      );
+      return EXIT.failed;
+    }
+    if (error instanceof PaymentError) {
+      deps.stderr(`${error.message}\n`);
+      return EXIT.refused;
+    }
+    throw error;
+  }
+}
+
+function report(result: CheckResult, request: CheckRequest, deps: CliDeps): number {
+  const name = request.command.name;
+  switch (result.kind) {
+    case 'ok': {
+      deps.stdout(`${json(result.body)}\n`);
+      if (result.receipt) {
+        const { transaction, payer, network } = result.receipt;
+        deps.stderr(
+          `Paid ${name}: transaction ${transaction} payer ${payer ?? 'unknown'} network ${network}\n`,
+        );
+      }
+      const verdict = result.body as { valid?: unknown; reason?: unknown };
+      if (name === 'validate' && verdict.valid === false) {
+        deps.stderr(`Not a valid domain: ${request.domain} (${String(verdict.reason)}).\n`);
+        return EXIT.refused;
+      }
+      return EXIT.ok;
+    }
+    case 'over-cap':
+      deps.stderr(
+        `${name} costs $${result.priceUsd}, above --max-usd ${result.maxUsd}: nothing was paid. ` +
+          `Pass --max-usd ${result.priceUsd} or more to pay it.\n`,
+      );
+      return EXIT.refused;
+    case 'refused':
+      deps.stderr(`${statusLine(result.status, result.body, result.reason)}\n${json(result.body)}\n`);
+      return EXIT.refused;
+    case 'failed':
+      deps.stderr(
+        `${statusLine(result.status, result.body)}\n${json(result.body)}\n${offlineHint(result.body, request.url)}`,
+      );
+      return EXIT.failed;
+  }
+}
+
+/** `HTTP 400 invalid_domain: <detail>` from a problem body; the payment's refusal reason on a 402. */
+function statusLine(status: number, body: unknown, reason?: string): string {
+  const problem = (typeof body === 'object' && body !== null ? body : {}) as {
+    code?: unknown;
+    detail?: unknown;
+  };
+  const code = typeof problem.code === 'string' ? ` ${problem.code}` : '';
+  const detail = typeof problem.detail === 'string' ? `: ${problem.detail}` : '';
+  const why = status === 402 ? `: payment refused${reason ? ` (${reason})` : ''}, nothing charged` : '';
+  return `HTTP ${status}${code}${detail}${why}`;
+}
+
+/**
+ * A service on this machine whose upstreams are unreachable is most likely offline: the closed test
+ * world of its repository stands in for the internet.
+ */
+function offlineHint(body: unknown, url: URL): string {
+  const upstreams = (body as { upstreams?: { error?: unknown }[] } | null)?.upstreams ?? [];
+  const local = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (!local || !upstreams.some((upstream) => upstream.error === 'network')) return '';
+  return (
+    'The service could not reach its upstreams: is this machine offline? Without internet access, run\n' +
+    '`npm run world` in the service folder and start the service with the variables it prints.\n'
+  );
+}
+
+function json(body: unknown): string {
+  return typeof body === 'string' ? body : JSON.stringify(body, null, 2);
+}

@@ -1,0 +1,205 @@
+/**
+ * A typed client for a Website Checks service: one call per check, paid with x402 v2 through the
+ * official SDK when the route asks for payment, and never above the caller's spend cap.
+ */
+import { x402Client, x402HTTPClient } from '@x402/core/client';
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
+import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { privateKeyToAccount } from 'viem/accounts';
+import { type Command, type CommandName, findCommand } from './commands.ts';
+import { atomicToUsd, isUsdAmount, usdToAtomic } from './money.ts';
+
+export const DEFAULT_SERVICE_URL = 'http://localhost:8080';
+/** Default per-payment cap in USD: above every price, far below the SDK's own $1 default. */
+export const DEFAULT_MAX_USD = '0.05';
+
+export interface ClientOptions {
+  /** Service base URL; a path prefix is kept (`https://host/checks` calls `https://host/checks/v1/…`). */
+  url?: string | URL;
+  /** The payer's 0x-prefixed 32-byte hex key; needed for paid checks only. */
+  privateKey?: `0x${string}`;
+  /** Largest payment this client signs, in USD (default `0.05`). */
+  maxUsd?: string;
+  fetch?: typeof globalThis.fetch;
+}
+
+/** The settlement receipt of a paid call (the `PAYMENT-RESPONSE` header). */
+export interface Receipt {
+  transaction: string;
+  network: string;
+  payer?: string;
+}
+
+export type CheckResult =
+  /** 2xx: the result, and the receipt when the call was paid. */
+  | { kind: 'ok'; status: number; body: unknown; receipt?: Receipt }
+  /** 4xx: refused and not charged (invalid input, payment required or rejected, payment in flight). */
+  | { kind: 'refused'; status: number; body: unknown; reason?: string }
+  /** The price is above `maxUsd`: nothing was signed or sent. */
+  | { kind: 'over-cap'; priceUsd: string; maxUsd: string }
+  /** 5xx: an upstream or the service failed; a paid call is not settled. */
+  | { kind: 'failed'; status: number; body: unknown };
+
+/** The service could not be reached at all (connection refused, unknown host, TLS, …). */
+export class ServiceUnreachableError extends Error {
+  override name = 'ServiceUnreachableError';
+  readonly url: string;
+  /** The cause in words, with the system code, e.g. `connection refused (ECONNREFUSED)`. */
+  readonly reason: string;
+  constructor(url: string, reason: string) {
+    super(`Cannot reach the service at ${url}: ${reason}`);
+    this.url = url;
+    this.reason = reason;
+  }
+}
+
+/** The 402 could not be paid by this client (no key, or no payment option it supports). */
+export class PaymentError extends Error {
+  override name = 'PaymentError';
+}
+
+export interface WebsiteChecksClient {
+  readonly url: URL;
+  /** Runs one check; throws `ServiceUnreachableError` or `PaymentError`, otherwise resolves. */
+  check(command: CommandName, domain: string): Promise<CheckResult>;
+}
+
+/** The URL of `route` under `base`, keeping the base's path prefix. */
+export function routeUrl(base: URL, route: string, domain: string): URL {
+  const prefix = base.pathname.replace(/\/+$/, '');
+  const url = new URL(`${prefix}${route}`, base);
+  url.search = new URLSearchParams({ domain }).toString();
+  return url;
+}
+
+export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
+  const url = new URL(options.url ?? DEFAULT_SERVICE_URL);
+  if (!/^https?:$/.test(url.protocol)) throw new TypeError(`The service URL must be http(s): ${url.href}`);
+  const maxUsd = options.maxUsd ?? DEFAULT_MAX_USD;
+  if (!isUsdAmount(maxUsd))
+    throw new TypeError(`maxUsd must be a decimal amount in USD, e.g. 0.05: ${maxUsd}`);
+  const fetch = options.fetch ?? globalThis.fetch;
+  const payer = options.privateKey ? payingClient(options.privateKey, maxUsd) : undefined;
+
+  async function send(target: URL, headers: Record<string, string> = {}): Promise<Response> {
+    try {
+      return await fetch(target, { headers: { accept: 'application/json', ...headers } });
+    } catch (error) {
+      throw new ServiceUnreachableError(url.href, describeNetworkError(error));
+    }
+  }
+
+  return {
+    url,
+    async check(name, domain) {
+      const command = findCommand(name);
+      if (!command) throw new TypeError(`Unknown command: ${name}`);
+      const target = routeUrl(url, command.route, domain);
+      const first = await send(target);
+      if (first.status !== 402 || !command.paid) return classify(first);
+      if (!payer) throw new PaymentError(`${command.name} is a paid check: a payer key is needed.`);
+      const challenge = payer.getPaymentRequiredResponse((header) => first.headers.get(header));
+      const price = cheapestPayable(challenge, command);
+      if (price > usdToAtomic(maxUsd)) return { kind: 'over-cap', priceUsd: atomicToUsd(price), maxUsd };
+      let signature: Record<string, string>;
+      try {
+        signature = payer.encodePaymentSignatureHeader(await payer.createPaymentPayload(challenge));
+      } catch (error) {
+        throw new PaymentError(
+          `Could not sign the payment: ${error instanceof Error ? error.message : error}`,
+        );
+      }
+      const paid = await send(target, signature);
+      const result = await classify(paid);
+      if (result.kind === 'ok' && paid.headers.has('payment-response')) {
+        const {
+          transaction,
+          network,
+          payer: from,
+        } = payer.getPaymentSettleResponse((h) => paid.headers.get(h));
+        return { ...result, receipt: { transaction, network, ...(from ? { payer: from } : {}) } };
+      }
+      if (result.kind === 'refused' && paid.status === 402)
+        return { ...result, reason: rejection(payer, paid) };
+      return result;
+    },
+  };
+}
+
+function payingClient(privateKey: `0x${string}`, maxUsd: string): x402HTTPClient {
+  const client = x402Client.fromConfig({
+    // Every EVM chain: the service's 402 names the one to pay on (eip155:8453 in production).
+    schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(privateKeyToAccount(privateKey)) }],
+    spendControls: { maxAmountPerPayment: `$${maxUsd}` },
+  });
+  return new x402HTTPClient(client);
+}
+
+/** The lowest price, in atomic units, among the options this client can sign (exact scheme, EVM). */
+function cheapestPayable(challenge: PaymentRequired, command: Command): bigint {
+  const payable = challenge.accepts.filter(
+    (option: PaymentRequirements) => option.scheme === 'exact' && option.network.startsWith('eip155:'),
+  );
+  if (payable.length === 0) {
+    const offered = challenge.accepts.map((option) => `${option.scheme} on ${option.network}`).join(', ');
+    throw new PaymentError(
+      `${command.name} asks for a payment this client cannot make (${offered || 'none'}).`,
+    );
+  }
+  return payable.map((option) => BigInt(option.amount)).reduce((a, b) => (b < a ? b : a));
+}
+
+/** Why a signed payment was refused: the challenge's `error`, or the failed settlement's reason. */
+function rejection(client: x402HTTPClient, response: Response): string | undefined {
+  const header = (name: string) => response.headers.get(name);
+  try {
+    if (response.headers.has('payment-response')) return client.getPaymentSettleResponse(header).errorReason;
+    return client.getPaymentRequiredResponse(header).error;
+  } catch {
+    return undefined;
+  }
+}
+
+async function classify(response: Response): Promise<CheckResult> {
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (e.g. a proxy's HTML error page): keep the text.
+  }
+  const status = response.status;
+  if (response.ok) return { kind: 'ok', status, body };
+  if (status >= 400 && status < 500) return { kind: 'refused', status, body };
+  return { kind: 'failed', status, body };
+}
+
+const NETWORK_CODES: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'TLS certificate not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'TLS certificate not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'TLS certificate not trusted',
+  CERT_HAS_EXPIRED: 'TLS certificate expired',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host',
+};
+
+/** `fetch failed` → `connection refused (ECONNREFUSED)`: the cause undici hides behind its message. */
+export function describeNetworkError(error: unknown): string {
+  let current: unknown = error;
+  let innermost = error instanceof Error ? error.message : String(error);
+  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return `${NETWORK_CODES[code] ?? current.message} (${code})`;
+    innermost = current.message;
+    current = current.cause;
+  }
+  return innermost;
+}

@@ -1,0 +1,52 @@
+/**
+ * The service's HTTP operations as this client calls them. The service's catalog is the source; a
+ * test in the service's repository keeps this table equal to it.
+ */
+
+export interface Command {
+  /** The command word, also the last segment of its route. */
+  name: CommandName;
+  route: `/v1/${string}`;
+  /** Paid commands sign an x402 payment; `validate` is free. */
+  paid: boolean;
+  summary: string;
+}
+
+export type CommandName = 'cert' | 'dns' | 'expiry' | 'site-health' | 'validate';
+
+export const COMMANDS: readonly Command[] = [
+  {
+    name: 'cert',
+    route: '/v1/cert',
+    paid: true,
+    summary: 'certificate status from CT logs, with a live HTTPS probe',
+  },
+  {
+    name: 'dns',
+    route: '/v1/dns',
+    paid: true,
+    summary: 'NS, addresses, MX, SPF, DMARC, CAA, DNSSEC, MTA-STS, TLS-RPT',
+  },
+  {
+    name: 'expiry',
+    route: '/v1/expiry',
+    paid: true,
+    summary: 'registration expiry, registrar and EPP status from RDAP',
+  },
+  {
+    name: 'site-health',
+    route: '/v1/site-health',
+    paid: true,
+    summary: 'the three checks together, with a summary',
+  },
+  {
+    name: 'validate',
+    route: '/v1/validate',
+    paid: false,
+    summary: 'free: is the domain valid, and its normalized form',
+  },
+];
+
+export function findCommand(name: string): Command | undefined {
+  return COMMANDS.find((command) => command.name === name);
+}

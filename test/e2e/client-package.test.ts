@@ -1,0 +1,89 @@
+/**
+ * The client package as a stranger gets it: `npm pack`, installed from the tarball into an empty
+ * directory (no registry: it has no dependencies to fetch), then run from there under the system
+ * Node.js against the paid service on loopback.
+ */
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type * as ClientApi from '../../packages/client/src/index.ts';
+import { REPO_ROOT, run, runCli } from '../support/run-command.ts';
+import { type PaidService, startPaidService } from '../world/paid-service.ts';
+
+let service: PaidService;
+let dir: string;
+
+beforeAll(async () => {
+  service = await startPaidService();
+  dir = await mkdtemp(join(tmpdir(), 'website-checks-cli-'));
+});
+afterAll(async () => {
+  await service?.close();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
+
+const npm = (args: string[], cwd: string) =>
+  run('npm', [...args, '--no-audit', '--no-fund', '--no-update-notifier'], {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, npm_config_cache: join(dir, '.npm') },
+    timeoutMs: 120_000,
+  });
+
+it('packs, installs into an empty directory with no network, and pays for a check from there', async () => {
+  // Built by the global setup; --ignore-scripts so the prepack rebuild cannot race other test files.
+  const pack = await npm(
+    ['pack', '--json', '--ignore-scripts', '--pack-destination', dir],
+    `${REPO_ROOT}packages/client`,
+  );
+  expect(pack.code, pack.stderr).toBe(0);
+  const [{ filename, files }] = JSON.parse(pack.stdout) as [{ filename: string; files: { path: string }[] }];
+  const paths = files.map((file) => file.path);
+  expect(paths).toEqual(
+    expect.arrayContaining([
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'dist/cli.js',
+      'dist/index.js',
+      'dist/index.d.ts',
+    ]),
+  );
+  expect(paths.filter((path) => path.startsWith('src/'))).toEqual([]);
+
+  const project = join(dir, 'empty');
+  await mkdir(project);
+  const install = await npm(['install', '--offline', join(dir, filename)], project);
+  expect(install.code, install.stderr).toBe(0);
+  const manifest = JSON.parse(
+    await readFile(join(project, 'node_modules/website-checks-cli/package.json'), 'utf8'),
+  );
+  expect(manifest.dependencies ?? {}).toEqual({});
+
+  const bin = join(project, 'node_modules/.bin/website-checks-cli');
+  const version = await runCli(['--version'], {}, bin);
+  expect(version).toEqual({ code: 0, stdout: `${manifest.version}\n`, stderr: '' });
+  const payer = await service.newPayer(1_000_000n);
+  const paid = await runCli(
+    ['dns', 'example.com', '--url', service.url.href],
+    { X402_PRIVATE_KEY: payer.privateKey },
+    bin,
+  );
+  expect(paid.code, paid.stderr).toBe(0);
+  expect(JSON.parse(paid.stdout)).toMatchObject({ domain: 'example.com' });
+  expect(paid.stderr).toMatch(/^Paid dns: transaction 0x[0-9a-f]{64} /);
+  expect(await service.chain.balanceOf(payer.address)).toBe(1_000_000n - 10_000n);
+}, 120_000);
+
+it('exposes the typed client API from the package entry', async () => {
+  const api = (await import(join(REPO_ROOT, 'packages/client/dist/index.js'))) as typeof ClientApi;
+  expect(api.COMMANDS.map((command) => command.name)).toEqual([
+    'cert',
+    'dns',
+    'expiry',
+    'site-health',
+    'validate',
+  ]);
+  const result = await api.createClient({ url: service.url }).check('validate', 'Example.COM');
+  expect(result).toMatchObject({ kind: 'ok', status: 200, body: { valid: true } });
+});
