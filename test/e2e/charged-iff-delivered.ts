@@ -20,7 +20,7 @@ import {
 /** The operation every case pays for: a cert check of a healthy world domain, $0.01. */
 export const OPERATION = { route: '/v1/cert', tool: 'check_cert', domain: 'healthy-shop.com' } as const;
 export const PRICE = 10_000n;
-const FUNDS = 1_000_000n;
+export const FUNDS = 1_000_000n;
 const FOLLOW_UP_TIMEOUT_MS = 8_000;
 const QUIET_TIMEOUT_MS = 20_000;
 /** Longer than the settler's receipt polling (1 s), so a pending settlement is not mistaken for quiet. */
@@ -121,7 +121,7 @@ export interface CaseContext {
 }
 
 /** Once crt.sh (the check's first upstream) has been asked: the check is running. */
-async function checkRunning({ settlement }: CaseContext): Promise<void> {
+export async function checkRunning({ settlement }: CaseContext): Promise<void> {
   const before = settlement.world.crtsh.requests.length;
   while (settlement.world.crtsh.requests.length === before) await sleep(20);
 }
@@ -263,7 +263,7 @@ export function leaksIn(text: string, secrets: SelfSettlingService['secrets']): 
 }
 
 /** Until no RPC call is open or recent and nothing minable waits in the mempool. */
-async function quiet({ settlement, service }: CaseContext, idleMs: number): Promise<void> {
+export async function quiet({ settlement, service }: CaseContext, idleMs: number): Promise<void> {
   const deadline = performance.now() + QUIET_TIMEOUT_MS;
   while (performance.now() < deadline) {
     const { proxy } = service;
