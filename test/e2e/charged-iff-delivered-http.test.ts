@@ -4,36 +4,19 @@
  * plus HEAD and the other methods on the paid routes, which must never run a check or charge.
  */
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { paidOperations } from '../../src/catalog.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
-import {
-  expectChargedIffDelivered,
-  FUNDS,
-  type Lab,
-  OPERATION,
-  PAYMENT_CASES,
-  quiet,
-  startLab,
-} from './charged-iff-delivered.ts';
+import { describeChargedIffDelivered, FUNDS, OPERATION, quiet } from './charged-iff-delivered.ts';
 
-let lab: Lab;
-beforeAll(async () => {
-  lab = await startLab({ services: 3 });
-}, 60_000);
-afterAll(async () => {
-  await lab?.close();
-});
-
-describe('HTTP: the payer is charged the price if and only if the result was delivered', () => {
-  it.concurrent.for(PAYMENT_CASES)('$name', { timeout: 60_000 }, async (paymentCase, { expect }) => {
-    await expectChargedIffDelivered(expect, lab, 'http', paymentCase);
-  });
-});
+const lab = describeChargedIffDelivered(
+  'http',
+  'HTTP: the payer is charged the price if and only if the result was delivered',
+);
 
 /** Requests every upstream fake of the world has received so far. */
 function upstreamRequests(): number {
-  const { world } = lab.settlement;
+  const { world } = lab().settlement;
   const fakes = [world.crtsh, world.certspotter, world.doh, world.dohFallback, world.rdapBootstrap];
   return [...fakes, world.rdapRegistry, world.rdapRegistry.registrar, world.site].reduce(
     (sum, fake) => sum + fake.requests.length,
@@ -46,12 +29,12 @@ describe('HTTP: other methods on the paid routes never run a check or charge', (
   it.for(paidOperations.map((operation) => operation.route))(
     'HEAD %s answers 402 like GET, with or without a payment, with no upstream request',
     async (route) => {
-      await lab.withService(async (service) => {
+      await lab().withService(async (service) => {
         const url = new URL(`${route}?domain=${OPERATION.domain}`, service.process.url);
         const get = await fetch(url);
         await get.arrayBuffer();
         const challenge = decodePaymentRequiredHeader(get.headers.get('payment-required') ?? '');
-        const payer = await lab.settlement.newPayer(FUNDS);
+        const payer = await lab().settlement.newPayer(FUNDS);
         const signature = encodePaymentSignatureHeader(
           await x402ClientFor(payer).createPaymentPayload(challenge),
         );
@@ -65,9 +48,9 @@ describe('HTTP: other methods on the paid routes never run a check or charge', (
           .toEqual(challenge.accepts);
         const paidHead = await fetch(url, { method: 'HEAD', headers: { 'payment-signature': signature } });
         expect.soft(paidHead.status, 'HEAD with a payment').toBe(402);
-        await quiet({ settlement: lab.settlement, service }, 200);
+        await quiet({ settlement: lab().settlement, service }, 200);
         expect.soft(upstreamRequests() - before, 'upstream requests').toBe(0);
-        expect.soft(FUNDS - (await lab.settlement.chain.balanceOf(payer.address)), 'charged').toBe(0n);
+        expect.soft(FUNDS - (await lab().settlement.chain.balanceOf(payer.address)), 'charged').toBe(0n);
         return { value: undefined, broken: false };
       });
     },
@@ -76,7 +59,7 @@ describe('HTTP: other methods on the paid routes never run a check or charge', (
   it.for(
     paidOperations.flatMap((op) => ['POST', 'PUT', 'DELETE', 'PATCH'].map((m) => [m, op.route] as const)),
   )('%s %s answers 405 with Allow, with no upstream request', async ([method, route]) => {
-    await lab.withService(async (service) => {
+    await lab().withService(async (service) => {
       const before = upstreamRequests();
       const res = await fetch(new URL(`${route}?domain=${OPERATION.domain}`, service.process.url), {
         method,

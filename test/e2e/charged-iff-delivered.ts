@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { ExpectStatic } from 'vitest';
+import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
 import { type PaidAnswer, type PaidCall, payFor, type Transport } from '../world/paying-clients.ts';
 import type { FaultRule } from '../world/rpc-fault-proxy.ts';
 import {
@@ -26,6 +26,7 @@ const QUIET_TIMEOUT_MS = 20_000;
 /** Longer than the settler's receipt polling (1 s), so a pending settlement is not mistaken for quiet. */
 const QUIET_AFTER_ABORT_MS = 1_500;
 const QUIET_AFTER_ANSWER_MS = 200;
+const RETRY_ATTEMPTS = 5;
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 
 /**
@@ -276,11 +277,12 @@ export async function quiet({ settlement, service }: CaseContext, idleMs: number
 
 const strip = ({ seen: _seen, ...answer }: PaidAnswer): Omit<PaidAnswer, 'seen'> => answer;
 
-async function retryAfterQuiet(at: CaseContext, call: PaidCall): Promise<PaidAnswer> {
+/** The same authorization again, once the first copy is no longer in flight. */
+async function retryAfterQuiet(at: CaseContext, call: PaidCall, idleMs: number): Promise<PaidAnswer> {
   for (let attempt = 1; ; attempt++) {
     const answer = await call.retry();
-    if (answer.code !== 'payment_in_flight' || attempt === 3) return answer;
-    await quiet(at, QUIET_AFTER_ABORT_MS);
+    if (answer.code !== 'payment_in_flight' || attempt === RETRY_ATTEMPTS) return answer;
+    await quiet(at, idleMs);
   }
 }
 
@@ -336,8 +338,12 @@ async function observeOn(
   // The outage ends; held calls go on as their rules say, and the service finishes what it started.
   proxy.reset();
   if (paymentCase.slowCheckMs) world.crtsh.delayMs = 0;
-  await quiet(at, call.answer.aborted ? QUIET_AFTER_ABORT_MS : QUIET_AFTER_ANSWER_MS);
-  const retried = call.answer.aborted ? await retryAfterQuiet(at, call) : null;
+  // After an abort the service may still be inside a slow check, which makes no RPC call meanwhile.
+  const idleMs = call.answer.aborted
+    ? QUIET_AFTER_ABORT_MS + (paymentCase.slowCheckMs ?? 0)
+    : QUIET_AFTER_ANSWER_MS;
+  await quiet(at, idleMs);
+  const retried = call.answer.aborted ? await retryAfterQuiet(at, call, idleMs) : null;
   if (retried) await quiet(at, QUIET_AFTER_ANSWER_MS);
   const delta = FUNDS - (await chain.balanceOf(payer.address));
   const seen = [call.answer.seen, retried?.seen ?? '', process.output().slice(logFrom)].join('\n');
@@ -400,4 +406,24 @@ export async function expectChargedIffDelivered(
   expect(broken, `${transport} | ${paymentCase.name} | broken: ${broken.join('; ')} | ${summary}`).toEqual(
     [],
   );
+}
+
+/**
+ * Declares the lab's lifecycle (one per file) and one concurrent test per case over `transport`;
+ * returns a getter for the lab, for further tests in the same file.
+ */
+export function describeChargedIffDelivered(transport: Transport, title: string): () => Lab {
+  let lab: Lab;
+  beforeAll(async () => {
+    lab = await startLab({ services: 3 });
+  }, 60_000);
+  afterAll(async () => {
+    await lab?.close();
+  });
+  describe(title, () => {
+    it.concurrent.for(PAYMENT_CASES)('$name', { timeout: 60_000 }, async (paymentCase, { expect }) => {
+      await expectChargedIffDelivered(expect, lab, transport, paymentCase);
+    });
+  });
+  return () => lab;
 }
