@@ -416,7 +416,7 @@ export function describeChargedIffDelivered(transport: Transport, title: string)
   let lab: Lab;
   beforeAll(async () => {
     lab = await startLab({ services: 3 });
-  }, 60_000);
+  }, 120_000);
   afterAll(async () => {
     await lab?.close();
   });

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 
-const STARTUP_TIMEOUT_MS = 20_000;
+const STARTUP_TIMEOUT_MS = 45_000;
 
 export interface ServiceProcess {
   /** `http://127.0.0.1:<port>`. */
