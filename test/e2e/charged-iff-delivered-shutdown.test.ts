@@ -22,7 +22,7 @@ import {
 let lab: Lab;
 beforeAll(async () => {
   lab = await startLab({ blockTimeSeconds: 2 });
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   await lab?.close();
 });
