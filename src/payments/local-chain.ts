@@ -72,6 +72,8 @@ export interface LocalChainOptions {
   logger?: Logger;
   /** Port on 127.0.0.1; default: a free port chosen at start. */
   port?: number;
+  /** Mine a block every this many seconds (as Base does, 2) instead of each transaction at once. */
+  blockTimeSeconds?: number;
 }
 
 /**
@@ -91,7 +93,7 @@ export function anvilBinaryPath(): string {
 /** Starts anvil as Base (chain id 8453), installs the test contracts and funds the demo payer. */
 export async function startLocalChain(options: LocalChainOptions = {}): Promise<LocalChain> {
   const { logger } = options;
-  const node = await spawnAnvil(options.port);
+  const node = await spawnAnvil(options.port, options.blockTimeSeconds);
   try {
     const chain = await provision(node);
     logger?.info({ rpcUrl: chain.rpcUrl.href, anvil_pid: node.pid }, 'local chain started');
@@ -108,21 +110,25 @@ interface AnvilNode {
   stop(): Promise<void>;
 }
 
-async function spawnAnvil(port: number | undefined): Promise<AnvilNode> {
+async function spawnAnvil(
+  port: number | undefined,
+  blockTimeSeconds: number | undefined,
+): Promise<AnvilNode> {
   // A port chosen by probing can be taken by someone else before anvil binds it: try again.
   for (let attempt = 1; ; attempt++) {
     try {
-      return await spawnAnvilOnce(port ?? (await freeLoopbackPort()));
+      return await spawnAnvilOnce(port ?? (await freeLoopbackPort()), blockTimeSeconds);
     } catch (error) {
       if (port !== undefined || attempt >= ANVIL_START_ATTEMPTS) throw error;
     }
   }
 }
 
-async function spawnAnvilOnce(port: number): Promise<AnvilNode> {
+async function spawnAnvilOnce(port: number, blockTimeSeconds: number | undefined): Promise<AnvilNode> {
   const rpcUrl = new URL(`http://127.0.0.1:${port}`);
   const args = ['--host', rpcUrl.hostname, '--port', String(port), '--chain-id', String(LOCAL_CHAIN_ID)];
   args.push('--mnemonic', DEV_MNEMONIC, '--silent');
+  if (blockTimeSeconds !== undefined) args.push('--block-time', String(blockTimeSeconds));
   const child = spawn(anvilBinaryPath(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
 
   let stderr = '';

@@ -1,0 +1,104 @@
+/**
+ * The service in self-settlement mode as deployed, on loopback: the closed world for its upstreams,
+ * a local chain (Base 8453, test USDC), and per service process an RPC fault proxy in front of the
+ * chain and a fresh settler key. The service only ever sees the proxy (`X402_RPC_URL`); tests read
+ * balances and the mempool from the chain directly.
+ */
+import { createTestClient, http } from 'viem';
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { baseChainAt } from '../../src/payments/base-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { startWorld, type World } from './index.ts';
+import { type RpcFaultProxy, startRpcFaultProxy } from './rpc-fault-proxy.ts';
+import { type ServiceProcess, startServiceProcess } from './service-process.ts';
+import { type CaFile, writeCaFile } from './test-ca.ts';
+
+/** ETH (wei) a fresh settler key gets for gas. */
+const SETTLER_GAS_FUNDS = 10n ** 20n;
+
+export interface SettlementWorld {
+  world: World;
+  chain: LocalChain;
+  /** A new payer key holding `atomicAmount` test USDC. */
+  newPayer(atomicAmount: bigint): Promise<PrivateKeyAccount>;
+  /** Transactions in the chain's mempool that can still be mined (not queued behind a nonce gap). */
+  minablePending(): Promise<number>;
+  /** Starts a service process in self mode behind its own fault proxy, with a fresh settler key. */
+  startService(): Promise<SelfSettlingService>;
+  close(): Promise<void>;
+}
+
+export interface SelfSettlingService {
+  proxy: RpcFaultProxy;
+  process: ServiceProcess;
+  /** Strings that must never reach a client or a log line: the RPC URL and the settler key. */
+  secrets: { rpcUrl: string; settlerPrivateKey: `0x${string}` };
+  close(): Promise<void>;
+}
+
+export async function startSettlementWorld(
+  options: { blockTimeSeconds?: number } = {},
+): Promise<SettlementWorld> {
+  const [world, chain] = await Promise.all([
+    startWorld(),
+    startLocalChain(
+      options.blockTimeSeconds === undefined ? {} : { blockTimeSeconds: options.blockTimeSeconds },
+    ),
+  ]);
+  const ca: CaFile = await writeCaFile(world.site.caPem);
+  const anvil = createTestClient({
+    mode: 'anvil',
+    chain: baseChainAt(chain.rpcUrl),
+    transport: http(chain.rpcUrl.href),
+  });
+  const services = new Set<SelfSettlingService>();
+
+  return {
+    world,
+    chain,
+    async newPayer(atomicAmount) {
+      const account = privateKeyToAccount(generatePrivateKey());
+      await chain.fund(account.address, atomicAmount);
+      return account;
+    },
+    async minablePending() {
+      const status = await anvil.getTxpoolStatus();
+      return status.pending;
+    },
+    async startService() {
+      const settlerPrivateKey = generatePrivateKey();
+      await anvil.setBalance({
+        address: privateKeyToAccount(settlerPrivateKey).address,
+        value: SETTLER_GAS_FUNDS,
+      });
+      const proxy = await startRpcFaultProxy(chain.rpcUrl);
+      const process = await startServiceProcess({
+        ...world.env,
+        NODE_EXTRA_CA_CERTS: ca.path,
+        X402_RPC_URL: proxy.url.href,
+        X402_SETTLER_PRIVATE_KEY: settlerPrivateKey,
+        X402_PAY_TO: chain.payTo,
+      }).catch(async (error: unknown) => {
+        await proxy.close();
+        throw error;
+      });
+      const service: SelfSettlingService = {
+        proxy,
+        process,
+        secrets: { rpcUrl: proxy.url.href, settlerPrivateKey },
+        async close() {
+          services.delete(service);
+          proxy.release();
+          await process.stop();
+          await proxy.close();
+        },
+      };
+      services.add(service);
+      return service;
+    },
+    async close() {
+      await Promise.all([...services].map((service) => service.close()));
+      await Promise.all([world.close(), chain.stop(), ca.remove()]);
+    },
+  };
+}
