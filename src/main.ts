@@ -35,6 +35,9 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config.logLevel);
   captureConsole(logger);
+  // A library's floating promise (the x402 EVM scheme checks the asset's code in the background)
+  // must not take the process down with it: log it, redacted, and keep serving.
+  process.on('unhandledRejection', (reason) => logger.warn({ err: reason }, 'unhandled rejection'));
   const local: LocalChain | undefined =
     config.x402.mode.kind === 'local-chain' ? await startLocalChain({ logger }) : undefined;
   // In local-chain mode the recipient is the chain's own dev account.

@@ -12,6 +12,7 @@ import { type InFlightLock, paymentKey } from './in-flight-lock.ts';
 import type { PaymentTerms } from './payment-terms.ts';
 import { faultScope } from './rpc-faults.ts';
 import type { Settle } from './settlement.ts';
+import type { Undelivered } from './undelivered.ts';
 
 /** The SDK's reason on a first, unpaid challenge (x402.md §2.5). */
 export const UNPAID_REASON = 'Payment required';
@@ -43,6 +44,7 @@ export interface PaidCallDeps {
   resourceServer: x402ResourceServer;
   settle: Settle;
   lock: InFlightLock;
+  undelivered: Undelivered;
   lifecycle: Lifecycle;
   logger: Logger;
 }
@@ -61,7 +63,7 @@ export interface PaidCallRequest {
 export type PaidCall = (request: PaidCallRequest) => Promise<PaidCallOutcome>;
 
 export function createPaidCall(deps: PaidCallDeps): PaidCall {
-  const { resourceServer, settle, lock, lifecycle, logger } = deps;
+  const { resourceServer, settle, lock, undelivered, lifecycle, logger } = deps;
 
   async function challenge(
     terms: PaymentTerms,
@@ -94,6 +96,10 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     const release = key === null ? () => {} : lock.acquire(key);
     if (!release) return { kind: 'in_flight' };
     try {
+      const signature = signatureOf(payload);
+      const lost = key === null ? null : undelivered.claim(key, signature);
+      if (lost) return redeliver(lost);
+
       let verified;
       try {
         verified = await faultScope(() =>
@@ -133,6 +139,14 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
         case 'unconfirmed': {
           const { transaction, network, errorReason } = settlement.receipt;
           const entry = { name, payer, transaction, network };
+          if (signal.aborted && key !== null) {
+            // Paid, and the client is gone: it may claim the result with the same authorization.
+            undelivered.remember(key, signature, settlement.receipt);
+            logger.warn(
+              entry,
+              'client gone during settlement; the result can be claimed once with the same payment',
+            );
+          }
           if (settlement.status === 'settled') logger.info(entry, 'payment settled');
           else
             logger.warn({ ...entry, reason: errorReason }, 'payment sent but unconfirmed; result delivered');
@@ -154,5 +168,25 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     } finally {
       release();
     }
+
+    /** Runs the check again for a payment already settled whose result never reached its client. */
+    async function redeliver(receipt: SettleResponse): Promise<PaidCallOutcome> {
+      const outcome = await run();
+      if (outcome.type !== 'result') {
+        undelivered.remember(key as string, signatureOf(payload), receipt);
+        return { kind: 'not_run', outcome };
+      }
+      logger.info(
+        { name, payer: receipt.payer, transaction: receipt.transaction },
+        'paid result redelivered',
+      );
+      return { kind: 'delivered', result: outcome.result, receipt };
+    }
   };
+}
+
+/** The payload's signature (EIP-3009: `payload.signature`), or '' when it has none. */
+function signatureOf(payload: PaymentPayload): string {
+  const signature = (payload.payload as { signature?: unknown } | undefined)?.signature;
+  return typeof signature === 'string' ? signature.toLowerCase() : '';
 }

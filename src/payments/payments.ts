@@ -16,6 +16,7 @@ import { createPaidCall, type PaidCall } from './paid-call.ts';
 import { type PaymentTerms, type PaymentTransport, paymentTermsFor } from './payment-terms.ts';
 import { createResourceServer } from './resource-server.ts';
 import { createSettlement, type SettlementDeps } from './settlement.ts';
+import { createUndelivered } from './undelivered.ts';
 
 export interface Payments {
   resourceServer: x402ResourceServer;
@@ -56,7 +57,14 @@ export function createPayments(options: PaymentsOptions): Payments {
   return {
     resourceServer,
     facilitatorReady,
-    paidCall: createPaidCall({ resourceServer, settle, lock, lifecycle, logger }),
+    paidCall: createPaidCall({
+      resourceServer,
+      settle,
+      lock,
+      undelivered: createUndelivered(),
+      lifecycle,
+      logger,
+    }),
     terms: {
       http: paymentTermsFor(resourceServer, config, 'http'),
       mcp: paymentTermsFor(resourceServer, config, 'mcp'),

@@ -32,7 +32,24 @@ export async function tracked<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Answers from the chain itself (a revert, a missing receipt) rather than failures to reach it. */
+/** Failures to reach the chain or get an answer from its node (viem error names). */
+const RPC_FAILURES = new Set([
+  'HttpRequestError',
+  'TimeoutError',
+  'SocketClosedError',
+  'WebSocketRequestError',
+  'InternalRpcError',
+  'LimitExceededRpcError',
+  'ResourceUnavailableRpcError',
+  'ResourceNotFoundRpcError',
+  'MethodNotFoundRpcError',
+  'MethodNotSupportedRpcError',
+  'InvalidRequestRpcError',
+  'ParseRpcError',
+  'UnknownRpcError',
+]);
+
+/** Answers from the chain itself: a revert, a missing receipt. */
 const CHAIN_ANSWERS = new Set([
   'ExecutionRevertedError',
   'ContractFunctionRevertedError',
@@ -40,10 +57,15 @@ const CHAIN_ANSWERS = new Set([
   'TransactionReceiptNotFoundError',
 ]);
 
-/** True unless the error (or one of its causes) is the chain answering. */
+/**
+ * True when the error (or one of its causes) is a failure to ask the chain. A failure wins over an
+ * answer: viem wraps a node's internal error during a call as a contract revert.
+ */
 export function isRpcFault(error: unknown): boolean {
+  let answered = false;
   for (let current = error; current instanceof Error; current = current.cause) {
-    if (CHAIN_ANSWERS.has(current.name)) return false;
+    if (RPC_FAILURES.has(current.name)) return true;
+    if (CHAIN_ANSWERS.has(current.name)) answered = true;
   }
-  return true;
+  return !answered;
 }

@@ -140,18 +140,19 @@ export function createSettlement(deps: SettlementDeps): Settle {
     ): Promise<'settled' | 'unusable' | 'unknown'> {
       const asset = requirements.asset as `0x${string}`;
       for (;;) {
+        // Each question on its own: a failing receipt lookup must not hide the authorization state.
+        const mined = tx ? await chain!.receiptStatus(tx).catch(() => undefined) : 'not_found';
+        if (mined === 'success') return 'settled';
         try {
-          const mined = tx ? await chain!.receiptStatus(tx) : 'not_found';
-          if (mined === 'success') return 'settled';
           const blockTime = await chain!.latestBlockTime();
           // A revert of ours may mean someone else used the authorization first: it paid us all the same.
           if (await chain!.authorizationUsed(asset, from, nonce)) return 'settled';
           const expired = blockTime >= validBefore || now() >= Number(validBefore) * 1000 + EXPIRY_MARGIN_MS;
           if (mined === 'reverted' || expired) return 'unusable';
-          if (raw) await chain!.rebroadcast(raw);
         } catch {
           // The RPC is failing: ask again until the deadline.
         }
+        if (raw) await chain!.rebroadcast(raw).catch(() => {});
         if (now() + pollMs > deadline) return 'unknown';
         await sleep(pollMs);
       }

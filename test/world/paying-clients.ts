@@ -21,7 +21,7 @@ export interface PaidAnswer {
   delivered: boolean;
   /** The client gave up (aborted) before it had an answer. */
   aborted: boolean;
-  /** HTTP status; for MCP the `status` of a problem result, 200 for a result, null when aborted. */
+  /** HTTP status; for MCP 200 for a result, else null (a tool result has no status); null when aborted. */
   status: number | null;
   /** The problem `code`, or for a payment challenge `payment_required:<reason>`; null for a result. */
   code: string | null;
@@ -47,7 +47,8 @@ export interface PaidCallOptions {
   signal?: AbortSignal;
 }
 
-const MCP_REQUEST_TIMEOUT_MS = 25_000;
+/** Above the service's own bound for a paid answer (a 12 s check plus a settlement of at most 50 s). */
+const MCP_REQUEST_TIMEOUT_MS = 65_000;
 
 export function x402ClientFor(payer: PrivateKeyAccount): x402Client {
   return x402Client.fromConfig({ schemes: [{ network: 'eip155:8453', client: new ExactEvmScheme(payer) }] });
@@ -180,7 +181,7 @@ async function payOverMcp(options: PaidCallOptions): Promise<PaidCall> {
       await new Promise((resolve) => setTimeout(resolve, 20));
       const body = (result.structuredContent ?? null) as Record<string, unknown> | null;
       const delivered = result.isError !== true && body?.domain === options.domain;
-      const status = delivered ? 200 : typeof body?.status === 'number' ? body.status : null;
+      const status = delivered ? 200 : null;
       const text = [...seen.slice(from), JSON.stringify(result)].join('\n');
       return { delivered, aborted: false, status, code: delivered ? null : codeOf(body), seen: text };
     });
