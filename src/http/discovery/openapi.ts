@@ -118,6 +118,9 @@ function paidPathItems(): Record<string, JsonObject> {
             'payment_in_flight: a request carrying the same payment signature is still running; that payment runs the check once. Not charged; retry later with a new payment.',
           ),
           '502': problemResponse('An upstream data source failed; the payment is not settled.'),
+          '503': problemResponse(
+            'payment_unavailable: payments cannot be verified or settled right now (facilitator, RPC or chain), or shutting_down: the service stopped before settling. Never charged; see Retry-After.',
+          ),
         },
       },
     };

@@ -115,7 +115,7 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('describes 400 and 502 as application/problem+json with the contract fields', async () => {
+  it('describes 400, 409, 502 and 503 as application/problem+json with the contract fields', async () => {
     const { doc } = await fetchOpenApi();
     const problem = doc.components.schemas.Problem;
     expect(Object.keys(problem.properties).sort()).toEqual([
@@ -129,12 +129,12 @@ describe('GET /openapi.json', () => {
     expect(problem.required.sort()).toEqual(['code', 'detail', 'status', 'title', 'type']);
     for (const operation of paidOperations) {
       const responses = doc.paths[operation.route].get.responses;
-      for (const status of ['400', '409', '502']) {
+      for (const status of ['400', '409', '502', '503']) {
         expect(responses[status].content['application/problem+json'].schema).toEqual({
           $ref: '#/components/schemas/Problem',
         });
       }
-      expect(Object.keys(responses).sort()).toEqual(['200', '400', '402', '409', '502']);
+      expect(Object.keys(responses).sort()).toEqual(['200', '400', '402', '409', '502', '503']);
     }
   });
 });
