@@ -11,13 +11,13 @@ import { createLifecycle } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { createPayments } from './payments/payments.ts';
-import { SETTLEMENT_DEADLINE_MS } from './payments/settlement.ts';
+import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
 import { listenFailure, localChainBanner } from './startup-messages.ts';
 import { stopGracefully } from './stop.ts';
 
 /**
  * How long requests in flight at SIGTERM get to reach settlement: a check (≤ 12 s) plus its verify,
- * and several 2 s Base blocks. Settlements already under way then are let finish (≤ their deadline).
+ * and several 2 s Base blocks. Settlements already under way then are let finish (≤ SETTLEMENT_MAX_MS).
  */
 const SHUTDOWN_GRACE_MS = 20_000;
 
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
       server,
       lifecycle,
       activeRequests: () => active,
-      hardStopMs: SHUTDOWN_GRACE_MS + SETTLEMENT_DEADLINE_MS + 5_000,
+      hardStopMs: SHUTDOWN_GRACE_MS + SETTLEMENT_MAX_MS + 5_000,
     }).then(async (clean) => {
       if (!clean) logger.warn('stop deadline reached; closing the remaining connections');
       await local?.stop();

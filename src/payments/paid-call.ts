@@ -11,7 +11,8 @@ import type { Lifecycle } from '../lifecycle.ts';
 import { type InFlightLock, paymentKey } from './in-flight-lock.ts';
 import type { PaymentTerms } from './payment-terms.ts';
 import { faultScope } from './rpc-faults.ts';
-import type { Settle } from './settlement.ts';
+import { MAX_TIMEOUT_SECONDS } from './resource-server.ts';
+import { authorizationWindowTooLong, type Settle } from './settlement.ts';
 import type { Undelivered } from './undelivered.ts';
 
 /** The SDK's reason on a first, unpaid challenge (x402.md §2.5). */
@@ -99,6 +100,10 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       const signature = signatureOf(payload);
       const lost = key === null ? null : undelivered.claim(key, signature);
       if (lost) return redeliver(lost);
+
+      if (authorizationWindowTooLong(payload, MAX_TIMEOUT_SECONDS, Date.now())) {
+        return challenge(terms, 'authorization_window_too_long', payload);
+      }
 
       let verified;
       try {

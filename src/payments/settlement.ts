@@ -26,14 +26,24 @@ import {
 import type { BroadcastJournal } from './broadcast-journal.ts';
 import type { ChainView } from './chain-view.ts';
 import { paymentKey } from './in-flight-lock.ts';
+import { MAX_TIMEOUT_SECONDS } from './resource-server.ts';
 import { faultScope } from './rpc-faults.ts';
 
-/** How long a settlement may take in all, reconciliation included (covers a 45 s authorization window). */
+/**
+ * How long a settlement may take in all, reconciliation included; it runs on past this to 2 s after
+ * its authorization's provable expiry (`validBefore` + `EXPIRY_MARGIN_MS`) when that is later, so an
+ * unused authorization is always proven unusable rather than left unknown.
+ */
 export const SETTLEMENT_DEADLINE_MS = 50_000;
+/** How far ahead of our clock an authorization's `validBefore` may be, beyond the signed-for window. */
+export const CLOCK_SKEW_ALLOWANCE_S = 30;
 /** How often reconciliation asks the chain again. */
 export const RECONCILE_POLL_MS = 500;
 /** Past `validBefore` by this much on our clock, no block can still include the authorization. */
 export const EXPIRY_MARGIN_MS = 5_000;
+/** The longest any settlement can take: an authorization at the edge of the allowed window, proven unusable. */
+export const SETTLEMENT_MAX_MS =
+  (MAX_TIMEOUT_SECONDS + CLOCK_SKEW_ALLOWANCE_S) * 1000 + EXPIRY_MARGIN_MS + 2_000;
 
 /** The SDK's reason for a broadcast whose receipt did not come in time (x402.md §3.4). */
 const SETTLEMENT_PENDING = 'settlement_pending';
@@ -90,8 +100,9 @@ export function createSettlement(deps: SettlementDeps): Settle {
   } = deps;
 
   return async function settle(payload, requirements, extensions) {
-    const deadline = now() + deadlineMs;
     const authorization = authorizationOf(payload);
+    const provenUnusableAt = authorization ? Number(authorization.validBefore) * 1000 + EXPIRY_MARGIN_MS : 0;
+    const deadline = Math.max(now() + deadlineMs, provenUnusableAt + 2_000);
     let response: SettleResponse | undefined;
     let faulted = true;
     try {
@@ -106,10 +117,10 @@ export function createSettlement(deps: SettlementDeps): Settle {
         response = { success: false, errorReason, payer, transaction, network: error.network };
       }
     }
-    if (response?.success) return { status: 'settled', receipt: receiptOf(response, network) };
-
     const key = paymentKey(payload);
     const signed = key ? broadcasts?.take(key) : undefined;
+    if (response?.success) return { status: 'settled', receipt: receiptOf(response, network) };
+
     const reportedHash = txHash(response?.transaction);
     const hash = signed?.hash ?? reportedHash;
     // In-process, an empty journal proves nothing was sent; a remote facilitator's error proves nothing.
@@ -127,11 +138,10 @@ export function createSettlement(deps: SettlementDeps): Settle {
     if (verdict === 'settled') {
       return { status: 'settled', receipt: { success: true, transaction: hash ?? '', network, payer } };
     }
-    if (verdict === 'unusable') {
-      if (signed) onAbandoned();
-      return { status: 'unavailable' };
-    }
-    return unconfirmed(hash, payer);
+    // Our transaction did not mine: its account nonce is read again from the chain, so no gap it
+    // may have left holds every later settlement back.
+    if (signed) onAbandoned();
+    return verdict === 'unusable' ? { status: 'unavailable' } : unconfirmed(hash, payer);
 
     async function reconcile(
       { from, nonce, validBefore }: Authorization,
@@ -189,6 +199,20 @@ function receiptOf(response: SettleResponse, network: Network): SettleResponse {
 
 function txHash(value: string | undefined): `0x${string}` | undefined {
   return value && /^0x[0-9a-fA-F]{64}$/.test(value) ? (value as `0x${string}`) : undefined;
+}
+
+/**
+ * True when the authorization is valid for longer than the signed-for window (plus clock skew):
+ * its expiry, which bounds how long an uncertain settlement can take, would lie too far ahead.
+ */
+export function authorizationWindowTooLong(
+  payload: PaymentPayload,
+  maxWindowS: number,
+  nowMs: number,
+): boolean {
+  const authorization = authorizationOf(payload);
+  if (!authorization) return false;
+  return authorization.validBefore > BigInt(Math.floor(nowMs / 1000) + maxWindowS + CLOCK_SKEW_ALLOWANCE_S);
 }
 
 function authorizationOf(payload: PaymentPayload): Authorization | undefined {

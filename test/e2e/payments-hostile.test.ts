@@ -126,6 +126,18 @@ const attacks: [string, Attack, RegExp][] = [
     /valid_before/,
   ],
   [
+    'an authorization valid for a day (its expiry would not bound an uncertain settlement)',
+    async (payer) => {
+      const payload = await signedFor(payer, CERT);
+      const longLived = {
+        ...authorizationOf(payload),
+        validBefore: String(Math.floor(Date.now() / 1000) + 86_400),
+      };
+      return { path: CERT, headers: signature(await resign(payer, payload, longLived)) };
+    },
+    /authorization_window_too_long/,
+  ],
+  [
     'a tampered nonce',
     async (payer) => {
       const payload = await signedFor(payer, CERT);

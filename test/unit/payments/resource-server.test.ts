@@ -7,7 +7,12 @@ import { outputExampleFor } from '../../../src/payments/output-examples.ts';
 import { CHECK_BUDGET_MS } from '../../../src/checks/check-budget.ts';
 import { RECEIPT_WAIT_MS } from '../../../src/payments/facilitator.ts';
 import { MAX_TIMEOUT_SECONDS, paymentRequirementsFor } from '../../../src/payments/resource-server.ts';
-import { EXPIRY_MARGIN_MS, SETTLEMENT_DEADLINE_MS } from '../../../src/payments/settlement.ts';
+import {
+  CLOCK_SKEW_ALLOWANCE_S,
+  EXPIRY_MARGIN_MS,
+  SETTLEMENT_DEADLINE_MS,
+  SETTLEMENT_MAX_MS,
+} from '../../../src/payments/settlement.ts';
 
 const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const config = loadConfig({
@@ -48,6 +53,9 @@ describe('paymentRequirementsFor', () => {
 
   it('lets an uncertain settlement run until the authorization it reconciles has provably expired', () => {
     expect(SETTLEMENT_DEADLINE_MS).toBeGreaterThanOrEqual(MAX_TIMEOUT_SECONDS * 1000 + EXPIRY_MARGIN_MS);
+    expect(SETTLEMENT_MAX_MS).toBe(
+      (MAX_TIMEOUT_SECONDS + CLOCK_SKEW_ALLOWANCE_S) * 1000 + EXPIRY_MARGIN_MS + 2_000,
+    );
   });
 
   it('refuses to build requirements without a recipient', () => {

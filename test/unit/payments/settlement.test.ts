@@ -207,6 +207,27 @@ describe('settlement', () => {
     expect(clock - START_MS).toBe(1_000);
   });
 
+  it('reissues the nonce when a sent transaction is left unconfirmed', async () => {
+    chain.fail = true;
+    const settle = settlementWith(afterRpcFault(failure('invalid_exact_evm_transaction_failed')), {
+      broadcast: true,
+    });
+    expect(await settle(payload, requirements)).toMatchObject({ status: 'unconfirmed' });
+    expect(abandoned).toBe(1);
+  });
+
+  it('runs past its deadline until an authorization with a later validBefore is proven unusable', async () => {
+    const later = structuredClone(payload) as unknown as {
+      payload: { authorization: { validBefore: string } };
+    };
+    later.payload.authorization.validBefore = String(VALID_BEFORE_S + 30);
+    const settle = settlementWith(afterRpcFault(failure('invalid_exact_evm_transaction_failed')), {
+      broadcast: true,
+    });
+    expect(await settle(later as unknown as PaymentPayload, requirements)).toEqual({ status: 'unavailable' });
+    expect(clock - START_MS).toBeGreaterThanOrEqual(80_000);
+  });
+
   it('is unavailable once the authorization is unused past validBefore; the nonce is reissued', async () => {
     const settle = settlementWith(afterRpcFault(failure('invalid_exact_evm_transaction_failed')), {
       broadcast: true,
@@ -257,8 +278,9 @@ describe('settlement', () => {
         payer: FROM,
       },
     });
-    expect(clock - START_MS).toBeLessThanOrEqual(50_000);
-    expect(clock - START_MS).toBeGreaterThanOrEqual(49_000);
+    // Past the 50 s deadline to 2 s after the authorization's provable expiry (validBefore + 5 s).
+    expect(clock - START_MS).toBeLessThanOrEqual(52_000);
+    expect(clock - START_MS).toBeGreaterThanOrEqual(51_000);
   });
 
   it('withholds (unavailable) when nothing is known to be sent and the chain cannot be read', async () => {
