@@ -6,11 +6,11 @@
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../support/run-command.ts';
+import { freePort } from '../support/free-port.ts';
 
 const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ');
 const instructions = dockerfile
@@ -22,14 +22,6 @@ const instructions = dockerfile
   });
 const all = (op: string) => instructions.filter((i) => i.op === op).map((i) => i.arg);
 const execForm = (arg: string) => JSON.parse(arg.slice(arg.indexOf('['))) as string[];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('container image', () => {
   const copy = mkdtempSync(join(tmpdir(), 'website-checks-image-'));
