@@ -2,6 +2,7 @@
  * Environment → typed, validated configuration (contract §1). Parsed once at start; a bad value
  * becomes a `ConfigError` whose message is one line naming the variable and what it expects.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -33,6 +34,23 @@ const port = z.coerce
 const bool = z
   .enum(['true', 'false', '1', '0'], { error: 'true or false' })
   .transform((value) => value === 'true' || value === '1');
+
+const count = (expected: string, min: number) =>
+  z.coerce.number({ error: expected }).int(expected).min(min, expected).max(1_000_000, expected);
+
+const ipList = z
+  .string()
+  .trim()
+  .transform((list) =>
+    list
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean),
+  )
+  .refine(
+    (addresses) => addresses.every((entry) => isIP(entry) !== 0),
+    'a comma-separated list of IP addresses',
+  );
 
 const envSchema = z.object({
   PORT: port.default(8080),
@@ -66,6 +84,10 @@ const envSchema = z.object({
     .optional(),
   X402_RPC_URL: httpUrl.optional(),
   X402_SETTLER_PRIVATE_KEY: privateKey.optional(),
+  METRICS_TOKEN: z.string().trim().min(16, 'a bearer token of at least 16 characters').optional(),
+  RATE_LIMIT_BURST: count('a whole number of requests from 0 (no limit) to 1000000', 0).default(60),
+  RATE_LIMIT_PER_MINUTE: count('a whole number of requests per minute from 1 to 1000000', 1).default(60),
+  TRUSTED_PROXIES: ipList.default([]),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   NODE_ENV: z.string().optional(),
 });
@@ -102,6 +124,14 @@ export interface Config {
     /** Undefined only in `local-chain` mode, where the embedded chain supplies a recipient. */
     payTo: `0x${string}` | undefined;
     mode: PaymentMode;
+  };
+  ops: {
+    /** Bearer token `/metrics` requires; open when undefined. */
+    metricsToken: string | undefined;
+    /** Per-client token bucket on free work: `burst` requests at once (0: no limit), refilled at `perMinute`. */
+    rateLimit: { burst: number; perMinute: number };
+    /** Peers whose `X-Forwarded-For` is believed (the load balancer's addresses). */
+    trustedProxies: string[];
   };
   logLevel: (typeof LOG_LEVELS)[number];
   production: boolean;
@@ -175,6 +205,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       asset: e.X402_ASSET,
       payTo: e.X402_PAY_TO,
       mode,
+    },
+    ops: {
+      metricsToken: e.METRICS_TOKEN,
+      rateLimit: { burst: e.RATE_LIMIT_BURST, perMinute: e.RATE_LIMIT_PER_MINUTE },
+      trustedProxies: e.TRUSTED_PROXIES,
     },
     logLevel: e.LOG_LEVEL,
     production,

@@ -9,6 +9,8 @@ import { captureConsole } from './console-capture.ts';
 import { createApp } from './http/app.ts';
 import { createLifecycle } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
+import { createBreakerBoard } from './ops/breaker.ts';
+import { createPrometheusMetrics } from './ops/metrics.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { createPayments } from './payments/payments.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
@@ -44,10 +46,12 @@ async function main(): Promise<void> {
   const effective: Config = local ? { ...config, x402: { ...config.x402, payTo: local.payTo } } : config;
 
   // Test CAs reach the live probe through NODE_EXTRA_CA_CERTS, which Node reads at start.
-  const runners = createRunners(effective, { fetch: globalThis.fetch, now: () => new Date() });
+  const breakers = createBreakerBoard();
+  const metrics = createPrometheusMetrics();
+  const runners = createRunners(effective, { fetch: globalThis.fetch, now: () => new Date(), breakers });
   const lifecycle = createLifecycle();
-  const payments = createPayments({ config: effective, logger, local, lifecycle });
-  const app = createApp({ config: effective, runners, logger, payments });
+  const payments = createPayments({ config: effective, logger, local, lifecycle, metrics });
+  const app = createApp({ config: effective, runners, logger, payments, metrics, breakers });
 
   let active = 0;
   const server = serve(

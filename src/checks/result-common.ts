@@ -25,6 +25,10 @@ export const sourceReportSchema = z.object({
   ok: z.boolean(),
   ms: z.number().describe('Wall time of the upstream call in milliseconds (0 when cached).'),
   cached: z.boolean(),
+  skipped: z
+    .literal(true)
+    .optional()
+    .describe('Present when the source was not asked: it failed repeatedly and is rested for a cool-down.'),
 });
 export type SourceReport = z.infer<typeof sourceReportSchema>;
 

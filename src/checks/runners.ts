@@ -4,10 +4,12 @@
  */
 import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
+import { type BreakerBoard, createBreakerBoard } from '../ops/breaker.ts';
 import type { FetchLike } from '../sources/bounded-fetch.ts';
+import { CRTSH_SOURCE } from '../sources/ct/crtsh.ts';
 import { createCtLookup } from '../sources/ct/index.ts';
 import { resolveAddresses } from '../sources/doh/addresses.ts';
-import { createDohClient } from '../sources/doh/client.ts';
+import { createDohClient, DOH_SOURCE } from '../sources/doh/client.ts';
 import { createProbe } from '../sources/probe/probe.ts';
 import { createNodeTransport } from '../sources/public-fetch/node-transport.ts';
 import { createPublicFetch } from '../sources/public-fetch/public-fetch.ts';
@@ -23,17 +25,25 @@ export interface RunnerDeps {
   now: () => Date;
   /** Extra trust anchors for the live probe (tests only; production trusts the system store). */
   probeCa?: string;
+  /** The process's circuit breakers (crt.sh, the primary DoH resolver); default: a fresh board. */
+  breakers?: BreakerBoard;
 }
 
 export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
   const { upstreams } = config;
-  const { fetch, now } = deps;
-  const doh = createDohClient({ fetch, primaryUrl: upstreams.dohUrl, fallbackUrl: upstreams.dohFallbackUrl });
+  const { fetch, now, breakers = createBreakerBoard() } = deps;
+  const doh = createDohClient({
+    fetch,
+    primaryUrl: upstreams.dohUrl,
+    fallbackUrl: upstreams.dohFallbackUrl,
+    primaryBreaker: breakers.of(DOH_SOURCE),
+  });
   const ct = createCtLookup({
     fetch,
     crtshUrl: upstreams.crtshUrl,
     certspotterUrl: upstreams.certspotterUrl,
     certspotterApiKey: upstreams.certspotterApiKey,
+    crtshBreaker: breakers.of(CRTSH_SOURCE),
   });
   // One address policy for every connection to a host the service did not configure.
   const publicFetch = createPublicFetch({

@@ -8,6 +8,11 @@ import { type CheckRunners, freeOperations, paidOperations } from '../catalog.ts
 import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
 import { mcpRoutes } from '../mcp/routes.ts';
+import type { BreakerBoard } from '../ops/breaker.ts';
+import { freeWorkLimit } from '../ops/free-work.ts';
+import { countRequests, instrumentRunners } from '../ops/instrument.ts';
+import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
+import { opsRoutes } from '../ops/routes.ts';
 import { createPaymentGate } from '../payments/gate.ts';
 import type { Payments } from '../payments/payments.ts';
 import { discoveryRoutes } from './discovery/routes.ts';
@@ -25,14 +30,24 @@ export interface AppDeps {
    * in tests that exercise the checks themselves; `main.ts` always provides it.
    */
   payments?: Payments;
+  /** Where requests, checks and upstream calls are counted (`/metrics`); default: a fresh registry. */
+  metrics?: PrometheusMetrics;
+  /** The upstream circuit breakers, shown in `/metrics` and `/readyz`. */
+  breakers?: BreakerBoard;
 }
 
 export type AppEnv = { Variables: DomainVariables };
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const { runners, logger, payments } = deps;
+  const { config, logger, payments, breakers } = deps;
+  const metrics = deps.metrics ?? createPrometheusMetrics();
+  if (breakers) metrics.watchBreakers(breakers.states);
+  const runners = instrumentRunners(deps.runners, metrics, config.upstreams.dohFallbackUrl);
   const app = new Hono<AppEnv>();
+  app.use(countRequests(metrics));
   applyHttpHygiene(app, { logger });
+  app.use(freeWorkLimit(config, metrics));
+  app.route('/', opsRoutes({ metrics, payments, breakers, metricsToken: config.ops.metricsToken }));
   const gate = payments ? createPaymentGate(payments) : undefined;
 
   for (const operation of paidOperations) {

@@ -16,6 +16,7 @@ export const PROBLEM_CODES = {
   paymentUnavailable: 'payment_unavailable',
   shuttingDown: 'shutting_down',
   rateLimited: 'rate_limited',
+  unauthorized: 'unauthorized',
   notFound: 'not_found',
   methodNotAllowed: 'method_not_allowed',
   payloadTooLarge: 'payload_too_large',

@@ -90,6 +90,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
         const payment = readPaymentHeader(c.req.header('payment-signature'));
         if (payment.kind === 'absent') {
+          payments.metrics.payment('challenged');
           return sendChallenge(c, operation, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
             header: await unpaidHeader(operation),
           });

@@ -8,6 +8,7 @@ import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core
 import type { Logger } from 'pino';
 import type { RunOutcome } from '../checks/outcome.ts';
 import type { Lifecycle } from '../lifecycle.ts';
+import type { Metrics } from '../ops/metrics.ts';
 import { type InFlightLock, paymentKey } from './in-flight-lock.ts';
 import type { PaymentTerms } from './payment-terms.ts';
 import { faultScope } from './rpc-faults.ts';
@@ -48,6 +49,7 @@ export interface PaidCallDeps {
   undelivered: Undelivered;
   lifecycle: Lifecycle;
   logger: Logger;
+  metrics: Metrics;
 }
 
 export interface PaidCallRequest {
@@ -64,7 +66,7 @@ export interface PaidCallRequest {
 export type PaidCall = (request: PaidCallRequest) => Promise<PaidCallOutcome>;
 
 export function createPaidCall(deps: PaidCallDeps): PaidCall {
-  const { resourceServer, settle, lock, undelivered, lifecycle, logger } = deps;
+  const { resourceServer, settle, lock, undelivered, lifecycle, logger, metrics } = deps;
 
   async function challenge(
     terms: PaymentTerms,
@@ -87,15 +89,25 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
   }
 
   return async function paidCall({ terms, payment, run, signal, name }) {
-    if (payment.kind === 'absent') return challenge(terms, UNPAID_REASON);
-    if (payment.kind === 'invalid') return challenge(terms, payment.why);
+    if (payment.kind === 'absent') {
+      metrics.payment('challenged');
+      return challenge(terms, UNPAID_REASON);
+    }
+    if (payment.kind === 'invalid') {
+      metrics.payment('refused');
+      return challenge(terms, payment.why);
+    }
     const { payload } = payment;
     const requirements = resourceServer.findMatchingRequirements(terms.requirements, payload);
-    if (!requirements) return challenge(terms, 'No matching payment requirements', payload);
+    if (!requirements) {
+      metrics.payment('refused');
+      return challenge(terms, 'No matching payment requirements', payload);
+    }
 
     const key = paymentKey(payload);
     const release = key === null ? () => {} : lock.acquire(key);
     if (!release) return { kind: 'in_flight' };
+    metrics.paidInFlight(1);
     try {
       const signature = signatureOf(payload);
       const lost = key === null ? null : undelivered.claim(key, signature);
@@ -119,9 +131,11 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
           logger.warn({ name }, 'payment verification unavailable');
           return { kind: 'payment_unavailable' };
         }
+        metrics.payment('refused');
         return challenge(terms, verified.value.invalidReason ?? 'invalid_payment', payload);
       }
       const payer = verified.value.payer;
+      metrics.payment('verified');
 
       const outcome = await run();
       if (outcome.type !== 'result') {
@@ -144,6 +158,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
         case 'unconfirmed': {
           const { transaction, network, errorReason } = settlement.receipt;
           const entry = { name, payer, transaction, network };
+          metrics.payment('settled', requirements.amount);
           if (signal.aborted && key !== null) {
             // Paid, and the client is gone: it may claim the result with the same authorization.
             undelivered.remember(key, signature, settlement.receipt);
@@ -158,6 +173,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
           return { kind: 'delivered', result: outcome.result, receipt: settlement.receipt };
         }
         case 'refused':
+          metrics.payment('settlement_failed');
           logger.info({ name, payer, reason: settlement.reason }, 'settlement refused; result withheld');
           return challenge(terms, settlement.reason, payload, {
             success: false,
@@ -167,10 +183,12 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
             ...(payer ? { payer } : {}),
           });
         case 'unavailable':
+          metrics.payment('settlement_failed');
           logger.warn({ name, payer }, 'settlement unavailable; result withheld, nothing charged');
           return { kind: 'payment_unavailable' };
       }
     } finally {
+      metrics.paidInFlight(-1);
       release();
     }
 

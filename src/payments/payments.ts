@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { PaidOperation } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { createLifecycle, type Lifecycle } from '../lifecycle.ts';
+import { type Metrics, noMetrics } from '../ops/metrics.ts';
 import { createFacilitator, type Facilitator } from './facilitator.ts';
 import { type FacilitatorReady, facilitatorReadiness } from './facilitator-readiness.ts';
 import { createInFlightLock, type InFlightLock } from './in-flight-lock.ts';
@@ -27,6 +28,8 @@ export interface Payments {
   terms: Record<PaymentTransport, (operation: PaidOperation) => Promise<PaymentTerms>>;
   lock: InFlightLock;
   lifecycle: Lifecycle;
+  /** Where payment events are counted. */
+  metrics: Metrics;
 }
 
 export interface PaymentsOptions {
@@ -37,12 +40,14 @@ export interface PaymentsOptions {
   /** A facilitator to use instead of the one the configuration names (tests). */
   facilitator?: Facilitator;
   lifecycle?: Lifecycle;
+  /** Where payment events are counted; default: nowhere. */
+  metrics?: Metrics;
   /** Settlement timings (tests shorten them). */
   settlement?: Pick<SettlementDeps, 'deadlineMs' | 'pollMs'>;
 }
 
 export function createPayments(options: PaymentsOptions): Payments {
-  const { config, logger, local, lifecycle = createLifecycle() } = options;
+  const { config, logger, local, lifecycle = createLifecycle(), metrics = noMetrics } = options;
   const facilitator = options.facilitator ?? createFacilitator(config, local);
   const resourceServer = createResourceServer(facilitator.client, config.x402.network);
   const facilitatorReady = facilitatorReadiness(resourceServer, logger);
@@ -64,6 +69,7 @@ export function createPayments(options: PaymentsOptions): Payments {
       undelivered: createUndelivered(),
       lifecycle,
       logger,
+      metrics,
     }),
     terms: {
       http: paymentTermsFor(resourceServer, config, 'http'),
@@ -71,5 +77,6 @@ export function createPayments(options: PaymentsOptions): Payments {
     },
     lock,
     lifecycle,
+    metrics,
   };
 }

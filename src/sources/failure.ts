@@ -14,7 +14,9 @@ export type SourceFailureCode =
   | 'servfail'
   /** A DNS resolver answered REFUSED (it will not resolve the name for us). */
   | 'refused'
-  | 'blocked_address';
+  | 'blocked_address'
+  /** Not asked: the source failed repeatedly and its circuit breaker is open (a cool-down). */
+  | 'circuit_open';
 
 export interface SourceFailure {
   code: SourceFailureCode;
@@ -33,6 +35,8 @@ export interface SourceCall {
   ok: boolean;
   ms: number;
   cached: boolean;
+  /** Present (true) when an open circuit breaker skipped this source: it was not asked. */
+  skipped?: true;
 }
 
 export type SourceResult<T> = { ok: true; value: T } | { ok: false; failure: SourceFailure };

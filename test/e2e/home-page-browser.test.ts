@@ -83,6 +83,7 @@ it('renders the page and the API reference with no console error and no request 
   const operations = await page.locator('#api-reference .opblock-summary-path').allInnerTexts();
   expect(operations.map((path) => path.replace(/\u200b/g, '').trim()).sort()).toEqual([
     '/health',
+    '/readyz',
     '/v1/cert',
     '/v1/dns',
     '/v1/expiry',

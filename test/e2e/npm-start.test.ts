@@ -7,12 +7,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, run } from '../support/run-command.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { type CaFile, writeCaFile } from '../world/test-ca.ts';
 import { bashCommands, classifyReadmeCommand } from './readme-commands.ts';
+import { freePort } from '../support/free-port.ts';
 
 const STARTUP_TIMEOUT_MS = 45_000;
 
@@ -23,14 +23,6 @@ let stdout = '';
 let port = 0;
 let command = '';
 let demoKey = '';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Resolves with the printed pay command once the service says it is listening. */
 function waitForPayCommand(child: ChildProcess): Promise<string> {

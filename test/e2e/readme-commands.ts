@@ -18,6 +18,9 @@ const COVERED: Record<string, string> = {
   'npm ci && npm start': 'this test file: npm start, then its printed command',
   'npm ci && npm test': 'CI: .ci/run runs exactly this',
   'npm ci --omit=dev': 'the production install of the Deploy section (CI installs with dev dependencies)',
+  'docker build -t website-checks .':
+    'no Docker daemon in CI; the Dockerfile itself is checked by test/e2e/container.test.ts',
+  'docker compose up -d': 'no Docker daemon in CI; compose.yaml is checked by test/e2e/container.test.ts',
 };
 
 /** The Deploy section's start line needs a funded settler key on Base mainnet: never in tests. */

@@ -12,6 +12,7 @@ import {
 } from '../../catalog.ts';
 import { MAX_INPUT_LENGTH } from '../../domain/normalize.ts';
 import { PROBLEM_MEDIA_TYPE } from '../problems.ts';
+import { OPS_PATHS } from '../../ops/routes.ts';
 import { absoluteUrl, DOCUMENT_PATHS, SERVICE_TITLE, SERVICE_VERSION } from './document-paths.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -38,6 +39,16 @@ const problemSchema = z.object({
 });
 
 const healthSchema = z.object({ status: z.literal('ok') });
+const readinessSchema = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  payments: z
+    .boolean()
+    .describe('The facilitator named its supported payment kinds (payments can be taken).'),
+  stopping: z.boolean().describe('The process is shutting down.'),
+  breakers: z
+    .record(z.string(), z.enum(['closed', 'open', 'half_open']))
+    .describe('Upstream circuit breakers by source; an open one is skipped for a cool-down.'),
+});
 
 /** Zod → JSON Schema 2020-12 (the dialect of OpenAPI 3.1), without the `$schema` keyword. */
 function jsonSchema(schema: z.ZodType): JsonObject {
@@ -160,6 +171,24 @@ function freePathItems(): Record<string, JsonObject> {
       },
     },
   };
+  items[OPS_PATHS.readyz] = {
+    get: {
+      operationId: 'readiness',
+      summary: 'Free: readiness — 200 only while payments can be taken and the process is not stopping.',
+      tags: ['free'],
+      security: [],
+      responses: {
+        '200': {
+          description: 'Ready for traffic.',
+          content: { 'application/json': { schema: ref('Readiness') } },
+        },
+        '503': {
+          description: 'Not ready: the facilitator cannot be reached, or the process is stopping.',
+          content: { 'application/json': { schema: ref('Readiness') } },
+        },
+      },
+    },
+  };
   return items;
 }
 
@@ -167,6 +196,7 @@ function componentSchemas(): Record<string, JsonObject> {
   const schemas: Record<string, JsonObject> = {
     Problem: jsonSchema(problemSchema),
     Health: jsonSchema(healthSchema),
+    Readiness: jsonSchema(readinessSchema),
   };
   for (const operation of [...paidOperations, ...freeOperations]) {
     if (operation.route && operation.output) schemas[`${operation.id}_result`] = jsonSchema(operation.output);

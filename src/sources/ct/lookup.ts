@@ -5,6 +5,7 @@
  * certificates): "no certificate" needs both aggregators to say so, and when the other one fails
  * the lookup fails. Cached.
  */
+import type { Breaker } from '../../ops/breaker.ts';
 import type { FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SourceCache } from '../cache.ts';
 import type { SourceCall, SourceFailure } from '../failure.ts';
@@ -61,6 +62,8 @@ export interface CtLookupOptions {
   budgetMs?: number;
   /** Default: a fresh `createCtCache()`. */
   cache?: CtCache;
+  /** crt.sh's circuit breaker: while open, crt.sh is skipped and Cert Spotter asked at once. */
+  crtshBreaker?: Breaker;
 }
 
 /** Builds the hedged, cached CT lookup. */
@@ -92,6 +95,7 @@ interface Attempt {
 function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtLookupOutcome> {
   const hedgeDelayMs = options.hedgeDelayMs ?? CT_HEDGE_DELAY_MS;
   const budgetMs = options.budgetMs ?? CT_BUDGET_MS;
+  const breaker = options.crtshBreaker;
   const now = () => performance.now();
 
   return (domain) =>
@@ -113,6 +117,8 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
           // The loser is cancelled; it is still reported as a source that was consulted.
           attempt.done = true;
           attempt.controller.abort();
+          // crt.sh still running here has outlived the hedge delay: a failure for its breaker.
+          if (attempt.name === CRTSH_SOURCE) breaker?.failure();
           calls.push({
             name: attempt.name,
             url: attempt.url.href,
@@ -122,6 +128,12 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
           });
         }
         resolve({ result: outcome, calls });
+      };
+
+      const finishIfAllFailed = () => {
+        if (attempts.every((other) => other.done)) {
+          finish({ ok: false, failure: combineCtFailures(inSourceOrder(unconfirmed(failures, empty))) });
+        }
       };
 
       const launch = (name: CtSourceName) => {
@@ -135,6 +147,17 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
           done: false,
         };
         attempts.push(attempt);
+        if (name === CRTSH_SOURCE && breaker && !breaker.allow()) {
+          attempt.done = true;
+          calls.push({ name, url: url.href, ok: false, ms: 0, cached: false, skipped: true });
+          failures.push({
+            code: 'circuit_open',
+            source: name,
+            detail: 'crt.sh was skipped: it failed repeatedly and is rested for a cool-down',
+          });
+          launch(CERTSPOTTER_SOURCE);
+          return finishIfAllFailed();
+        }
         const call = {
           fetch: options.fetch,
           timeoutMs: Math.max(1, Math.floor(deadline - attempt.startedAt)),
@@ -154,6 +177,7 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
             ms: Math.round(now() - attempt.startedAt),
             cached: false,
           });
+          if (name === CRTSH_SOURCE) breaker?.[result.ok ? 'success' : 'failure']();
           if (result.ok && result.value.length > 0) {
             return finish({ ok: true, value: { issuances: result.value, source: name } });
           }
@@ -168,14 +192,12 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
             // crt.sh failing outright sends us to Cert Spotter at once rather than after the hedge delay.
             if (name === CRTSH_SOURCE) launch(CERTSPOTTER_SOURCE);
           }
-          if (attempts.every((other) => other.done)) {
-            finish({ ok: false, failure: combineCtFailures(inSourceOrder(unconfirmed(failures, empty))) });
-          }
+          finishIfAllFailed();
         }, reject);
       };
 
       launch(CRTSH_SOURCE);
-      hedgeTimer = setTimeout(() => launch(CERTSPOTTER_SOURCE), hedgeDelayMs);
+      if (!settled) hedgeTimer = setTimeout(() => launch(CERTSPOTTER_SOURCE), hedgeDelayMs);
     });
 }
 

@@ -53,6 +53,8 @@ export interface ResolverAttempt {
   resolver: string;
   ok: boolean;
   ms: number;
+  /** Present when the resolver's open circuit breaker skipped it. */
+  skipped?: true;
 }
 
 /** The records of one type from an answer, typed. */

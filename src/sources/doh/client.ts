@@ -2,6 +2,7 @@
  * The RFC 8484 DoH client: GET with the wire-format message, the fallback resolver hedged after a
  * short delay, answers cached by TTL (at most 5 minutes) and identical concurrent queries coalesced.
  */
+import type { Breaker } from '../../ops/breaker.ts';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SourceCache } from '../cache.ts';
 import { fail, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
@@ -50,6 +51,8 @@ export interface DohClientDeps {
   hedgeMs?: number;
   /** Shared answer cache; one is made when omitted. */
   cache?: SourceCache<DnsAnswer>;
+  /** The primary's circuit breaker: while open, questions go straight to the fallback. */
+  primaryBreaker?: Breaker;
 }
 
 /** A bounded answer cache whose lifetime is the answer's TTL, capped at `DOH_MAX_CACHE_MS`. */
@@ -64,6 +67,7 @@ export function createDohCache(options: { max?: number; now?: () => number } = {
 export function createDohClient(deps: DohClientDeps): DohClient {
   const { fetch, primaryUrl, fallbackUrl, timeoutMs = DOH_TIMEOUT_MS, hedgeMs = DOH_HEDGE_MS } = deps;
   const cache = deps.cache ?? createDohCache();
+  const breaker = deps.primaryBreaker;
 
   async function ask(resolver: URL, name: string, type: DnsRecordType, cd: boolean, signal: AbortSignal) {
     const url = new URL(resolver);
@@ -87,12 +91,29 @@ export function createDohClient(deps: DohClientDeps): DohClient {
    * as well and takes the first answer, cancelling the other exchange.
    */
   async function load(name: string, type: DnsRecordType, cd: boolean): Promise<SourceResult<DnsAnswer>> {
+    if (breaker && !breaker.allow()) {
+      const skipped = { resolver: primaryUrl.href, ok: false, ms: 0, skipped: true as const };
+      const fallback = await ask(fallbackUrl, name, type, cd, new AbortController().signal);
+      return fallback.ok ? succeed(toAnswer(fallback.value, fallbackUrl, true, [skipped])) : fallback;
+    }
+    const result = await hedged(name, type, cd);
+    breaker?.[result.primaryHealthy ? 'success' : 'failure']();
+    return result.answer;
+  }
+
+  /** `primaryHealthy`: the primary answered (a SERVFAIL is an answer about the name), in time to count. */
+  async function hedged(
+    name: string,
+    type: DnsRecordType,
+    cd: boolean,
+  ): Promise<{ answer: SourceResult<DnsAnswer>; primaryHealthy: boolean }> {
     const started = performance.now();
     const cancelPrimary = new AbortController();
     const cancelFallback = new AbortController();
     const primary = ask(primaryUrl, name, type, cd, cancelPrimary.signal);
     const hedge = await Promise.race([primary, delay(hedgeMs).then(() => null)]);
-    if (hedge?.ok) return succeed(toAnswer(hedge.value, primaryUrl, false, []));
+    if (hedge?.ok)
+      return { answer: succeed(toAnswer(hedge.value, primaryUrl, false, [])), primaryHealthy: true };
     const fallback = ask(fallbackUrl, name, type, cd, cancelFallback.signal);
     const first = await Promise.race([
       primary.then((result) => ({ result, from: 'primary' as const })),
@@ -100,20 +121,26 @@ export function createDohClient(deps: DohClientDeps): DohClient {
     ]);
     if (first.result.ok && first.from === 'primary') {
       cancelFallback.abort();
-      return succeed(toAnswer(first.result.value, primaryUrl, false, []));
+      return { answer: succeed(toAnswer(first.result.value, primaryUrl, false, [])), primaryHealthy: true };
     }
     if (first.result.ok) {
       cancelPrimary.abort();
       const lost = { resolver: primaryUrl.href, ok: false, ms: performance.now() - started };
-      return succeed(toAnswer(first.result.value, fallbackUrl, true, [lost]));
+      return {
+        answer: succeed(toAnswer(first.result.value, fallbackUrl, true, [lost])),
+        primaryHealthy: false,
+      };
     }
     const [primaryResult, fallbackResult] = await Promise.all([primary, fallback]);
+    const primaryHealthy = primaryResult.ok || primaryResult.failure.code === 'servfail';
     if (fallbackResult.ok) {
       const failed = { resolver: primaryUrl.href, ok: false, ms: performance.now() - started };
-      return succeed(toAnswer(fallbackResult.value, fallbackUrl, true, [failed]));
+      return { answer: succeed(toAnswer(fallbackResult.value, fallbackUrl, true, [failed])), primaryHealthy };
     }
-    if (primaryResult.ok) return succeed(toAnswer(primaryResult.value, primaryUrl, false, []));
-    return fail(bothFailed(primaryResult.failure, fallbackResult.failure));
+    if (primaryResult.ok) {
+      return { answer: succeed(toAnswer(primaryResult.value, primaryUrl, false, [])), primaryHealthy };
+    }
+    return { answer: fail(bothFailed(primaryResult.failure, fallbackResult.failure)), primaryHealthy };
   }
 
   function toAnswer(

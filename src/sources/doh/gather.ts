@@ -198,20 +198,25 @@ function closestCaa(levels: { level: string; result: SourceResult<DnsAnswer> }[]
  */
 function resolverCalls(client: DohClient, answers: readonly DnsAnswer[], failed: boolean): SourceCall[] {
   const calls = new Map<string, SourceCall>();
-  const add = (url: string, ok: boolean, ms: number, cached: boolean) => {
+  const add = (url: string, ok: boolean, ms: number, cached: boolean, skipped = false) => {
     const seen = calls.get(url);
-    calls.set(url, {
+    const call: SourceCall = {
       name: DOH_SOURCE,
       url,
       ok: (seen?.ok ?? true) && ok,
       // The queries run in parallel, so the slowest one approximates the wall time.
       ms: Math.max(seen?.ms ?? 0, Math.round(ms)),
       cached: (seen?.cached ?? true) && cached,
-    });
+    };
+    // Skipped only when no question of the check reached it.
+    if (skipped && (seen === undefined || seen.skipped)) call.skipped = true;
+    calls.set(url, call);
   };
   for (const answer of answers) {
     if (answer.cached) add(answer.resolver, true, 0, true);
-    for (const attempt of answer.attempts) add(attempt.resolver, attempt.ok, attempt.ms, false);
+    for (const attempt of answer.attempts) {
+      add(attempt.resolver, attempt.ok, attempt.ms, false, attempt.skipped);
+    }
   }
   if (failed) for (const url of [client.primaryUrl, client.fallbackUrl]) add(url.href, false, 0, false);
   const order = [client.primaryUrl.href, client.fallbackUrl.href];

@@ -38,13 +38,13 @@ describe('GET /openapi.json', () => {
     expect(isPublicUrl(doc['x-agentcash-guidance'].llmsTxtUrl)).toBe(true);
   });
 
-  it('has exactly one GET operation per catalog route plus /health, with the catalog ids', async () => {
+  it('has exactly one GET operation per catalog route plus /health and /readyz, with the catalog ids', async () => {
     const { doc } = await fetchOpenApi();
     const routes = [...paidOperations, ...freeOperations].flatMap((operation) =>
       operation.route ? [operation] : [],
     );
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [...routes.map((operation) => operation.route), '/health'].sort(),
+      [...routes.map((operation) => operation.route), '/health', '/readyz'].sort(),
     );
     for (const operation of routes) {
       expect(Object.keys(doc.paths[operation.route as string])).toEqual(['get']);
@@ -77,7 +77,7 @@ describe('GET /openapi.json', () => {
 
   it('leaves free routes without x-payment-info and with security: []', async () => {
     const { doc } = await fetchOpenApi();
-    for (const path of ['/v1/validate', '/health']) {
+    for (const path of ['/v1/validate', '/health', '/readyz']) {
       expect(doc.paths[path].get['x-payment-info']).toBeUndefined();
       expect(doc.paths[path].get.security).toEqual([]);
       expect(doc.paths[path].get.responses['402']).toBeUndefined();
@@ -85,6 +85,12 @@ describe('GET /openapi.json', () => {
     expect(
       resolveRef(doc, doc.paths['/health'].get.responses['200'].content['application/json'].schema),
     ).toMatchObject({ properties: { status: { const: 'ok' } }, required: ['status'] });
+    const readiness = doc.paths['/readyz'].get.responses;
+    expect(Object.keys(readiness).sort()).toEqual(['200', '503']);
+    expect(resolveRef(doc, readiness['503'].content['application/json'].schema)).toMatchObject({
+      properties: { status: { enum: ['ready', 'not_ready'] } },
+      required: ['status', 'payments', 'stopping', 'breakers'],
+    });
   });
 
   it('requires the domain query parameter with example "example.com" on every check route', async () => {

@@ -1,0 +1,24 @@
+# syntax=docker/dockerfile:1
+# The service image: production dependencies only, Node 24 running the TypeScript directly, as a
+# non-root user. Build: docker build -t website-checks .   Run: see compose.yaml and the README.
+
+FROM node:24-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev
+
+FROM node:24-slim
+ENV NODE_ENV=production PORT=8080
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json ./
+COPY src ./src
+# The embedded chain's contract artifacts are imported at start (the chain itself is refused in production).
+COPY contracts/build ./contracts/build
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+STOPSIGNAL SIGTERM
+# Exec form: node is PID 1 and receives SIGTERM itself (main.ts stops gracefully on it).
+CMD ["node", "src/main.ts"]

@@ -1,0 +1,32 @@
+/**
+ * Which requests are free work, limited per client by `RATE_LIMIT_*`: every GET/HEAD except the
+ * operational endpoints and paid routes carrying a payment (never limited before verification
+ * decides). That covers `/v1/validate`, the unpaid 402 challenge, the documents and unknown paths.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { paidOperations } from '../catalog.ts';
+import type { Config } from '../config.ts';
+import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
+import type { Metrics } from './metrics.ts';
+import { createRateLimiter } from './rate-limit.ts';
+import { OPS_PATHS } from './routes.ts';
+
+const NEVER_LIMITED = new Set<string>([DOCUMENT_PATHS.health, OPS_PATHS.readyz, OPS_PATHS.metrics]);
+const PAID_ROUTES = new Set<string>(paidOperations.map((operation) => operation.route));
+
+export function isFreeWork(c: Context): boolean {
+  const { method, path } = c.req;
+  if (method !== 'GET' && method !== 'HEAD') return false;
+  if (NEVER_LIMITED.has(path)) return false;
+  return !(PAID_ROUTES.has(path) && c.req.header('payment-signature') !== undefined);
+}
+
+/** The free-work limit of `config` as middleware. */
+export function freeWorkLimit(config: Config, metrics: Metrics): MiddlewareHandler {
+  return createRateLimiter({
+    ...config.ops.rateLimit,
+    trustedProxies: config.ops.trustedProxies,
+    metrics,
+    applies: isFreeWork,
+  }).middleware;
+}

@@ -1,0 +1,113 @@
+/**
+ * The limit on free work: one token bucket per client address (`burst` requests at once, refilled
+ * at `perMinute`), kept in a bounded LRU so that any number of addresses costs bounded memory (an
+ * evicted client starts again with a full bucket). Over the limit: 429 problem JSON with
+ * `Retry-After`; every limited answer carries `RateLimit-Limit`, `-Remaining`, `-Reset` and
+ * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Context, MiddlewareHandler } from 'hono';
+import { LRUCache } from 'lru-cache';
+import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
+import type { Metrics } from './metrics.ts';
+
+/** Most client addresses whose buckets are kept. */
+export const RATE_LIMIT_MAX_CLIENTS = 10_000;
+
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+export interface RateLimitOptions {
+  burst: number;
+  perMinute: number;
+  trustedProxies: readonly string[];
+  metrics: Metrics;
+  /** Which requests are free work (the others pass untouched). */
+  applies: (c: Context) => boolean;
+  maxClients?: number;
+  now?: () => number;
+}
+
+export interface RateLimiter {
+  middleware: MiddlewareHandler;
+  /** Buckets currently kept (for the memory bound). */
+  readonly size: number;
+}
+
+export function createRateLimiter(options: RateLimitOptions): RateLimiter {
+  const { burst, perMinute, metrics, applies, now = Date.now } = options;
+  const perMs = perMinute / 60_000;
+  const trusted = new Set(options.trustedProxies.map(plainAddress));
+  const buckets = new LRUCache<string, Bucket>({ max: options.maxClients ?? RATE_LIMIT_MAX_CLIENTS });
+  const policy = `${burst};w=${Math.ceil(burst / perMs / 1000)}`;
+
+  const middleware: MiddlewareHandler = async (c, next) => {
+    if (burst === 0 || !applies(c)) return next();
+    const client = clientAddress(c, trusted);
+    // No socket (an in-process request): nobody to attribute it to.
+    if (client === undefined) return next();
+    const at = now();
+    const previous = buckets.get(client);
+    const tokens = previous ? Math.min(burst, previous.tokens + (at - previous.at) * perMs) : burst;
+    const allowed = tokens >= 1;
+    const left = allowed ? tokens - 1 : tokens;
+    buckets.set(client, { tokens: left, at });
+    const headers = {
+      'ratelimit-limit': String(burst),
+      'ratelimit-remaining': String(Math.floor(left)),
+      'ratelimit-reset': String(Math.ceil((burst - left) / perMs / 1000)),
+      'ratelimit-policy': policy,
+    };
+    if (!allowed) {
+      metrics.rateLimited();
+      const retryAfter = Math.ceil((1 - left) / perMs / 1000);
+      return sendProblem(
+        c,
+        {
+          status: 429,
+          code: PROBLEM_CODES.rateLimited,
+          title: 'Too many requests',
+          detail: `Free requests from one address are limited to ${burst} at once and ${perMinute} a minute; retry in ${retryAfter} s. Paid requests are not limited.`,
+        },
+        { ...headers, 'retry-after': String(retryAfter) },
+      );
+    }
+    await next();
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  };
+
+  return {
+    middleware,
+    get size() {
+      return buckets.size;
+    },
+  };
+}
+
+/**
+ * The client's address: the peer's, or when the peer is a trusted proxy, the right-most
+ * `X-Forwarded-For` entry that is not itself a trusted proxy (entries left of it are the client's
+ * own claims). Undefined without a socket.
+ */
+function clientAddress(c: Context, trusted: ReadonlySet<string>): string | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const peer = incoming?.socket.remoteAddress;
+  if (peer === undefined) return undefined;
+  let client = plainAddress(peer);
+  if (!trusted.has(client)) return client;
+  const forwarded = c.req.header('x-forwarded-for')?.split(',') ?? [];
+  for (let i = forwarded.length - 1; i >= 0; i -= 1) {
+    const hop = plainAddress(forwarded[i]?.trim() ?? '');
+    if (hop === '') break;
+    client = hop;
+    if (!trusted.has(hop)) break;
+  }
+  return client;
+}
+
+/** `::ffff:192.0.2.1` → `192.0.2.1`, so one IPv4 client has one bucket whatever the socket family. */
+function plainAddress(address: string): string {
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address.toLowerCase();
+}

@@ -1,0 +1,6 @@
+declare module 'parse-prometheus-text-format' {
+  /** Metric families of a Prometheus text exposition. */
+  export default function parsePrometheusTextFormat(
+    text: string,
+  ): { name: string; help: string; type: string; metrics: unknown[] }[];
+}
