@@ -1,12 +1,14 @@
 /**
  * Which requests are free work, limited per client by `RATE_LIMIT_*`: every GET/HEAD except the
  * operational endpoints and paid routes carrying a payment (never limited before verification
- * decides). That covers `/v1/validate`, the unpaid 402 challenge, the documents and unknown paths.
+ * decides). That covers `/v1/validate`, the unpaid 402 challenge, the documents and unknown paths;
+ * over MCP, a `tools/call` without `_meta["x402/payment"]` (the free tools and the unpaid challenge).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
+import { PAYMENT_META_KEY } from '../mcp/paid-tool.ts';
 import type { Metrics } from './metrics.ts';
 import { createRateLimiter } from './rate-limit.ts';
 import { OPS_PATHS } from './routes.ts';
@@ -14,11 +16,30 @@ import { OPS_PATHS } from './routes.ts';
 const NEVER_LIMITED = new Set<string>([DOCUMENT_PATHS.health, OPS_PATHS.readyz, OPS_PATHS.metrics]);
 const PAID_ROUTES = new Set<string>(paidOperations.map((operation) => operation.route));
 
-export function isFreeWork(c: Context): boolean {
+export async function isFreeWork(c: Context): Promise<boolean> {
   const { method, path } = c.req;
+  if (method === 'POST' && path === DOCUMENT_PATHS.mcp) return isFreeToolCall(await c.req.raw.clone().text());
   if (method !== 'GET' && method !== 'HEAD') return false;
   if (NEVER_LIMITED.has(path)) return false;
   return !(PAID_ROUTES.has(path) && c.req.header('payment-signature') !== undefined);
+}
+
+/** True when the JSON-RPC body holds a `tools/call` that carries no payment; false for anything else. */
+export function isFreeToolCall(body: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return false; // the transport answers the parse error
+  }
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.some((message) => {
+    const { method, params } = (message ?? {}) as {
+      method?: unknown;
+      params?: { _meta?: Record<string, unknown> };
+    };
+    return method === 'tools/call' && params?._meta?.[PAYMENT_META_KEY] == null;
+  });
 }
 
 /** The free-work limit of `config` as middleware. */

@@ -25,7 +25,7 @@ export interface RateLimitOptions {
   trustedProxies: readonly string[];
   metrics: Metrics;
   /** Which requests are free work (the others pass untouched). */
-  applies: (c: Context) => boolean;
+  applies: (c: Context) => boolean | Promise<boolean>;
   maxClients?: number;
   now?: () => number;
 }
@@ -44,7 +44,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   const policy = `${burst};w=${Math.ceil(burst / perMs / 1000)}`;
 
   const middleware: MiddlewareHandler = async (c, next) => {
-    if (burst === 0 || !applies(c)) return next();
+    if (burst === 0 || !(await applies(c))) return next();
     const client = clientAddress(c, trusted);
     // No socket (an in-process request): nobody to attribute it to.
     if (client === undefined) return next();

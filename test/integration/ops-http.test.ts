@@ -15,6 +15,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { createBreakerBoard } from '../../src/ops/breaker.ts';
 import { createPrometheusMetrics, noMetrics, type PrometheusMetrics } from '../../src/ops/metrics.ts';
+import { isFreeWork } from '../../src/ops/free-work.ts';
 import { createRateLimiter, RATE_LIMIT_MAX_CLIENTS } from '../../src/ops/rate-limit.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
 import { createPayments, type Payments } from '../../src/payments/payments.ts';
@@ -276,5 +277,40 @@ describe('free-work limit store', () => {
       app.request('/', { headers: { 'x-forwarded-for': claimed } }, from('198.51.100.7'));
     expect((await direct('203.0.113.1')).status).toBe(200);
     expect((await direct('203.0.113.2')).status).toBe(429);
+  });
+
+  it('limits free MCP tool calls and unpaid challenges, never a call carrying a payment, and leaves the body readable', async () => {
+    const limiter = createRateLimiter({
+      burst: 2,
+      perMinute: 1,
+      trustedProxies: [],
+      metrics: noMetrics,
+      applies: isFreeWork,
+    });
+    const app = new Hono().use(limiter.middleware).post('/mcp', async (c) => c.text(await c.req.text()));
+    const rpc = (method: string, params: Record<string, unknown> = {}) =>
+      app.request(
+        '/mcp',
+        { method: 'POST', body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) },
+        from('198.51.100.9'),
+      );
+    const freeCall = () =>
+      rpc('tools/call', { name: 'validate_target', arguments: { domain: 'example.com' } });
+    const paidCall = () =>
+      rpc('tools/call', {
+        name: 'check_cert',
+        arguments: { domain: 'example.com' },
+        _meta: { 'x402/payment': { x402Version: 2 } },
+      });
+    const first = await freeCall();
+    expect(first.status).toBe(200);
+    expect(await first.text()).toContain('validate_target');
+    expect((await rpc('tools/list')).status).toBe(200);
+    expect((await freeCall()).status).toBe(200);
+    const limited = await freeCall();
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).not.toBeNull();
+    for (let i = 0; i < 5; i += 1) expect((await paidCall()).status).toBe(200);
+    expect((await rpc('initialize')).status).toBe(200);
   });
 });
