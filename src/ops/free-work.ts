@@ -38,7 +38,7 @@ export function isFreeToolCall(body: string): boolean {
       method?: unknown;
       params?: { _meta?: Record<string, unknown> };
     };
-    return method === 'tools/call' && params?._meta?.[PAYMENT_META_KEY] == null;
+    return method === 'tools/call' && (params?._meta?.[PAYMENT_META_KEY] ?? null) === null;
   });
 }
 
