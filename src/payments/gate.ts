@@ -90,6 +90,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
         const payment = readPaymentHeader(c.req.header('payment-signature'));
         if (payment.kind === 'absent') {
+          c.set('payment', { outcome: 'unpaid' });
           return sendChallenge(c, operation, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
             header: await unpaidHeader(operation),
           });
@@ -101,6 +102,13 @@ export function createPaymentGate(payments: Payments): PaymentGate {
           signal: c.req.raw.signal,
           name: operation.route,
         });
+        const settled =
+          outcome.kind === 'delivered'
+            ? outcome.receipt
+            : outcome.kind === 'challenge'
+              ? outcome.settlement
+              : undefined;
+        c.set('payment', { outcome: outcome.kind, tx: settled?.transaction || undefined });
         switch (outcome.kind) {
           case 'challenge':
             return sendChallenge(c, operation, outcome.paymentRequired, { settlement: outcome.settlement });
