@@ -66,6 +66,13 @@ const envSchema = z.object({
     .optional(),
   X402_RPC_URL: httpUrl.optional(),
   X402_SETTLER_PRIVATE_KEY: privateKey.optional(),
+  // Self mode: how often to look for a settlement's receipt; a few looks per block of the chain.
+  X402_RECEIPT_POLL_MS: z.coerce
+    .number({ error: 'milliseconds from 10 to 10000' })
+    .int('milliseconds from 10 to 10000')
+    .min(10, 'milliseconds from 10 to 10000')
+    .max(10_000, 'milliseconds from 10 to 10000')
+    .default(250),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   NODE_ENV: z.string().optional(),
 });
@@ -79,7 +86,7 @@ export type PaymentMode =
       /** Optional read access to the chain, to resolve a settlement the facilitator left uncertain. */
       rpcUrl?: URL;
     }
-  | { kind: 'self'; rpcUrl: URL; settlerPrivateKey: `0x${string}` }
+  | { kind: 'self'; rpcUrl: URL; settlerPrivateKey: `0x${string}`; receiptPollMs: number }
   | { kind: 'local-chain' };
 
 export interface Config {
@@ -142,7 +149,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         `Invalid configuration: ${missing} is required: self-settlement needs both X402_RPC_URL and X402_SETTLER_PRIVATE_KEY.`,
       );
     }
-    mode = { kind: 'self', rpcUrl: new URL(e.X402_RPC_URL), settlerPrivateKey: e.X402_SETTLER_PRIVATE_KEY };
+    mode = {
+      kind: 'self',
+      rpcUrl: new URL(e.X402_RPC_URL),
+      settlerPrivateKey: e.X402_SETTLER_PRIVATE_KEY,
+      receiptPollMs: e.X402_RECEIPT_POLL_MS,
+    };
   } else {
     if (production) {
       throw new ConfigError(
