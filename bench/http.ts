@@ -33,7 +33,7 @@ export interface HttpReport {
 export const ROUTES = ['/v1/validate?domain=example.com', '/health', '/v1/cert?domain=example.com'];
 const TICKS_PER_SECOND = 100;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number };
@@ -42,7 +42,7 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function waitReady(url: string, child: ChildProcess): Promise<void> {
+export async function waitReady(url: string, child: ChildProcess): Promise<void> {
   for (let attempt = 0; attempt < 300; attempt += 1) {
     if (child.exitCode !== null) throw new Error(`${url}: server exited with ${child.exitCode}`);
     try {
