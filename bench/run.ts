@@ -1,82 +1,79 @@
 /**
- * Benchmark: the site-health fan-out (CT + DoH + RDAP + probe) against the closed world with fixed
- * upstream delays. Independent calls run in parallel, so wall time should track the slowest single
- * source, not the sum. Prints a table; not a test (`npm run bench`).
+ * `npm run bench`: HTTP throughput and memory side by side with a bare Hono app, site-health with
+ * slowed upstreams, probe sharing, and paid calls on the local chain. Prints a table, or JSON with
+ * `--json`. Not a test: the machine's other load moves the numbers (see the noise columns).
+ *
+ *   npm run bench [-- --json] [-- --only=http,site-health,paid]
+ *   BENCH_SECONDS=10 BENCH_REPETITIONS=3 (per autocannon run, and interleaved runs per route)
  */
-import { createRunners } from '../src/checks/runners.ts';
-import { loadConfig } from '../src/config.ts';
-import type { ValidDomain } from '../src/domain/normalize.ts';
-import { normalizeDomain } from '../src/domain/normalize.ts';
-import type { FetchLike } from '../src/sources/bounded-fetch.ts';
-import { startWorld } from '../test/world/index.ts';
+import { benchHttp } from './http.ts';
+import { benchPaid } from './paid.ts';
+import { benchSiteHealth, DELAYS_MS, OVERHEAD_BOUND_MS } from './site-health.ts';
 
-/** Added before each upstream answers, by the upstream's base URL. */
-const DELAYS_MS = { crtsh: 400, doh: 40, rdap: 250 } as const;
-const ROUNDS = 15;
+const args = process.argv.slice(2);
+const json = args.includes('--json');
+const only = args
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+const wanted = (section: string) => !only || only.includes(section);
+const seconds = Number(process.env.BENCH_SECONDS ?? 10);
+const repetitions = Number(process.env.BENCH_REPETITIONS ?? 3);
 
-const world = await startWorld();
-const config = loadConfig(world.env);
-const delayFor = (url: string): number => {
-  if (url.startsWith(world.env.CRTSH_URL as string)) return DELAYS_MS.crtsh;
-  if (url.startsWith(world.doh.url.href) || url.startsWith(world.dohFallback.url.href)) return DELAYS_MS.doh;
-  if (url.startsWith(world.rdapRegistry.url.href) || url.startsWith(world.rdapBootstrap.url.href))
-    return DELAYS_MS.rdap;
-  return 0;
-};
-const delayedFetch: FetchLike = async (input, init) => {
-  const url = input instanceof Request ? input.url : String(input);
-  await new Promise((resolve) => setTimeout(resolve, delayFor(url)));
-  return fetch(input, init);
+/** The issue's targets. */
+const TARGETS = { ratio: 0.7, paidP99Ms: 600, rss200Mib: 250, rssIdleMib: 150 };
+
+const report = {
+  http: wanted('http') ? await benchHttp({ seconds, repetitions }) : undefined,
+  siteHealth: wanted('site-health') ? await benchSiteHealth() : undefined,
+  paid: wanted('paid') ? await benchPaid() : undefined,
 };
 
-/** A plain domain, and one with a 4-level SPF include tree (five DoH round trips in a row). */
-const DOMAINS = ['healthy-shop.com', 'spf-deep.org'];
-/** Site-health may cost at most this much over its slowest single check (the issue's bound). */
-const OVERHEAD_BOUND_MS = 5;
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
-};
-
-process.stdout.write(
-  `site-health fan-out, ${ROUNDS} rounds, upstream delays ${JSON.stringify(DELAYS_MS)} ms (per request)\n`,
-);
-for (const name of DOMAINS) {
-  const checked = normalizeDomain(name);
-  if (!checked.valid) throw new Error(`benchmark domain ${name} must be valid`);
-  const domain: ValidDomain = checked;
-
-  type Timed = { label: string; ms: number[] };
-  const rows: Timed[] = ['cert', 'dns', 'expiry', 'site-health'].map((label) => ({ label, ms: [] }));
-  const checks = ['cert', 'dns', 'expiry', 'siteHealth'] as const;
-  for (let round = 0; round < ROUNDS; round += 1) {
-    for (const [index, check] of checks.entries()) {
-      // Fresh runners for every measured call: every upstream is asked, nothing comes from a cache.
-      const runners = createRunners(config, {
-        fetch: delayedFetch,
-        now: () => new Date(),
-        probeCa: world.site.caPem,
-      });
-      const started = performance.now();
-      const outcome = await runners[check](domain);
-      if (outcome.type !== 'result') throw new Error(`${check} failed: ${JSON.stringify(outcome)}`);
-      rows[index]?.ms.push(performance.now() - started);
+if (json) {
+  process.stdout.write(`${JSON.stringify({ targets: TARGETS, ...report }, null, 2)}\n`);
+} else {
+  const out: string[] = [];
+  const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
+  const spread = (values: number[]) => `${Math.min(...values)}–${Math.max(...values)}`;
+  if (report.http) {
+    const { rows, rss_mib: rss } = report.http;
+    out.push(
+      `HTTP, autocannon 50 connections × ${report.http.seconds} s, ${report.http.repetitions} interleaved runs (median; range = noise)`,
+      'route            service req/s    bare req/s  ratio  CPU µs/req svc/bare  svc p99 ms  target ≥ 0.7',
+    );
+    for (const row of rows) {
+      out.push(
+        `${row.route.padEnd(16)} ${spread(row.service_rps).padStart(13)} ${spread(row.bare_rps).padStart(13)} ${row.ratio.toFixed(2).padStart(6)} ${`${row.service_cpu_us} / ${row.bare_cpu_us}`.padStart(19)} ${String(row.service_p99_ms).padStart(11)}  ${verdict(row.ratio >= TARGETS.ratio)}`,
+      );
     }
-  }
-
-  const slowest = Math.max(...rows.slice(0, 3).map((row) => percentile(row.ms, 50)));
-  const sum = rows.slice(0, 3).reduce((total, row) => total + percentile(row.ms, 50), 0);
-  process.stdout.write(`\n${name}\ncheck         p50 ms   p95 ms\n`);
-  for (const row of rows) {
-    process.stdout.write(
-      `${row.label.padEnd(12)} ${percentile(row.ms, 50).toFixed(0).padStart(7)} ${percentile(row.ms, 95).toFixed(0).padStart(8)}\n`,
+    out.push(
+      `RSS MiB: service idle ${rss.service_idle} (target ≤ ${TARGETS.rssIdleMib}: ${verdict(rss.service_idle <= TARGETS.rssIdleMib)}), 200 connections ${rss.service_200} (target ≤ ${TARGETS.rss200Mib}: ${verdict(rss.service_200 <= TARGETS.rss200Mib)}); bare idle ${rss.bare_idle}, 200 connections ${rss.bare_200}`,
+      '',
     );
   }
-  const bundle = percentile(rows[3]?.ms ?? [], 50);
-  const over = bundle - slowest;
-  process.stdout.write(
-    `site-health p50 ${bundle.toFixed(0)} ms vs slowest single check ${slowest.toFixed(0)} ms (sum of checks ${sum.toFixed(0)} ms): ${over.toFixed(1)} ms over the slowest (bound ${OVERHEAD_BOUND_MS} ms: ${over <= OVERHEAD_BOUND_MS ? 'met' : 'NOT met'})\n`,
-  );
+  if (report.siteHealth) {
+    out.push(`site-health, upstream delays ${JSON.stringify(DELAYS_MS)} ms, p50 ms`);
+    out.push('domain              cert     dns  expiry  site-health  p90  over slowest  bound');
+    for (const row of report.siteHealth.rows) {
+      const p = row.p50_ms;
+      out.push(
+        `${row.domain.padEnd(18)} ${String(p.cert).padStart(5)} ${String(p.dns).padStart(7)} ${String(p.expiry).padStart(7)} ${String(p['site-health']).padStart(12)} ${String(row.p90_site_health_ms).padStart(4)} ${String(row.over_slowest_ms).padStart(13)}  ${verdict(row.over_slowest_ms <= OVERHEAD_BOUND_MS)} (≤ ${OVERHEAD_BOUND_MS})`,
+      );
+    }
+    const probe = report.siteHealth.probe;
+    out.push(
+      `${probe.concurrent_cert_checks} concurrent cert checks of one domain: ${probe.crtsh_requests} crt.sh request(s), ${probe.probe_connections} probe connection(s)`,
+      '',
+    );
+  }
+  if (report.paid) {
+    const paid = report.paid;
+    out.push(
+      `paid calls, local chain (self-settlement), ${paid.payers} concurrent payers, ${paid.calls} calls: p50 ${paid.p50_ms} ms, p99 ${paid.p99_ms} ms (target ≤ ${TARGETS.paidP99Ms}: ${verdict(paid.p99_ms <= TARGETS.paidP99Ms)}), ${Math.round(paid.share_over_1s * 100)} % ≥ 1 s`,
+      `JSON-RPC calls per payment: ${Object.entries(paid.rpc_per_payment)
+        .map(([method, count]) => `${method} ${count}`)
+        .join(', ')}`,
+    );
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
 }
-await world.close();

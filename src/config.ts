@@ -88,6 +88,13 @@ const envSchema = z.object({
   RATE_LIMIT_BURST: count('a whole number of requests from 0 (no limit) to 1000000', 0).default(60),
   RATE_LIMIT_PER_MINUTE: count('a whole number of requests per minute from 1 to 1000000', 1).default(60),
   TRUSTED_PROXIES: ipList.default([]),
+  // Self mode: how often to look for a settlement's receipt; a few looks per block of the chain.
+  X402_RECEIPT_POLL_MS: z.coerce
+    .number({ error: 'milliseconds from 10 to 10000' })
+    .int('milliseconds from 10 to 10000')
+    .min(10, 'milliseconds from 10 to 10000')
+    .max(10_000, 'milliseconds from 10 to 10000')
+    .default(250),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   NODE_ENV: z.string().optional(),
 });
@@ -101,7 +108,7 @@ export type PaymentMode =
       /** Optional read access to the chain, to resolve a settlement the facilitator left uncertain. */
       rpcUrl?: URL;
     }
-  | { kind: 'self'; rpcUrl: URL; settlerPrivateKey: `0x${string}` }
+  | { kind: 'self'; rpcUrl: URL; settlerPrivateKey: `0x${string}`; receiptPollMs: number }
   | { kind: 'local-chain' };
 
 export interface Config {
@@ -172,7 +179,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         `Invalid configuration: ${missing} is required: self-settlement needs both X402_RPC_URL and X402_SETTLER_PRIVATE_KEY.`,
       );
     }
-    mode = { kind: 'self', rpcUrl: new URL(e.X402_RPC_URL), settlerPrivateKey: e.X402_SETTLER_PRIVATE_KEY };
+    mode = {
+      kind: 'self',
+      rpcUrl: new URL(e.X402_RPC_URL),
+      settlerPrivateKey: e.X402_SETTLER_PRIVATE_KEY,
+      receiptPollMs: e.X402_RECEIPT_POLL_MS,
+    };
   } else {
     if (production) {
       throw new ConfigError(

@@ -16,9 +16,12 @@ export function createLogger(
   destination?: DestinationStream,
   { pretty: human = !destination && process.stdout.isTTY === true }: { pretty?: boolean } = {},
 ): Logger {
+  // Machine lines go out asynchronously, gathered into writes of a few KiB (at the latest every
+  // 100 ms): one write per request line costs more than the request itself. pino flushes what is
+  // pending when the process exits.
   const sink = human
     ? pretty({ destination: destination ?? 1, sync: true, translateTime: 'SYS:HH:MM:ss', ignore: 'hostname' })
-    : destination;
+    : (destination ?? pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 100 }));
   return pino(
     { level, timestamp: pino.stdTimeFunctions.isoTime, serializers: { err: safeError, error: safeError } },
     sink,

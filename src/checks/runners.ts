@@ -10,7 +10,7 @@ import { CRTSH_SOURCE } from '../sources/ct/crtsh.ts';
 import { createCtLookup } from '../sources/ct/index.ts';
 import { resolveAddresses } from '../sources/doh/addresses.ts';
 import { createDohClient, DOH_SOURCE } from '../sources/doh/client.ts';
-import { createProbe } from '../sources/probe/probe.ts';
+import { createProbe, shareProbes } from '../sources/probe/index.ts';
 import { createNodeTransport } from '../sources/public-fetch/node-transport.ts';
 import { createPublicFetch } from '../sources/public-fetch/public-fetch.ts';
 import { createRdapClient } from '../sources/rdap/client.ts';
@@ -58,12 +58,15 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
     budgetMs: EXPIRY_BUDGET_MS,
     now,
   });
-  const probe = createProbe({
-    resolve: (name) => resolveAddresses(doh, name),
-    port: config.probe.port,
-    allowPrivate: config.probe.allowPrivate,
-    ...(deps.probeCa ? { ca: deps.probeCa } : {}),
-  });
+  // Concurrent checks of one domain share one probe connection; a verdict is reused for seconds.
+  const probe = shareProbes(
+    createProbe({
+      resolve: (name) => resolveAddresses(doh, name),
+      port: config.probe.port,
+      allowPrivate: config.probe.allowPrivate,
+      ...(deps.probeCa ? { ca: deps.probeCa } : {}),
+    }),
+  );
 
   const cert = withinBudget('ct', createCertRunner({ ct, probe, now }));
   const dns = withinBudget('doh', createDnsRunner({ doh, now }));

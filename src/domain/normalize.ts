@@ -3,6 +3,7 @@
  * validate route and, before any payment logic, by every paid route and tool.
  */
 import { isIP } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { parse } from 'tldts';
 import type { InvalidReason } from '../checks/outcome.ts';
 import { hostFromInput, unbracket } from './host-input.ts';
@@ -78,6 +79,21 @@ function refuse(code: InvalidReasonCode, message: string): DomainCheck {
  * @example normalizeDomain('https://user@Bücher.DE:8443/x?y') // → { valid: true, domain: 'xn--bcher-kva.de', unicode: 'bücher.de', … }
  */
 export function normalizeDomain(input: string): DomainCheck {
+  let check = recent.get(input);
+  if (check === undefined) {
+    check = Object.freeze(normalizeUncached(input));
+    recent.set(input, check);
+  }
+  return check;
+}
+
+/**
+ * Recent answers by input: normalizing (URL parsing, UTS #46, the public suffix list) costs tens of
+ * microseconds, more than the rest of a validate request, and agents ask about the same names again.
+ */
+const recent = new LRUCache<string, DomainCheck>({ max: 2048 });
+
+function normalizeUncached(input: string): DomainCheck {
   const extracted = hostFromInput(input);
   if (!extracted.ok) return { valid: false, reason: extracted.reason };
   const { host } = extracted;

@@ -18,6 +18,7 @@ import {
   keccak256,
   publicActions,
 } from 'viem';
+import { LRUCache } from 'lru-cache';
 import { privateKeyToAccount } from 'viem/accounts';
 import { createNonceManager, jsonRpc, type NonceManager } from 'viem/nonce';
 import type { Config } from '../config.ts';
@@ -29,8 +30,15 @@ import { tracked } from './rpc-faults.ts';
 
 // The local chain mines each transaction at once; poll its receipts often rather than every second.
 const LOCAL_RECEIPT_POLL_MS = 50;
-/** Receipt polling against a real chain: a few looks per 2 s Base block. */
+/** Receipt polling against a real chain when not configured: a few looks per 2 s Base block. */
 const SELF_RECEIPT_POLL_MS = 250;
+/**
+ * One payment asks for the payer's (and the asset's) code several times in verify and settle; the
+ * answer is kept this long, so a payment fetches each once.
+ */
+const CODE_TTL_MS = 5_000;
+/** A signature checked in verify is not recovered again in settle within this time. */
+const SIGNATURE_TTL_MS = 60_000;
 /** How long one receipt wait lasts before the settlement is reconciled from the chain instead. */
 export const RECEIPT_WAIT_MS = 6_000;
 
@@ -72,6 +80,7 @@ export function createFacilitator(config: Config, local?: LocalChain): Facilitat
         network: config.x402.network,
         rpcUrl: mode.rpcUrl,
         settlerPrivateKey: mode.settlerPrivateKey,
+        receiptPollMs: mode.receiptPollMs,
       });
     case 'local-chain':
       if (!local) throw new Error('payment mode local-chain needs a started LocalChain (startLocalChain)');
@@ -94,7 +103,7 @@ interface InProcessOptions {
   rpcUrl: URL;
   /** Pays the gas of every settlement; needs ETH on the chain. */
   settlerPrivateKey: `0x${string}`;
-  /** How often to poll for a settlement's receipt (default `SELF_RECEIPT_POLL_MS`). */
+  /** How often to poll for a settlement's receipt (`X402_RECEIPT_POLL_MS`; default `SELF_RECEIPT_POLL_MS`). */
   receiptPollMs?: number;
 }
 
@@ -125,13 +134,16 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       chain,
       to: args.address,
       data: args.dataSuffix ? concat([data, args.dataSuffix]) : data,
-      // The nonce is taken last, once nothing that can fail stands between it and the journal.
-      parameters: ['fees', 'gas', 'chainId', 'type'],
+      // The chain id is known; the nonce is taken last, once nothing that can fail stands between it
+      // and the journal.
+      chainId: chain.id,
+      parameters: ['fees', 'gas', 'type'],
     });
     // One nonce sequence per settler: concurrent settlements never share one (x402.md §8.3).
     const nonce = await nonceManager.consume({ address: account.address, chainId: chain.id, client: wallet });
-    const raw = await wallet.signTransaction({ ...prepared, nonce } as Parameters<
-      typeof wallet.signTransaction
+    // Signed by the account itself: the wallet action would ask the node for its chain id again.
+    const raw = await account.signTransaction({ ...prepared, nonce } as Parameters<
+      typeof account.signTransaction
     >[0]);
     const hash = keccak256(raw);
     const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
@@ -142,12 +154,16 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     return hash;
   }
 
+  const code = memo<Awaited<ReturnType<typeof wallet.getCode>>>(CODE_TTL_MS);
+  const signatures = memo<boolean>(SIGNATURE_TTL_MS);
   const signer = toFacilitatorEvmSigner({
     address: account.address,
-    getCode: (args) => tracked(() => wallet.getCode(args)),
+    getCode: (args) => code(keyOf(args), () => tracked(() => wallet.getCode(args))),
     readContract: (args) => tracked(() => wallet.readContract({ ...args, args: args.args ?? [] })),
     verifyTypedData: (args) =>
-      tracked(() => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0])),
+      signatures(keyOf(args), () =>
+        tracked(() => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0])),
+      ),
     writeContract: (args) => tracked(() => signAndSend(args as WriteArgs)),
     sendTransaction: (args) => tracked(() => wallet.sendTransaction(args)),
     waitForTransactionReceipt: (args) =>
@@ -169,6 +185,28 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     broadcasts,
     onAbandoned: () => nonceManager.reset({ address: account.address, chainId: chain.id }),
   };
+}
+
+/**
+ * Answers by key for `ttlMs`, concurrent asks sharing one call; a failed call is not kept. For
+ * questions whose answer cannot change within the TTL in a way that matters (code, signatures).
+ */
+function memo<T>(ttlMs: number): (key: string, load: () => Promise<T>) => Promise<T> {
+  const answers = new LRUCache<string, Promise<T>>({ max: 1024, ttl: ttlMs });
+  return (key, load) => {
+    let answer = answers.get(key);
+    if (!answer) {
+      answer = load();
+      answers.set(key, answer);
+      answer.catch(() => answers.delete(key));
+    }
+    return answer;
+  };
+}
+
+/** A stable key for viem call arguments (bigints included). */
+function keyOf(args: unknown): string {
+  return JSON.stringify(args, (_, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
 }
 
 /** What the x402 scheme passes to `writeContract` (its `transferWithAuthorization` call). */

@@ -91,6 +91,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         const payment = readPaymentHeader(c.req.header('payment-signature'));
         if (payment.kind === 'absent') {
           payments.metrics.payment('challenged');
+          c.set('payment', { outcome: 'unpaid' });
           return sendChallenge(c, operation, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
             header: await unpaidHeader(operation),
           });
@@ -102,6 +103,13 @@ export function createPaymentGate(payments: Payments): PaymentGate {
           signal: c.req.raw.signal,
           name: operation.route,
         });
+        const settled =
+          outcome.kind === 'delivered'
+            ? outcome.receipt
+            : outcome.kind === 'challenge'
+              ? outcome.settlement
+              : undefined;
+        c.set('payment', { outcome: outcome.kind, tx: settled?.transaction || undefined });
         switch (outcome.kind) {
           case 'challenge':
             return sendChallenge(c, operation, outcome.paymentRequired, { settlement: outcome.settlement });

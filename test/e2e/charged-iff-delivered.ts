@@ -129,8 +129,9 @@ export async function checkRunning({ settlement }: CaseContext): Promise<void> {
 
 /**
  * The cases, by stage. Call order of one paid call on the current code (verify → check → settle):
- * eth_getCode ×2, eth_call (verify simulation); eth_getCode ×2, eth_call (settle simulation),
- * eth_getTransactionCount (nonce), eth_fillTransaction, eth_sendRawTransaction, eth_getTransactionReceipt.
+ * eth_getCode ×2 (payer and asset, each once: settle reuses verify's answers), eth_call (verify
+ * simulation); eth_call (settle simulation), eth_getTransactionCount (nonce), eth_fillTransaction,
+ * eth_sendRawTransaction, eth_getTransactionReceipt.
  */
 export const PAYMENT_CASES: readonly PaymentCase[] = [
   { name: 'no fault: the normal paid path', mustDeliver: true },
@@ -141,6 +142,8 @@ export const PAYMENT_CASES: readonly PaymentCase[] = [
     freshService: true,
   },
   { name: 'verify: eth_getCode never reaches the node', faults: { eth_getCode: dropRequest } },
+  // Settle asks no eth_getCode of its own any more: the 502 case moved here from settle.
+  { name: 'verify: eth_getCode answers are lost (502)', faults: { eth_getCode: { respond: 'http-502' } } },
   { name: 'verify: eth_call (simulation) never reaches the node', faults: { eth_call: dropRequest } },
   { name: 'verify: eth_call answers are lost (connection reset)', faults: { eth_call: loseAnswer('reset') } },
   { name: 'verify: eth_call answers a JSON-RPC error', faults: { eth_call: loseAnswer('rpc-error') } },
@@ -149,10 +152,6 @@ export const PAYMENT_CASES: readonly PaymentCase[] = [
   {
     name: 'settle: the simulation eth_call never reaches the node',
     faults: { eth_call: { from: 2, forward: false } },
-  },
-  {
-    name: 'settle: eth_getCode answers are lost (502)',
-    faults: { eth_getCode: { from: 3, respond: 'http-502' } },
   },
   {
     name: 'settle: the nonce fetch never reaches the node',

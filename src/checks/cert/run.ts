@@ -11,8 +11,11 @@ import type { CertResult, LiveProbe } from './result.ts';
 
 export interface CertRunnerDeps {
   ct: CtLookup;
-  /** The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing. */
-  probe: (domain: string) => Promise<LiveProbe>;
+  /**
+   * The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing, and
+   * `cached` when it reused a recent verdict.
+   */
+  probe: (domain: string) => Promise<LiveProbe & { cached?: boolean }>;
   now: () => Date;
 }
 
@@ -21,7 +24,10 @@ export function createCertRunner(
   deps: CertRunnerDeps,
 ): (domain: ValidDomain) => Promise<RunOutcome<CertResult>> {
   return async function runCert({ domain }) {
-    const [ct, probe] = await Promise.all([deps.ct(domain), probeSafely(deps.probe, domain)]);
+    const [ct, { cached = false, ...probe }] = await Promise.all([
+      deps.ct(domain),
+      probeSafely(deps.probe, domain),
+    ]);
     if (!ct.result.ok) {
       return {
         type: 'upstream_failed',
@@ -41,7 +47,7 @@ export function createCertRunner(
         checked_at: toTimestamp(now),
         sources: [
           ...ct.calls,
-          { name: 'probe', url: `https://${domain}/`, ok: probe.ok, ms: Math.round(probe.ms), cached: false },
+          { name: 'probe', url: `https://${domain}/`, ok: probe.ok, ms: Math.round(probe.ms), cached },
         ],
         ...assessment,
         live_probe: probe,
@@ -53,7 +59,10 @@ export function createCertRunner(
 }
 
 /** A probe that throws is a bug, but it must not sink the CT answer: report it as a failed probe. */
-async function probeSafely(probe: CertRunnerDeps['probe'], domain: string): Promise<LiveProbe> {
+async function probeSafely(
+  probe: CertRunnerDeps['probe'],
+  domain: string,
+): Promise<LiveProbe & { cached?: boolean }> {
   try {
     return await probe(domain);
   } catch {

@@ -38,6 +38,8 @@ export function requestBodyLimit({
     Object.entries(maxBytesByPath).map(([path, maxBytes]) => [path, limitFor(maxBytes)]),
   );
   return async function requestBodyLimit(c, next) {
+    // A GET or HEAD has no body (the Node adapter never reads one); checking would build a Request.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     return (byPath.get(c.req.path) ?? fallback)(c, next);
   };
 }

@@ -1,6 +1,7 @@
 /**
  * CORS for browser-based agents: any origin may call the API, send the x402 and MCP request headers
- * and read the x402 response headers.
+ * and read the x402 response headers. The read headers of ordinary answers are set with the other
+ * standard headers (`response-headers.ts`); this answers preflight requests.
  */
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
@@ -23,7 +24,7 @@ export interface AgentCorsOptions {
   skipPaths?: readonly string[];
 }
 
-/** App-wide CORS; paths in `skipPaths` are passed through untouched. */
+/** App-wide CORS preflight (`OPTIONS`); paths in `skipPaths` are passed through untouched. */
 export function agentCors({ skipPaths = [] }: AgentCorsOptions = {}): MiddlewareHandler {
   const skipped = new Set(skipPaths);
   const policy = cors({
@@ -34,7 +35,7 @@ export function agentCors({ skipPaths = [] }: AgentCorsOptions = {}): Middleware
     maxAge: CORS_MAX_AGE_S,
   });
   return async function agentCors(c, next) {
-    if (skipped.has(c.req.path)) return next();
+    if (c.req.method !== 'OPTIONS' || skipped.has(c.req.path)) return next();
     return policy(c, next);
   };
 }

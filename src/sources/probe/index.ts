@@ -3,3 +3,4 @@ export { type AddressVerdict, classifyAddress } from '../public-fetch/address-po
 export type { ProbeErrorKind } from './error-kind.ts';
 export type { ProbeConnector, ProbeTarget } from './pinned-request.ts';
 export { createProbe, PROBE_TIMEOUT_MS, type Probe, type ProbeDeps } from './probe.ts';
+export { PROBE_REUSE_MS, type SharedProbeAnswer, shareProbes } from './shared.ts';

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { applyHttpHygiene } from '../../../../src/http/hygiene/index.ts';
+import { applyHttpHygiene, type RequestLogVariables } from '../../../../src/http/hygiene/index.ts';
 import { createLogger } from '../../../../src/logger.ts';
 import { createDiscoveryApp } from '../discovery/discovery-app.ts';
 
@@ -51,6 +51,28 @@ describe('structured request log', () => {
     app.get('/x', (c) => c.text('x'));
     await app.request('/x');
     expect(requestLines(sink.lines)[0]?.ms).toBe(42.5);
+  });
+
+  it('carries the matched route and the payment outcome and transaction a paid route reported', async () => {
+    const sink = lineSink();
+    const app = new Hono<{ Variables: RequestLogVariables }>();
+    applyHttpHygiene(app, { logger: createLogger('info', sink) });
+    app.get('/v1/:check', (c) => {
+      c.set('payment', { outcome: 'delivered', tx: `0x${'ab'.repeat(32)}` });
+      return c.json({});
+    });
+    await app.request('/v1/cert');
+    await app.request('/nowhere');
+    const [paid, missing] = requestLines(sink.lines);
+    expect(paid).toMatchObject({
+      route: '/v1/:check',
+      path: '/v1/cert',
+      payment: 'delivered',
+      tx: `0x${'ab'.repeat(32)}`,
+    });
+    expect(missing).toMatchObject({ path: '/nowhere', status: 404 });
+    expect(missing).not.toHaveProperty('route');
+    expect(missing).not.toHaveProperty('payment');
   });
 
   it('writes nothing at level silent', async () => {

@@ -1,0 +1,181 @@
+/**
+ * Side-by-side HTTP throughput: the service (`node src/main.ts`, local-chain mode, request log on)
+ * against a bare Hono app answering the same bytes, with autocannon on loopback. Repetitions are
+ * interleaved (service, bare, service, …) so that load from other processes hits both alike; server
+ * CPU per request is read from /proc, and RSS idle and under 200 connections.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import type { CapturedAnswer } from './bare-server.ts';
+
+export interface HttpRow {
+  route: string;
+  service_rps: number[];
+  bare_rps: number[];
+  ratio: number;
+  service_cpu_us: number;
+  bare_cpu_us: number;
+  service_p99_ms: number;
+}
+
+export interface HttpReport {
+  rows: HttpRow[];
+  rss_mib: { service_idle: number; service_200: number; bare_idle: number; bare_200: number };
+  seconds: number;
+  repetitions: number;
+}
+
+/** The measured answers: the free validate route, health, and the unpaid 402 of a paid route. */
+export const ROUTES = ['/v1/validate?domain=example.com', '/health', '/v1/cert?domain=example.com'];
+const TICKS_PER_SECOND = 100;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitReady(url: string, child: ChildProcess): Promise<void> {
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    if (child.exitCode !== null) throw new Error(`${url}: server exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${url} did not become ready`);
+}
+
+function cpuTicks(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function rssMib(pid: number): number {
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
+  return Math.round(Number(line?.[1] ?? 0) / 1024);
+}
+
+async function capture(base: string): Promise<CapturedAnswer[]> {
+  return Promise.all(
+    ROUTES.map(async (path) => {
+      const res = await fetch(base + path);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of res.headers) {
+        if (!['date', 'connection', 'keep-alive', 'content-length'].includes(name)) headers[name] = value;
+      }
+      return { path, status: res.status, headers, body: await res.text() };
+    }),
+  );
+}
+
+interface Load {
+  rps: number;
+  p99: number;
+  cpuUs: number;
+  peakRss: number;
+}
+
+async function load(url: string, pid: number, connections: number, seconds: number): Promise<Load> {
+  const before = cpuTicks(pid);
+  let peakRss = 0;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, rssMib(pid));
+  }, 200);
+  const result = await autocannon({ url, connections, duration: seconds });
+  clearInterval(sampler);
+  const cpuSeconds = (cpuTicks(pid) - before) / TICKS_PER_SECOND;
+  const total = result.requests.total;
+  if (result.errors > 0 || (result.non2xx > 0 && !url.includes('/v1/cert'))) {
+    throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  }
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    cpuUs: (cpuSeconds * 1e6) / total,
+    peakRss,
+  };
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
+};
+
+export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise<HttpReport> {
+  const node = process.execPath;
+  const servicePort = await freePort();
+  const service = spawn(node, ['src/main.ts'], {
+    env: { ...process.env, PORT: String(servicePort), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const serviceBase = `http://127.0.0.1:${servicePort}`;
+  const answersFile = join(tmpdir(), `bench-answers-${process.pid}.json`);
+  let bare: ChildProcess | undefined;
+  try {
+    await waitReady(`${serviceBase}/health`, service);
+    await waitReady(`${serviceBase}${ROUTES[2]}`, service);
+    writeFileSync(answersFile, JSON.stringify(await capture(serviceBase)));
+    const barePort = await freePort();
+    bare = spawn(node, ['bench/bare-server.ts', answersFile, String(barePort)], { stdio: 'inherit' });
+    const bareBase = `http://127.0.0.1:${barePort}`;
+    await waitReady(`${bareBase}/health`, bare);
+
+    const servers = [
+      { name: 'service', base: serviceBase, pid: service.pid as number },
+      { name: 'bare', base: bareBase, pid: bare.pid as number },
+    ];
+    // Warm both (JIT, caches), then read idle RSS.
+    for (const server of servers)
+      for (const path of ROUTES) await load(server.base + path, server.pid, 10, 1);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const idle = servers.map((server) => rssMib(server.pid));
+
+    const rows: HttpRow[] = [];
+    for (const path of ROUTES) {
+      const runs: Record<string, Load[]> = { service: [], bare: [] };
+      for (let rep = 0; rep < repetitions; rep += 1) {
+        for (const server of servers)
+          runs[server.name]?.push(await load(server.base + path, server.pid, 50, seconds));
+      }
+      const serviceRps = (runs.service ?? []).map((run) => Math.round(run.rps));
+      const bareRps = (runs.bare ?? []).map((run) => Math.round(run.rps));
+      rows.push({
+        route: path.split('?')[0] as string,
+        service_rps: serviceRps,
+        bare_rps: bareRps,
+        ratio: Math.round((median(serviceRps) / median(bareRps)) * 100) / 100,
+        service_cpu_us: Math.round(median((runs.service ?? []).map((run) => run.cpuUs)) * 10) / 10,
+        bare_cpu_us: Math.round(median((runs.bare ?? []).map((run) => run.cpuUs)) * 10) / 10,
+        service_p99_ms: median((runs.service ?? []).map((run) => run.p99)),
+      });
+    }
+    const busy = [];
+    for (const server of servers)
+      busy.push((await load(`${server.base}/health`, server.pid, 200, Math.min(seconds, 5))).peakRss);
+    return {
+      rows,
+      rss_mib: {
+        service_idle: idle[0] ?? 0,
+        bare_idle: idle[1] ?? 0,
+        service_200: busy[0] ?? 0,
+        bare_200: busy[1] ?? 0,
+      },
+      seconds,
+      repetitions,
+    };
+  } finally {
+    bare?.kill('SIGTERM');
+    service.kill('SIGTERM');
+    await new Promise((resolve) => service.once('exit', resolve));
+  }
+}

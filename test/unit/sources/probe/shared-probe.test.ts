@@ -1,0 +1,48 @@
+/** Shared probes against the loopback HTTPS site: one connection for concurrent callers, brief reuse. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { succeed } from '../../../../src/sources/failure.ts';
+import { createProbe } from '../../../../src/sources/probe/probe.ts';
+import { shareProbes } from '../../../../src/sources/probe/shared.ts';
+import { type HttpsSite, startHttpsSite } from '../../../world/https-site.ts';
+
+const DOMAIN = 'corner-bistro.com';
+let site: HttpsSite;
+
+beforeAll(async () => {
+  site = await startHttpsSite(
+    new Map([[DOMAIN, { domain: DOMAIN, about: 'answers 200', https: { mode: 'ok' } }]]),
+  );
+});
+afterAll(() => site.close());
+
+function sharedLoopbackProbe(reuseMs: number) {
+  const probe = createProbe({
+    resolve: async () => succeed(['127.0.0.1']),
+    port: site.port,
+    allowPrivate: true,
+    ca: site.caPem,
+  });
+  return shareProbes(probe, { reuseMs });
+}
+
+describe('shared live probe', () => {
+  it('answers 50 concurrent probes of one domain with one connection, then reuses the verdict as cached', async () => {
+    const probe = sharedLoopbackProbe(60_000);
+    const before = site.servernames.length;
+    const answers = await Promise.all(Array.from({ length: 50 }, () => probe(DOMAIN)));
+    expect(site.servernames.length - before).toBe(1);
+    expect(answers.every((answer) => answer.ok && answer.http_status === 200 && !answer.cached)).toBe(true);
+    const again = await probe(DOMAIN);
+    expect(again).toMatchObject({ ok: true, http_status: 200, cached: true });
+    expect(site.servernames.length - before).toBe(1);
+  });
+
+  it('probes again once the reuse window has passed', async () => {
+    const probe = sharedLoopbackProbe(30);
+    const before = site.servernames.length;
+    await probe(DOMAIN);
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(await probe(DOMAIN)).toMatchObject({ ok: true, cached: false });
+    expect(site.servernames.length - before).toBe(2);
+  });
+});
