@@ -78,6 +78,9 @@ export async function startSettlementWorld(
         X402_RPC_URL: proxy.url.href,
         X402_SETTLER_PRIVATE_KEY: settlerPrivateKey,
         X402_PAY_TO: chain.payTo,
+        // Every case's unpaid challenges and MCP connections come from one loopback address; the
+        // free-work limit has its own tests, and here it would only starve the cases.
+        RATE_LIMIT_BURST: '0',
       }).catch(async (error: unknown) => {
         await proxy.close();
         throw error;
