@@ -114,6 +114,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       if (lost) return redeliver(lost);
 
       if (authorizationWindowTooLong(payload, MAX_TIMEOUT_SECONDS, Date.now())) {
+        metrics.payment('refused');
         return challenge(terms, 'authorization_window_too_long', payload);
       }
 
@@ -159,13 +160,15 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
           const { transaction, network, errorReason } = settlement.receipt;
           const entry = { name, payer, transaction, network };
           metrics.payment('settled', requirements.amount);
-          if (signal.aborted && key !== null) {
-            // Paid, and the client is gone: it may claim the result with the same authorization.
-            undelivered.remember(key, signature, settlement.receipt);
-            logger.warn(
-              entry,
-              'client gone during settlement; the result can be claimed once with the same payment',
-            );
+          if (key !== null) {
+            // Paid: should the client be gone before the answer is written (the transport aborts the
+            // signal then, now or later), it may claim the result with the same authorization.
+            const lost = () => {
+              undelivered.remember(key, signature, settlement.receipt);
+              logger.warn(entry, 'paid result not delivered; it can be claimed once with the same payment');
+            };
+            if (signal.aborted) lost();
+            else signal.addEventListener('abort', lost, { once: true });
           }
           if (settlement.status === 'settled') logger.info(entry, 'payment settled');
           else

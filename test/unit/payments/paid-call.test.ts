@@ -1,0 +1,153 @@
+/**
+ * The transport-neutral paid call on hand-written fakes of the resource server and the settlement:
+ * what is settled, when, and the one-time claim of a paid result that never reached its client.
+ */
+import type { x402ResourceServer } from '@x402/core/server';
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import { pino } from 'pino';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { RunOutcome } from '../../../src/checks/outcome.ts';
+import { createLifecycle, type Lifecycle } from '../../../src/lifecycle.ts';
+import { noMetrics } from '../../../src/ops/metrics.ts';
+import { createInFlightLock } from '../../../src/payments/in-flight-lock.ts';
+import { createPaidCall, type PaidCallRequest } from '../../../src/payments/paid-call.ts';
+import type { PaymentTerms } from '../../../src/payments/payment-terms.ts';
+import type { Settle } from '../../../src/payments/settlement.ts';
+import { createUndelivered } from '../../../src/payments/undelivered.ts';
+
+const requirements = {
+  scheme: 'exact',
+  network: 'eip155:8453',
+  asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  amount: '10000',
+  payTo: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  maxTimeoutSeconds: 45,
+  extra: {},
+} satisfies PaymentRequirements;
+const terms: PaymentTerms = {
+  requirements: [requirements],
+  resource: { url: 'https://x/v1/cert' } as PaymentTerms['resource'],
+  extensions: {},
+};
+const RECEIPT = { success: true, transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:8453' } as const;
+
+function payment(nonce: string) {
+  const payload = {
+    x402Version: 2,
+    accepted: requirements,
+    payload: {
+      signature: `0x${'cd'.repeat(65)}`,
+      authorization: {
+        from: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+        to: requirements.payTo,
+        value: '10000',
+        validAfter: '0',
+        validBefore: String(Math.floor(Date.now() / 1000) + 45),
+        nonce: `0x${nonce.repeat(64)}`,
+      },
+    },
+  } as unknown as PaymentPayload;
+  return { kind: 'payload', payload } as const;
+}
+
+let events: string[];
+let lifecycle: Lifecycle;
+let paidCall: ReturnType<typeof createPaidCall>;
+
+beforeEach(() => {
+  events = [];
+  lifecycle = createLifecycle();
+  const resourceServer = {
+    findMatchingRequirements: () => requirements,
+    verifyPayment: async () => {
+      events.push('verify');
+      return { isValid: true, payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' };
+    },
+    createPaymentRequiredResponse: async (_r: unknown, _res: unknown, error: string) => ({
+      x402Version: 2,
+      error,
+    }),
+  } as unknown as x402ResourceServer;
+  const settle: Settle = async () => {
+    events.push('settle');
+    return { status: 'settled', receipt: RECEIPT };
+  };
+  paidCall = createPaidCall({
+    resourceServer,
+    settle,
+    lock: createInFlightLock(),
+    undelivered: createUndelivered(),
+    lifecycle,
+    logger: pino({ level: 'silent' }),
+    metrics: noMetrics,
+  });
+});
+
+function request(nonce: string, signal: AbortSignal): PaidCallRequest {
+  const run = async (): Promise<RunOutcome<unknown>> => {
+    events.push('run');
+    return { type: 'result', result: { domain: 'example.com' } };
+  };
+  return { terms, payment: payment(nonce), run, signal, name: '/v1/cert' };
+}
+
+describe('paidCall', () => {
+  it('verifies, runs and settles once, in that order', async () => {
+    const outcome = await paidCall(request('1', new AbortController().signal));
+    expect(outcome).toEqual({ kind: 'delivered', result: { domain: 'example.com' }, receipt: RECEIPT });
+    expect(events).toEqual(['verify', 'run', 'settle']);
+  });
+
+  it('settles nothing for a client that left during the check', async () => {
+    const client = new AbortController();
+    const req = request('2', client.signal);
+    const outcome = await paidCall({
+      ...req,
+      run: async () => {
+        client.abort();
+        return req.run();
+      },
+    });
+    expect(outcome).toEqual({ kind: 'client_gone' });
+    expect(events).toEqual(['verify', 'run']);
+  });
+
+  it('settles nothing once the stop grace is over', async () => {
+    lifecycle.beginStop(0);
+    expect(await paidCall(request('3', new AbortController().signal))).toEqual({ kind: 'stopping' });
+    expect(events).toEqual(['verify', 'run']);
+  });
+
+  it('lets a client whose paid answer was lost after settlement claim it once, without a second charge', async () => {
+    const client = new AbortController();
+    expect((await paidCall(request('4', client.signal))).kind).toBe('delivered');
+    client.abort(); // the transport could not write the answer: the signal aborts after the fact
+    events.length = 0;
+    const claimed = await paidCall(request('4', new AbortController().signal));
+    expect(claimed).toEqual({ kind: 'delivered', result: { domain: 'example.com' }, receipt: RECEIPT });
+    expect(events).toEqual(['run']);
+    events.length = 0;
+    await paidCall(request('4', new AbortController().signal));
+    expect(events).toEqual(['verify', 'run', 'settle']); // a second claim goes to the facilitator (which refuses it)
+  });
+
+  it('offers no claim for a result that was delivered', async () => {
+    const client = new AbortController();
+    await paidCall(request('5', client.signal));
+    events.length = 0;
+    await paidCall(request('5', new AbortController().signal));
+    expect(events).toEqual(['verify', 'run', 'settle']);
+  });
+
+  it('refuses an authorization valid far beyond the signed-for window, before verify', async () => {
+    const long = payment('6');
+    const auth = (long.payload.payload as { authorization: { validBefore: string } }).authorization;
+    auth.validBefore = String(Math.floor(Date.now() / 1000) + 3_600);
+    const outcome = await paidCall({ ...request('6', new AbortController().signal), payment: long });
+    expect(outcome).toMatchObject({
+      kind: 'challenge',
+      paymentRequired: { error: 'authorization_window_too_long' },
+    });
+    expect(events).toEqual([]);
+  });
+});
