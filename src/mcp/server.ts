@@ -24,7 +24,10 @@ export const MCP_INSTRUCTIONS =
 export interface McpServerDeps {
   config: Config;
   callPaidTool: PaidToolCall;
-  /** Aborts when the HTTP client of this request goes away. */
+  /**
+   * Aborts when the HTTP client of this request goes away, before or after its answer was due. Not
+   * the SDK's per-request signal: closing the stateless server aborts that one after the answer.
+   */
   signal: AbortSignal;
 }
 
@@ -82,8 +85,7 @@ export function buildMcpServer({ config, callPaidTool, signal }: McpServerDeps):
         outputSchema,
         annotations: toolAnnotations(operation.title),
       },
-      ({ domain }, extra) =>
-        callPaidTool(operation, domain, extra._meta, AbortSignal.any([signal, extra.signal])),
+      ({ domain }, extra) => callPaidTool(operation, domain, extra._meta, signal),
     );
   }
   refuseInvalidToolCalls(server, TOOL_NAMES);
