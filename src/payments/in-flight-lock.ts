@@ -3,9 +3,7 @@
  * (the nonce is unused), so N concurrent copies would run the check N times (x402.md §8, pitfall 2).
  * The lock admits the first copy and answers the others 409 `payment_in_flight` at once.
  */
-import { decodePaymentSignatureHeader } from '@x402/core/http';
-import type { MiddlewareHandler } from 'hono';
-import { PROBLEM_CODES, type Problem, sendProblem } from '../http/problems.ts';
+import { PROBLEM_CODES, type Problem } from '../http/problems.ts';
 
 /** The answer to a second copy of an authorization while the first is running (HTTP 409, MCP isError). */
 export const PAYMENT_IN_FLIGHT: Problem = {
@@ -55,31 +53,4 @@ export function paymentKey(payload: unknown): string | null {
   const { from, nonce } = authorization ?? {};
   if (typeof from !== 'string' || typeof nonce !== 'string' || from === '' || nonce === '') return null;
   return `${from.toLowerCase()}:${nonce.toLowerCase()}`;
-}
-
-/**
- * Middleware mounted before the x402 middleware: decodes `PAYMENT-SIGNATURE` with the SDK's decoder
- * and holds its key until everything after it (verify, check, settle) has finished. A missing or
- * undecodable header passes through untouched, so the SDK answers it with its usual 402.
- */
-export function inFlightGuard(lock: InFlightLock): MiddlewareHandler {
-  return async function inFlightGuard(c, next) {
-    const header = c.req.header('payment-signature');
-    let key: string | null = null;
-    if (header) {
-      try {
-        key = paymentKey(decodePaymentSignatureHeader(header));
-      } catch {
-        key = null;
-      }
-    }
-    if (key === null) return next();
-    const release = lock.acquire(key);
-    if (!release) return sendProblem(c, PAYMENT_IN_FLIGHT);
-    try {
-      await next();
-    } finally {
-      release();
-    }
-  };
 }

@@ -150,4 +150,22 @@ describe('paidCall', () => {
     });
     expect(events).toEqual([]);
   });
+
+  it('answers a concurrent copy of an authorization 409 without running it, and frees it when the check throws', async () => {
+    let fail: (error: Error) => void = () => {};
+    const first = paidCall({
+      ...request('7', new AbortController().signal),
+      run: () =>
+        new Promise<RunOutcome<unknown>>((_resolve, reject) => {
+          fail = reject;
+        }),
+    }).catch((error: unknown) => error);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await paidCall(request('7', new AbortController().signal))).toEqual({ kind: 'in_flight' });
+    fail(new Error('check crashed'));
+    expect(await first).toBeInstanceOf(Error);
+    events.length = 0;
+    expect((await paidCall(request('7', new AbortController().signal))).kind).toBe('delivered');
+    expect(events).toEqual(['verify', 'run', 'settle']);
+  });
 });
