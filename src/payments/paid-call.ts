@@ -118,20 +118,14 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
         return challenge(terms, 'authorization_window_too_long', payload);
       }
 
-      let verified;
-      try {
-        verified = await faultScope(() =>
-          resourceServer.verifyPayment(payload, requirements, terms.extensions),
-        );
-      } catch {
+      const verified = await faultScope(() =>
+        resourceServer.verifyPayment(payload, requirements, terms.extensions),
+      ).catch(() => null);
+      if (!verified || (!verified.value.isValid && verified.faulted)) {
         logger.warn({ name }, 'payment verification unavailable');
         return { kind: 'payment_unavailable' };
       }
       if (!verified.value.isValid) {
-        if (verified.faulted) {
-          logger.warn({ name }, 'payment verification unavailable');
-          return { kind: 'payment_unavailable' };
-        }
         metrics.payment('refused');
         return challenge(terms, verified.value.invalidReason ?? 'invalid_payment', payload);
       }

@@ -49,7 +49,6 @@ export function paymentTermsFor(
       options,
       {} as HTTPRequestContext,
     );
-    const output = { example: outputExampleFor(operation.id) };
     if (transport === 'http') {
       // The bazaar extension adds the HTTP method to the declared input, as the SDK's middleware does.
       const context = { method: operation.method, adapter: {}, path: operation.route } as HTTPRequestContext;
@@ -72,7 +71,7 @@ export function paymentTermsFor(
         transport: 'streamable-http',
         inputSchema: DOMAIN_INPUT_JSON_SCHEMA,
         example: { domain: EXAMPLE_DOMAIN },
-        output,
+        output: { example: outputExampleFor(operation.id) },
       }),
     };
   }
