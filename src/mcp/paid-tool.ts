@@ -4,12 +4,10 @@
  * outcome written as a tool result (the challenge and refusals as `isError` results).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { PaymentPayloadV2Schema } from '@x402/core/schemas';
-import type { PaymentPayload } from '@x402/core/types';
 import type { CheckRunners, PaidOperation } from '../catalog.ts';
 import { normalizeDomain, type ValidDomain } from '../domain/normalize.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/in-flight-lock.ts';
-import type { PaymentRead } from '../payments/paid-call.ts';
+import { type PaymentRead, readPaymentPayload } from '../payments/paid-call.ts';
 import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
 import {
@@ -41,14 +39,10 @@ export type PaidToolCall = (
 function readPayment(meta: Record<string, unknown> | undefined): PaymentRead {
   const value = meta?.[PAYMENT_META_KEY];
   if (value === undefined || value === null) return { kind: 'absent' };
-  const parsed = PaymentPayloadV2Schema.safeParse(value);
-  if (!parsed.success) {
-    return {
-      kind: 'invalid',
-      why: `Invalid payment: _meta["${PAYMENT_META_KEY}"] must be an x402 v2 PaymentPayload object`,
-    };
-  }
-  return { kind: 'payload', payload: parsed.data as PaymentPayload };
+  return readPaymentPayload(
+    value,
+    `Invalid payment: _meta["${PAYMENT_META_KEY}"] must be an x402 v2 PaymentPayload object`,
+  );
 }
 
 type Admission = { ok: true; domain: ValidDomain } | { ok: false; result: CallToolResult };

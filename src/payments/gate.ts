@@ -8,15 +8,14 @@ import {
   encodePaymentRequiredHeader,
   encodePaymentResponseHeader,
 } from '@x402/core/http';
-import { PaymentPayloadV2Schema } from '@x402/core/schemas';
-import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
+import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { Context } from 'hono';
 import type { PaidOperation } from '../catalog.ts';
 import type { RunOutcome } from '../checks/outcome.ts';
 import { outcomeProblem } from '../http/outcome-problem.ts';
 import { sendProblem } from '../http/problems.ts';
 import { PAYMENT_IN_FLIGHT } from './in-flight-lock.ts';
-import { type PaymentRead, UNPAID_REASON } from './paid-call.ts';
+import { type PaymentRead, readPaymentPayload, UNPAID_REASON } from './paid-call.ts';
 import {
   PAYMENT_UNAVAILABLE,
   paymentRequiredProblem,
@@ -136,14 +135,9 @@ export function createPaymentGate(payments: Payments): PaymentGate {
 function readPaymentHeader(header: string | undefined): PaymentRead {
   if (header === undefined || header.trim() === '') return { kind: 'absent' };
   const why = 'Invalid payment: PAYMENT-SIGNATURE must be base64 JSON of an x402 v2 PaymentPayload';
-  let decoded: unknown;
   try {
-    decoded = decodePaymentSignatureHeader(header);
+    return readPaymentPayload(decodePaymentSignatureHeader(header), why);
   } catch {
     return { kind: 'invalid', why };
   }
-  const parsed = PaymentPayloadV2Schema.safeParse(decoded);
-  return parsed.success
-    ? { kind: 'payload', payload: parsed.data as PaymentPayload }
-    : { kind: 'invalid', why };
 }

@@ -3,6 +3,7 @@
  * check → settle, settling only a result whose client is still there and only while the process
  * accepts settlements. HTTP (`gate.ts`) and MCP (`mcp/paid-tool.ts`) map the outcome to their wire.
  */
+import { PaymentPayloadV2Schema } from '@x402/core/schemas';
 import type { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { Logger } from 'pino';
@@ -22,6 +23,14 @@ export const UNPAID_REASON = 'Payment required';
 /** The payment a request carries: none, something that is not a v2 payload, or a payload. */
 export type PaymentRead =
   { kind: 'absent' } | { kind: 'invalid'; why: string } | { kind: 'payload'; payload: PaymentPayload };
+
+/** `value` read as an x402 v2 PaymentPayload; anything else is refused with `why`. */
+export function readPaymentPayload(value: unknown, why: string): PaymentRead {
+  const parsed = PaymentPayloadV2Schema.safeParse(value);
+  return parsed.success
+    ? { kind: 'payload', payload: parsed.data as PaymentPayload }
+    : { kind: 'invalid', why };
+}
 
 export type PaidCallOutcome =
   /**
