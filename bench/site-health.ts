@@ -5,6 +5,7 @@
  * DoH round trip per level.
  */
 import { createRunners } from '../src/checks/runners.ts';
+import { nodeReach } from '../src/sources/node-reach.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ValidDomain } from '../src/domain/normalize.ts';
 import { normalizeDomain } from '../src/domain/normalize.ts';
@@ -58,7 +59,7 @@ export async function benchSiteHealth({ rounds = 15 } = {}): Promise<{
       return fetch(input, init);
     };
     const freshRunners = () =>
-      createRunners(config, { fetch: delayedFetch, now: () => new Date(), probeCa: world.site.caPem });
+      createRunners(config, { fetch: delayedFetch, now: () => new Date(), reach: nodeReach(world.site.caPem) });
     const valid = (name: string): ValidDomain => {
       const checked = normalizeDomain(name);
       if (!checked.valid) throw new Error(`benchmark domain ${name} must be valid`);

@@ -3,17 +3,13 @@
  * HTTP server, and a graceful stop on SIGTERM/SIGINT.
  */
 import { serve } from '@hono/node-server';
-import { createRunners } from './checks/runners.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { captureConsole } from './console-capture.ts';
-import { createApp } from './http/app.ts';
-import { createLifecycle } from './lifecycle.ts';
 import { createLogger } from './logger.ts';
-import { createBreakerBoard } from './ops/breaker.ts';
-import { createPrometheusMetrics } from './ops/metrics.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
-import { createPayments } from './payments/payments.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
+import { createService } from './service.ts';
+import { nodeReach } from './sources/node-reach.ts';
 import { listenFailure, localChainBanner } from './startup-messages.ts';
 import { stopGracefully } from './stop.ts';
 
@@ -46,12 +42,7 @@ async function main(): Promise<void> {
   const effective: Config = local ? { ...config, x402: { ...config.x402, payTo: local.payTo } } : config;
 
   // Test CAs reach the live probe through NODE_EXTRA_CA_CERTS, which Node reads at start.
-  const breakers = createBreakerBoard();
-  const metrics = createPrometheusMetrics();
-  const runners = createRunners(effective, { fetch: globalThis.fetch, now: () => new Date(), breakers });
-  const lifecycle = createLifecycle();
-  const payments = createPayments({ config: effective, logger, local, lifecycle, metrics });
-  const app = createApp({ config: effective, runners, logger, payments, metrics, breakers });
+  const { app, lifecycle } = createService(effective, { logger, reach: nodeReach(), local });
 
   let active = 0;
   const server = serve(

@@ -10,9 +10,9 @@ import { CRTSH_SOURCE } from '../sources/ct/crtsh.ts';
 import { createCtLookup } from '../sources/ct/index.ts';
 import { resolveAddresses } from '../sources/doh/addresses.ts';
 import { createDohClient, DOH_SOURCE } from '../sources/doh/client.ts';
-import { createProbe, shareProbes } from '../sources/probe/index.ts';
-import { createNodeTransport } from '../sources/public-fetch/node-transport.ts';
+import { shareProbes } from '../sources/probe/shared.ts';
 import { createPublicFetch } from '../sources/public-fetch/public-fetch.ts';
+import type { Reach } from '../sources/reach.ts';
 import { createRdapClient } from '../sources/rdap/client.ts';
 import { createCertRunner } from './cert/run.ts';
 import { withinBudget } from './check-budget.ts';
@@ -23,15 +23,15 @@ import { createSiteHealthRunner } from './site-health/run.ts';
 export interface RunnerDeps {
   fetch: FetchLike;
   now: () => Date;
-  /** Extra trust anchors for the live probe (tests only; production trusts the system store). */
-  probeCa?: string;
+  /** How this runtime probes sites and reaches hosts it did not configure (`nodeReach`, `edgeReach`). */
+  reach: Reach;
   /** The process's circuit breakers (crt.sh, the primary DoH resolver); default: a fresh board. */
   breakers?: BreakerBoard;
 }
 
 export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
   const { upstreams } = config;
-  const { fetch, now, breakers = createBreakerBoard() } = deps;
+  const { fetch, now, reach, breakers = createBreakerBoard() } = deps;
   const doh = createDohClient({
     fetch,
     primaryUrl: upstreams.dohUrl,
@@ -49,7 +49,7 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
   const publicFetch = createPublicFetch({
     resolve: (name) => resolveAddresses(doh, name),
     allowPrivate: config.probe.allowPrivate,
-    transport: createNodeTransport(),
+    transport: reach.transport,
   });
   const rdap = createRdapClient({
     fetch,
@@ -60,11 +60,10 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
   });
   // Concurrent checks of one domain share one probe connection; a verdict is reused for seconds.
   const probe = shareProbes(
-    createProbe({
+    reach.probe({
       resolve: (name) => resolveAddresses(doh, name),
       port: config.probe.port,
       allowPrivate: config.probe.allowPrivate,
-      ...(deps.probeCa ? { ca: deps.probeCa } : {}),
     }),
   );
 

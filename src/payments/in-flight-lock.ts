@@ -14,18 +14,20 @@ export const PAYMENT_IN_FLIGHT: Problem = {
     'Another request carrying this payment authorization is still being processed; it was not run twice and this one was not charged. Sign a new authorization to make another call.',
 };
 
-/** A set of payment keys in flight; shared by every paid route (and transport) of one process. */
+/**
+ * Payment keys in flight, shared by every paid route and transport: in process memory on Node
+ * (`createInFlightLock`), in a Durable Object per key on Workers (`edge/authorization-object.ts`).
+ */
 export interface InFlightLock {
-  /** Takes `key`; returns its release function, or null when the key is already in flight. */
-  acquire(key: string): (() => void) | null;
-  /** Keys currently held. */
-  readonly size: number;
+  /** Takes `key`; resolves to its release function, or null when the key is already in flight. */
+  acquire(key: string): Promise<(() => void) | null>;
 }
 
-export function createInFlightLock(): InFlightLock {
+/** The lock of one process, with the number of keys it holds. */
+export function createInFlightLock(): InFlightLock & { readonly size: number } {
   const held = new Set<string>();
   return {
-    acquire(key) {
+    async acquire(key) {
       if (held.has(key)) return null;
       held.add(key);
       let released = false;

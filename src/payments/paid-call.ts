@@ -97,6 +97,12 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       : { kind: 'challenge', paymentRequired };
   }
 
+  function remember(key: string, signature: string, receipt: SettleResponse): void {
+    undelivered
+      .remember(key, signature, receipt)
+      .catch((error: unknown) => logger.error({ err: error }, 'could not remember an undelivered result'));
+  }
+
   return async function paidCall({ terms, payment, run, signal, name }) {
     if (payment.kind === 'absent') {
       metrics.payment('challenged');
@@ -114,12 +120,12 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     }
 
     const key = paymentKey(payload);
-    const release = key === null ? () => {} : lock.acquire(key);
+    const release = key === null ? () => {} : await lock.acquire(key);
     if (!release) return { kind: 'in_flight' };
     metrics.paidInFlight(1);
     try {
       const signature = signatureOf(payload);
-      const lost = key === null ? null : undelivered.claim(key, signature);
+      const lost = key === null ? null : await undelivered.claim(key, signature);
       if (lost) return redeliver(lost);
 
       if (authorizationWindowTooLong(payload, MAX_TIMEOUT_SECONDS, Date.now())) {
@@ -167,7 +173,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
             // Paid: should the client be gone before the answer is written (the transport aborts the
             // signal then, now or later), it may claim the result with the same authorization.
             const lost = () => {
-              undelivered.remember(key, signature, settlement.receipt);
+              remember(key, signature, settlement.receipt);
               logger.warn(entry, 'paid result not delivered; it can be claimed once with the same payment');
             };
             if (signal.aborted) lost();
@@ -202,7 +208,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     async function redeliver(receipt: SettleResponse): Promise<PaidCallOutcome> {
       const outcome = await run();
       if (outcome.type !== 'result') {
-        undelivered.remember(key as string, signatureOf(payload), receipt);
+        remember(key as string, signatureOf(payload), receipt);
         return { kind: 'not_run', outcome };
       }
       logger.info(

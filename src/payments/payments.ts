@@ -16,8 +16,8 @@ import type { LocalChain } from './local-chain.ts';
 import { createPaidCall, type PaidCall } from './paid-call.ts';
 import { type PaymentTerms, type PaymentTransport, paymentTermsFor } from './payment-terms.ts';
 import { createResourceServer } from './resource-server.ts';
-import { createSettlement, type SettlementDeps } from './settlement.ts';
-import { createUndelivered } from './undelivered.ts';
+import { createSettlement, type Settle, type SettlementDeps } from './settlement.ts';
+import { createUndelivered, type Undelivered } from './undelivered.ts';
 
 export interface Payments {
   resourceServer: x402ResourceServer;
@@ -44,6 +44,18 @@ export interface PaymentsOptions {
   metrics?: Metrics;
   /** Settlement timings (tests shorten them). */
   settlement?: Pick<SettlementDeps, 'deadlineMs' | 'pollMs'>;
+  /** What instances must share (Workers: Durable Objects); default: this process's memory. */
+  shared?: SharedPaymentState;
+}
+
+/** The payment state every instance of the service must see alike. */
+export interface SharedPaymentState {
+  /** One signature, one run. */
+  lock: InFlightLock;
+  /** Lost results, claimable once. */
+  undelivered: Undelivered;
+  /** Settles elsewhere instead of in this instance: one sequencer per settler wallet owns its nonces. */
+  settle?: Settle;
 }
 
 export function createPayments(options: PaymentsOptions): Payments {
@@ -52,13 +64,13 @@ export function createPayments(options: PaymentsOptions): Payments {
   const resourceServer = createResourceServer(facilitator.client, config.x402.network);
   const facilitatorReady = facilitatorReadiness(resourceServer, logger);
   void facilitatorReady();
-  const lock = createInFlightLock();
-  const settle = createSettlement({
-    resourceServer,
-    network: config.x402.network,
-    ...facilitator,
-    ...options.settlement,
-  });
+  const { lock, undelivered, settle: sharedSettle } = options.shared ?? {
+    lock: createInFlightLock(),
+    undelivered: createUndelivered(),
+  };
+  const settle =
+    sharedSettle ??
+    createSettlement({ resourceServer, network: config.x402.network, ...facilitator, ...options.settlement });
   return {
     resourceServer,
     facilitatorReady,
@@ -66,7 +78,7 @@ export function createPayments(options: PaymentsOptions): Payments {
       resourceServer,
       settle,
       lock,
-      undelivered: createUndelivered(),
+      undelivered,
       lifecycle,
       logger,
       metrics,

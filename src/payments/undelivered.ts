@@ -12,24 +12,29 @@ export const REDELIVERY_WINDOW_MS = 10 * 60_000;
 /** Most lost results remembered at once (each is a few hundred bytes). */
 const MAX_REMEMBERED = 10_000;
 
-interface LostResult {
+/**
+ * Where lost results are remembered: in process memory on Node (`createUndelivered`), beside the
+ * in-flight lock of the authorization in its Durable Object on Workers.
+ */
+export interface Undelivered {
+  /** Remembers that the paid result of `key` (`payer:nonce`) was settled but not delivered. */
+  remember(key: string, signature: string, receipt: SettleResponse): Promise<void>;
+  /** The receipt of a lost result for `key` signed with `signature`, removed; null when there is none. */
+  claim(key: string, signature: string): Promise<SettleResponse | null>;
+}
+
+/** A lost result as remembered. */
+export interface LostResult {
   /** The payload signature the settlement used: a claim must carry the same one. */
   signature: string;
   receipt: SettleResponse;
 }
 
-export interface Undelivered {
-  /** Remembers that the paid result of `key` (`payer:nonce`) was settled but not delivered. */
-  remember(key: string, signature: string, receipt: SettleResponse): void;
-  /** The receipt of a lost result for `key` signed with `signature`, removed; null when there is none. */
-  claim(key: string, signature: string): SettleResponse | null;
-}
-
 export function createUndelivered(): Undelivered {
   const lost = new LRUCache<string, LostResult>({ max: MAX_REMEMBERED, ttl: REDELIVERY_WINDOW_MS });
   return {
-    remember: (key, signature, receipt) => void lost.set(key, { signature, receipt }),
-    claim(key, signature) {
+    remember: async (key, signature, receipt) => void lost.set(key, { signature, receipt }),
+    async claim(key, signature) {
       const entry = lost.get(key);
       if (!entry || entry.signature !== signature) return null;
       lost.delete(key);

@@ -9,6 +9,7 @@ import { serve } from '@hono/node-server';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunners } from '../../src/checks/runners.ts';
+import { nodeReach } from '../../src/sources/node-reach.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { runCli, SYSTEM_NODE } from '../support/run-command.ts';
@@ -149,7 +150,7 @@ describe(`website-checks-cli (built, on ${SYSTEM_NODE})`, () => {
       DOH_FALLBACK_URL: `${nowhere}/dns-query`,
       LOG_LEVEL: 'silent',
     });
-    const runners = createRunners(config, { fetch: globalThis.fetch, now: () => new Date() });
+    const runners = createRunners(config, { fetch: globalThis.fetch, now: () => new Date(), reach: nodeReach() });
     // No payment gate: this case is about the upstreams, not about paying.
     const app = createApp({ config, runners, logger: pino({ level: 'silent' }) });
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });

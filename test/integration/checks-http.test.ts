@@ -8,6 +8,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { paidOperations } from '../../src/catalog.ts';
 import { createRunners } from '../../src/checks/runners.ts';
+import { nodeReach } from '../../src/sources/node-reach.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { buildOpenApiDocument } from '../../src/http/discovery/openapi.ts';
@@ -33,7 +34,7 @@ function freshApp() {
   const runners = createRunners(config, {
     fetch: globalThis.fetch,
     now: () => new Date(),
-    probeCa: world.site.caPem,
+    reach: nodeReach(world.site.caPem),
   });
   return createApp({ config, runners, logger: pino({ level: 'silent' }) });
 }

@@ -42,17 +42,17 @@ describe('paymentKey', () => {
 });
 
 describe('createInFlightLock', () => {
-  it('admits one holder per key until it releases; release is idempotent', () => {
+  it('admits one holder per key until it releases; release is idempotent', async () => {
     const lock = createInFlightLock();
-    const release = lock.acquire('a');
+    const release = await lock.acquire('a');
     expect(release).not.toBeNull();
-    expect(lock.acquire('a')).toBeNull();
-    const other = lock.acquire('b');
+    expect(await lock.acquire('a')).toBeNull();
+    const other = await lock.acquire('b');
     expect(lock.size).toBe(2);
     release?.();
     release?.();
     expect(lock.size).toBe(1);
-    expect(lock.acquire('a')).not.toBeNull();
+    expect(await lock.acquire('a')).not.toBeNull();
     other?.();
   });
 });

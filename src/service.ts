@@ -1,0 +1,47 @@
+/**
+ * The service assembled from a configuration and what its runtime provides: one composition for both
+ * entry points (`main.ts` on Node, `edge/worker.ts` on Workers), so the two differ only in the parts
+ * they choose, never in how the app is built.
+ */
+import type { Hono } from 'hono';
+import type { Logger } from 'pino';
+import { createRunners } from './checks/runners.ts';
+import type { Config } from './config.ts';
+import { type AppEnv, createApp } from './http/app.ts';
+import { createLifecycle, type Lifecycle } from './lifecycle.ts';
+import { createBreakerBoard } from './ops/breaker.ts';
+import { createPrometheusMetrics } from './ops/metrics.ts';
+import type { LocalChain } from './payments/local-chain.ts';
+import { createPayments, type Payments, type SharedPaymentState } from './payments/payments.ts';
+import type { Reach } from './sources/reach.ts';
+
+/** What one runtime supplies. */
+export interface Platform {
+  logger: Logger;
+  reach: Reach;
+  /** Outbound fetch for the configured upstreams; default: the global `fetch`. */
+  fetch?: typeof fetch;
+  lifecycle?: Lifecycle;
+  /** The embedded chain, in `local-chain` mode (Node only). */
+  local?: LocalChain;
+  /** Payment state shared between instances; default: this process's memory. */
+  shared?: SharedPaymentState;
+}
+
+export interface Service {
+  app: Hono<AppEnv>;
+  payments: Payments;
+  lifecycle: Lifecycle;
+}
+
+export function createService(config: Config, platform: Platform): Service {
+  const { logger, reach, local, shared, lifecycle = createLifecycle() } = platform;
+  const breakers = createBreakerBoard();
+  const metrics = createPrometheusMetrics();
+  // Wrapped: Workers refuse a `fetch` called as a method of another object ("Illegal invocation").
+  const fetch = platform.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const runners = createRunners(config, { fetch, now: () => new Date(), reach, breakers });
+  const payments = createPayments({ config, logger, local, lifecycle, metrics, ...(shared ? { shared } : {}) });
+  const app = createApp({ config, runners, logger, payments, metrics, breakers });
+  return { app, payments, lifecycle };
+}

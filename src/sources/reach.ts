@@ -1,0 +1,22 @@
+/**
+ * How a runtime reaches hosts the service did not configure: the live HTTPS probe and the transport
+ * of the steered fetch (RDAP bases and referrals). Chosen at the entry point: Node pins sockets to
+ * the address it checked (`node-reach.ts`); Workers have only `fetch` (`edge/edge-reach.ts`).
+ */
+import type { SourceResult } from './failure.ts';
+import type { Probe } from './probe/probe.ts';
+import type { PinnedTransport } from './public-fetch/public-fetch.ts';
+
+export interface ProbeSetup {
+  /** Name → A and AAAA addresses through DoH; the probe resolves nothing else. */
+  resolve: (name: string) => Promise<SourceResult<string[]>>;
+  /** TCP port of the probe (`PROBE_PORT`). */
+  port: number;
+  /** `PROBE_ALLOW_PRIVATE`: test worlds only. */
+  allowPrivate: boolean;
+}
+
+export interface Reach {
+  probe(setup: ProbeSetup): Probe;
+  transport: PinnedTransport;
+}
