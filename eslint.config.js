@@ -38,4 +38,6 @@ export default tseslint.config(
   },
   // Command-line scripts and benchmarks talk to a person on the console.
   { files: ['scripts/**', 'bench/**', 'examples/**'], rules: { 'no-console': 'off' } },
+  // On Workers the console is where logs go (Workers Logs collect it).
+  { files: ['src/edge/console-logger.ts', 'src/edge/worker.ts'], rules: { 'no-console': 'off' } },
 );

@@ -8,9 +8,10 @@ import type { Logger } from 'pino';
 import { createRunners } from './checks/runners.ts';
 import type { Config } from './config.ts';
 import { type AppEnv, createApp } from './http/app.ts';
+import type { AssetLoader } from './http/discovery/page-assets.ts';
 import { createLifecycle, type Lifecycle } from './lifecycle.ts';
 import { createBreakerBoard } from './ops/breaker.ts';
-import { createPrometheusMetrics } from './ops/metrics.ts';
+import { createPrometheusMetrics, type PrometheusMetrics } from './ops/metrics.ts';
 import type { LocalChain } from './payments/local-chain.ts';
 import { createPayments, type Payments, type SharedPaymentState } from './payments/payments.ts';
 import type { Reach } from './sources/reach.ts';
@@ -26,6 +27,10 @@ export interface Platform {
   local?: LocalChain;
   /** Payment state shared between instances; default: this process's memory. */
   shared?: SharedPaymentState;
+  /** Where requests, checks and payments are counted; default: a registry with process metrics. */
+  metrics?: PrometheusMetrics;
+  /** Reads the home page's files; default: from disk. */
+  assets?: AssetLoader;
 }
 
 export interface Service {
@@ -37,11 +42,26 @@ export interface Service {
 export function createService(config: Config, platform: Platform): Service {
   const { logger, reach, local, shared, lifecycle = createLifecycle() } = platform;
   const breakers = createBreakerBoard();
-  const metrics = createPrometheusMetrics();
+  const metrics = platform.metrics ?? createPrometheusMetrics();
   // Wrapped: Workers refuse a `fetch` called as a method of another object ("Illegal invocation").
   const fetch = platform.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const runners = createRunners(config, { fetch, now: () => new Date(), reach, breakers });
-  const payments = createPayments({ config, logger, local, lifecycle, metrics, ...(shared ? { shared } : {}) });
-  const app = createApp({ config, runners, logger, payments, metrics, breakers });
+  const payments = createPayments({
+    config,
+    logger,
+    local,
+    lifecycle,
+    metrics,
+    ...(shared ? { shared } : {}),
+  });
+  const app = createApp({
+    config,
+    runners,
+    logger,
+    payments,
+    metrics,
+    breakers,
+    ...(platform.assets ? { assets: platform.assets } : {}),
+  });
   return { app, payments, lifecycle };
 }

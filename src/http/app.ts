@@ -15,6 +15,8 @@ import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.
 import { opsRoutes } from '../ops/routes.ts';
 import { createPaymentGate } from '../payments/gate.ts';
 import type { Payments } from '../payments/payments.ts';
+import { readAssetFile } from './discovery/asset-files.ts';
+import type { AssetLoader } from './discovery/page-assets.ts';
 import { discoveryRoutes } from './discovery/routes.ts';
 import { type DomainVariables, requireDomainInput, requireValidDomain } from './domain-param.ts';
 import { applyHttpHygiene } from './hygiene/index.ts';
@@ -34,6 +36,8 @@ export interface AppDeps {
   metrics?: PrometheusMetrics;
   /** The upstream circuit breakers, shown in `/metrics` and `/readyz`. */
   breakers?: BreakerBoard;
+  /** Reads the home page's files; default: from disk (Node). */
+  assets?: AssetLoader;
 }
 
 export type AppEnv = { Variables: DomainVariables };
@@ -82,7 +86,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     app.get(operation.route, requireDomainInput(), (c) => c.json(validateDomain(c.get('domainInput'))));
   }
 
-  app.route('/', discoveryRoutes(deps.config));
+  app.route('/', discoveryRoutes(deps.config, deps.assets ?? readAssetFile));
   if (payments) app.route('/', mcpRoutes({ payments, config: deps.config, runners, logger }));
   app.notFound((c) =>
     sendProblem(c, {

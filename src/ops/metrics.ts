@@ -45,10 +45,13 @@ export interface PrometheusMetrics extends Metrics {
 const PREFIX = 'website_checks_';
 const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, open: 1, half_open: 2 };
 
-/** A fresh registry with the service's metrics and Node's process metrics. */
-export function createPrometheusMetrics(): PrometheusMetrics {
+/**
+ * A fresh registry with the service's metrics and, unless `processMetrics` is false, Node's process
+ * metrics (a Worker isolate has no process to report on).
+ */
+export function createPrometheusMetrics({ processMetrics = true } = {}): PrometheusMetrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  if (processMetrics) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
   const requests = new Counter({

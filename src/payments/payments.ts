@@ -64,7 +64,11 @@ export function createPayments(options: PaymentsOptions): Payments {
   const resourceServer = createResourceServer(facilitator.client, config.x402.network);
   const facilitatorReady = facilitatorReadiness(resourceServer, logger);
   void facilitatorReady();
-  const { lock, undelivered, settle: sharedSettle } = options.shared ?? {
+  const {
+    lock,
+    undelivered,
+    settle: sharedSettle,
+  } = options.shared ?? {
     lock: createInFlightLock(),
     undelivered: createUndelivered(),
   };

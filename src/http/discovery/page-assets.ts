@@ -1,48 +1,48 @@
 /**
- * The files behind the page at `/`: its own script, style sheet and icon (beside this module), and
- * Swagger UI's bundle served from the installed `swagger-ui-dist` package, never from a CDN. Paths
- * carry a version, so browsers may keep them for a year.
+ * The files behind the page at `/`: its own script, style sheet and icon (in `assets/`, beside this
+ * module), and Swagger UI's bundle from the installed `swagger-ui-dist` package, never from a CDN.
+ * Paths carry a version, so browsers may keep them for a year. How the bytes are read is the
+ * runtime's business (`AssetLoader`): files on Node, modules bundled into the Worker.
  */
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import swaggerPackage from 'swagger-ui-dist/package.json' with { type: 'json' };
 import { SERVICE_VERSION } from './document-paths.ts';
 
-const require = createRequire(import.meta.url);
-const swaggerDir = dirname(require.resolve('swagger-ui-dist/package.json'));
-const swaggerVersion = (require('swagger-ui-dist/package.json') as { version: string }).version;
-
 export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
+
+/** The page's files: its own (`assets/`) and Swagger UI's. */
+export type AssetFile = 'home.js' | 'home.css' | 'favicon.svg' | 'swagger-ui-bundle.js' | 'swagger-ui.css';
+
+/** Reads one of the page's files. */
+export type AssetLoader = (file: AssetFile) => Promise<string | Buffer>;
 
 export interface PageAsset {
   path: `/${string}`;
   contentType: string;
-  load: () => Promise<Buffer>;
+  file: AssetFile;
 }
 
-const own = (file: string) => () => readFile(new URL(`./assets/${file}`, import.meta.url));
-const swagger = (file: string) => () => readFile(`${swaggerDir}/${file}`);
+const swaggerBase = `/assets/swagger-ui-${swaggerPackage.version}` as const;
 
 export const PAGE_ASSETS = {
   script: {
     path: `/assets/${SERVICE_VERSION}/home.js`,
     contentType: 'text/javascript; charset=utf-8',
-    load: own('home.js'),
+    file: 'home.js',
   },
   style: {
     path: `/assets/${SERVICE_VERSION}/home.css`,
     contentType: 'text/css; charset=utf-8',
-    load: own('home.css'),
+    file: 'home.css',
   },
   swaggerScript: {
-    path: `/assets/swagger-ui-${swaggerVersion}/swagger-ui-bundle.js`,
+    path: `${swaggerBase}/swagger-ui-bundle.js`,
     contentType: 'text/javascript; charset=utf-8',
-    load: swagger('swagger-ui-bundle.js'),
+    file: 'swagger-ui-bundle.js',
   },
   swaggerStyle: {
-    path: `/assets/swagger-ui-${swaggerVersion}/swagger-ui.css`,
+    path: `${swaggerBase}/swagger-ui.css`,
     contentType: 'text/css; charset=utf-8',
-    load: swagger('swagger-ui.css'),
+    file: 'swagger-ui.css',
   },
 } as const satisfies Record<string, PageAsset>;
 
@@ -50,5 +50,5 @@ export const PAGE_ASSETS = {
 export const FAVICON: Omit<PageAsset, 'path'> & { paths: readonly `/${string}`[] } = {
   paths: ['/favicon.svg', '/favicon.ico'],
   contentType: 'image/svg+xml',
-  load: own('favicon.svg'),
+  file: 'favicon.svg',
 };

@@ -12,7 +12,7 @@ import { buildHomePage, HOME_PAGE_CSP, HTML_MEDIA_TYPE } from './home-page.ts';
 import { buildLlmsTxt, LLMS_TXT_MEDIA_TYPE } from './llms-txt.ts';
 import { prefersHtml } from './negotiate.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { FAVICON, IMMUTABLE_CACHE_CONTROL, PAGE_ASSETS } from './page-assets.ts';
+import { type AssetLoader, FAVICON, IMMUTABLE_CACHE_CONTROL, PAGE_ASSETS } from './page-assets.ts';
 import { documentHandler } from './representation.ts';
 import { buildRobotsTxt, ROBOTS_MEDIA_TYPE } from './robots.ts';
 import { buildServerCard, SERVER_CARD_CACHE_CONTROL, SERVER_CARD_CORS_HEADERS } from './server-card.ts';
@@ -32,8 +32,8 @@ const DAY_CACHE_CONTROL = 'public, max-age=86400';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
-/** The discovery routes for `config.publicBaseUrl`, to mount at `/`. */
-export function discoveryRoutes(config: Config): Hono {
+/** The discovery routes for `config.publicBaseUrl`, to mount at `/`; `loadAsset` reads the page's files. */
+export function discoveryRoutes(config: Config, loadAsset: AssetLoader): Hono {
   const base = config.publicBaseUrl;
   const json = (value: unknown) => JSON.stringify(value);
   const catalogLink = apiCatalogLinkHeader(base);
@@ -76,7 +76,7 @@ export function discoveryRoutes(config: Config): Hono {
   routes.get('/robots.txt', documentAt(buildRobotsTxt(base), ROBOTS_MEDIA_TYPE));
 
   const icon = documentHandler({
-    body: FAVICON.load,
+    body: () => loadAsset(FAVICON.file),
     contentType: FAVICON.contentType,
     cacheControl: DAY_CACHE_CONTROL,
   });
@@ -85,7 +85,7 @@ export function discoveryRoutes(config: Config): Hono {
     routes.get(
       asset.path,
       documentHandler({
-        body: asset.load,
+        body: () => loadAsset(asset.file),
         contentType: asset.contentType,
         cacheControl: IMMUTABLE_CACHE_CONTROL,
       }),

@@ -1,0 +1,69 @@
+/**
+ * `npm run edge:dev`: the Worker in local workerd on `PORT`, configured from the same variables as
+ * `npm start`. Without a facilitator or settler it starts the embedded local chain, as `npm start`
+ * does, and settles on it through the Worker's settler object. Stops on SIGTERM or Ctrl-C.
+ */
+import { type Config, ConfigError, loadConfig } from '../src/config.ts';
+import { type LocalChain, startLocalChain } from '../src/payments/local-chain.ts';
+import { localChainBanner } from '../src/startup-messages.ts';
+import { startLocalEdge } from './local-edge.ts';
+
+/** Receipt polling on the local chain, which mines each transaction at once. */
+const LOCAL_RECEIPT_POLL_MS = '50';
+
+function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+const config = configOrExit();
+const variables = Object.fromEntries(
+  Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+);
+const local: LocalChain | undefined =
+  config.x402.mode.kind === 'local-chain' ? await startLocalChain() : undefined;
+if (local) {
+  Object.assign(variables, {
+    X402_RPC_URL: local.rpcUrl.href,
+    X402_SETTLER_PRIVATE_KEY: local.settler.privateKey,
+    X402_PAY_TO: local.payTo,
+    X402_RECEIPT_POLL_MS: LOCAL_RECEIPT_POLL_MS,
+  });
+}
+variables.PUBLIC_BASE_URL = config.publicBaseUrl;
+
+const edge = await startLocalEdge({ variables, host: config.host, port: config.port }).catch(
+  async (error: unknown) => {
+    await local?.stop();
+    throw error;
+  },
+);
+process.stdout.write(
+  `${JSON.stringify({
+    level: 30,
+    time: new Date().toISOString(),
+    msg: 'listening',
+    runtime: 'workerd',
+    port: config.port,
+    host: config.host,
+    bundle_gzip_kib: edge.bundle.gzipKiB,
+  })}\n`,
+);
+if (local)
+  process.stdout.write(localChainBanner({ ...config, x402: { ...config.x402, payTo: local.payTo } }, local));
+
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await edge.stop();
+  await local?.stop();
+  process.exit(0);
+};
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

@@ -1,0 +1,191 @@
+/**
+ * The Worker in local workerd, as `npm run edge:dev` and the edge tests run it: bundled by wrangler
+ * exactly as `wrangler deploy` would bundle it, then served by Miniflare with the bindings of
+ * `wrangler.jsonc` and the service's variables.
+ *
+ * The edge's network is emulated here: every outbound request of the Worker leaves through this
+ * process, which resolves host names through the configured DoH resolver (as Cloudflare's edge
+ * resolves through its own) and trusts Node's CA store plus `NODE_EXTRA_CA_CERTS`. Cloudflare's
+ * refusal of private destinations is not emulated: the Worker's own checks are what tests exercise.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { lookup as systemLookup, type LookupAddress } from 'node:dns';
+import { mkdir, readdir } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import type { Readable } from 'node:stream';
+import { join } from 'node:path';
+import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from 'miniflare';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import { loadConfig } from '../src/config.ts';
+import { resolveAddresses } from '../src/sources/doh/addresses.ts';
+import { createDohClient } from '../src/sources/doh/client.ts';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const WRANGLER_CONFIG = join(ROOT, 'wrangler.jsonc');
+const WORKER_NAME = 'website-checks';
+
+export interface WorkerBundle {
+  /** The bundled module, as `wrangler deploy` would upload it. */
+  path: string;
+  /** Upload size and its gzip size, in KiB, as wrangler reports them. */
+  uploadKiB: number;
+  gzipKiB: number;
+}
+
+/** Bundles the Worker with wrangler (`deploy --dry-run`), offline, into `outDir`. */
+export async function buildWorker(outDir = join(ROOT, '.wrangler', 'edge-build')): Promise<WorkerBundle> {
+  await mkdir(outDir, { recursive: true });
+  const child = spawn(
+    process.execPath,
+    [join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'deploy', '--dry-run', '--outdir', outDir],
+    {
+      cwd: ROOT,
+      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const [code] = (await once(child, 'exit')) as [number | null];
+  const size = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output);
+  if (code !== 0 || !size) throw new Error(`wrangler could not bundle the Worker:\n${output}`);
+  const module = (await readdir(outDir)).find((file) => file.endsWith('.js'));
+  if (!module) throw new Error(`wrangler left no module in ${outDir}`);
+  return { path: join(outDir, module), uploadKiB: Number(size[1]), gzipKiB: Number(size[2]) };
+}
+
+export interface LocalEdgeOptions {
+  /** The service's variables (contract §1), as the Worker's vars and secrets. */
+  variables: Record<string, string>;
+  host: string;
+  port: number;
+  /**
+   * How many Worker instances serve: each is its own isolate on its own port (`port`, `port + 1`, …)
+   * and all share the Durable Objects, as instances of one Worker in different locations do.
+   */
+  instances?: number;
+  /** An existing bundle (tests build once per file). */
+  bundle?: WorkerBundle;
+  /** Where the runtime's own output goes (the Worker's console, workerd's messages). */
+  output?: (line: string) => void;
+}
+
+export interface LocalEdge {
+  /** One URL per instance. */
+  urls: URL[];
+  bundle: WorkerBundle;
+  stop(): Promise<void>;
+}
+
+export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEdge> {
+  const {
+    variables,
+    host,
+    port,
+    instances = 1,
+    output = (line) => process.stdout.write(`${line}\n`),
+  } = options;
+  const bundle = options.bundle ?? (await buildWorker());
+  // The bundle is one module already: wrangler's module rules do not apply to it.
+  const { modulesRules: _rules, ...workerOptions } =
+    unstable_getMiniflareWorkerOptions(WRANGLER_CONFIG).workerOptions;
+  const network = edgeNetwork(variables);
+  const instance = (index: number): V4WorkerOptions => ({
+    ...workerOptions,
+    name: index === 0 ? WORKER_NAME : `${WORKER_NAME}-${index}`,
+    modules: true,
+    scriptPath: bundle.path,
+    modulesRoot: join(bundle.path, '..'),
+    bindings: { ...(workerOptions.bindings as Record<string, string> | undefined), ...variables },
+    // Every instance reaches the same objects, defined by the first.
+    ...(index === 0
+      ? {}
+      : {
+          durableObjects: {
+            AUTHORIZATIONS: { className: 'AuthorizationObject', scriptName: WORKER_NAME },
+            SETTLERS: { className: 'SettlerObject', scriptName: WORKER_NAME },
+          },
+        }),
+    outboundService: network,
+    unsafeDirectSockets: [{ host, port: port + index }],
+  });
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      cf: false,
+      unsafeEphemeralDurableObjects: true,
+      handleRuntimeStdio(stdout: Readable, stderr: Readable) {
+        for (const stream of [stdout, stderr]) {
+          stream.setEncoding('utf8');
+          let pending = '';
+          stream.on('data', (chunk: string) => {
+            const lines = (pending + chunk).split('\n');
+            pending = lines.pop() ?? '';
+            for (const line of lines) if (line !== '') output(line);
+          });
+        }
+      },
+      workers: Array.from({ length: instances }, (_, index) => instance(index)),
+    }),
+  );
+  await mf.ready;
+  return {
+    urls: Array.from({ length: instances }, (_, index) => new URL(`http://${host}:${port + index}`)),
+    bundle,
+    stop: () => mf.dispose(),
+  };
+}
+
+/**
+ * The Worker's outbound network: names resolved through the configured DoH resolver (the resolvers'
+ * own names through the system), TLS verified against Node's store and `NODE_EXTRA_CA_CERTS`.
+ */
+function edgeNetwork(variables: Record<string, string>): (request: Request) => Promise<Response> {
+  const { upstreams } = loadConfig(variables);
+  const doh = createDohClient({
+    fetch: (input, init) => globalThis.fetch(input, init),
+    primaryUrl: upstreams.dohUrl,
+    fallbackUrl: upstreams.dohFallbackUrl,
+  });
+  const resolverHosts = new Set([upstreams.dohUrl.hostname, upstreams.dohFallbackUrl.hostname]);
+  const agent = new Agent({
+    connect: {
+      lookup(hostname, options, callback) {
+        const answer = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
+          const [first] = addresses;
+          if (error || !first) {
+            callback(
+              error ?? Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
+              '',
+              0,
+            );
+          } else if (options.all) callback(null, addresses);
+          else callback(null, first.address, first.family);
+        };
+        if (isIP(hostname) || resolverHosts.has(hostname)) {
+          systemLookup(hostname, { all: true }, answer);
+          return;
+        }
+        resolveAddresses(doh, hostname).then(
+          (resolved) =>
+            answer(
+              null,
+              resolved.ok ? resolved.value.map((address) => ({ address, family: isIP(address) })) : [],
+            ),
+          (error: unknown) => answer(error as NodeJS.ErrnoException, []),
+        );
+      },
+    },
+  });
+  return async (request) =>
+    (await undiciFetch(request.url, {
+      method: request.method,
+      headers: [...request.headers],
+      body: request.body,
+      redirect: 'manual',
+      dispatcher: agent,
+      ...(request.body ? { duplex: 'half' } : {}),
+    })) as unknown as Response;
+}

@@ -1,0 +1,103 @@
+/**
+ * One Durable Object per payment authorization (`payer:nonce`): its in-flight lock, so a signature
+ * runs once whichever isolate or location its copies reach, and its lost result, claimable once.
+ * Both live in the object's storage, so they survive the object's eviction; a lease ends on its own
+ * when the isolate that took it dies, and an alarm clears what has expired.
+ */
+import type { SettleResponse } from '@x402/core/types';
+import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
+import { CHECK_BUDGET_MS } from '../checks/check-budget.ts';
+import type { InFlightLock } from '../payments/in-flight-lock.ts';
+import { SETTLEMENT_MAX_MS } from '../payments/settlement.ts';
+import { type LostResult, REDELIVERY_WINDOW_MS, type Undelivered } from '../payments/undelivered.ts';
+
+/** Time a paid call may take to verify its payment (a few RPC calls, each bounded). */
+const VERIFY_ALLOWANCE_MS = 15_000;
+/**
+ * The longest a paid call holds its lock: verification, the check, and the longest settlement. A
+ * lease left by an isolate that died expires after this.
+ */
+export const LEASE_MS = VERIFY_ALLOWANCE_MS + CHECK_BUDGET_MS + SETTLEMENT_MAX_MS;
+
+interface Lease {
+  token: string;
+  until: number;
+}
+
+interface Stored extends LostResult {
+  until: number;
+}
+
+export class AuthorizationObject extends DurableObject {
+  /** Takes the lock for `leaseMs`; the token to release it with, or null while another holds it. */
+  async acquire(leaseMs: number): Promise<string | null> {
+    const held = await this.ctx.storage.get<Lease>('lease');
+    const now = Date.now();
+    if (held && held.until > now) return null;
+    const lease = { token: crypto.randomUUID(), until: now + leaseMs };
+    await this.ctx.storage.put('lease', lease);
+    await this.clearAfter(lease.until);
+    return lease.token;
+  }
+
+  async release(token: string): Promise<void> {
+    const held = await this.ctx.storage.get<Lease>('lease');
+    if (held?.token === token) await this.ctx.storage.delete('lease');
+  }
+
+  async remember(lost: LostResult): Promise<void> {
+    const until = Date.now() + REDELIVERY_WINDOW_MS;
+    await this.ctx.storage.put<Stored>('lost', { ...lost, until });
+    await this.clearAfter(until);
+  }
+
+  async claim(signature: string): Promise<SettleResponse | null> {
+    const lost = await this.ctx.storage.get<Stored>('lost');
+    if (!lost || lost.until <= Date.now() || lost.signature !== signature) return null;
+    await this.ctx.storage.delete('lost');
+    return lost.receipt;
+  }
+
+  async alarm(): Promise<void> {
+    const now = Date.now();
+    const [lease, lost] = await Promise.all([
+      this.ctx.storage.get<Lease>('lease'),
+      this.ctx.storage.get<Stored>('lost'),
+    ]);
+    const latest = Math.max(lease?.until ?? 0, lost?.until ?? 0);
+    if (latest <= now) await this.ctx.storage.deleteAll();
+    else await this.ctx.storage.setAlarm(latest);
+  }
+
+  /** The alarm clears expired entries; one that fires early reschedules itself to the latest. */
+  private async clearAfter(until: number): Promise<void> {
+    await this.ctx.storage.setAlarm(until);
+  }
+}
+
+/** The in-flight lock and the lost-result store of every instance, held by `AuthorizationObject`s. */
+export function authorizationState(
+  namespace: DurableObjectNamespace<AuthorizationObject>,
+  onReleaseFailure: (error: unknown) => void,
+): { lock: InFlightLock; undelivered: Undelivered } {
+  const objectFor = (key: string) => namespace.get(namespace.idFromName(key));
+  return {
+    lock: {
+      async acquire(key) {
+        const object = objectFor(key);
+        const token = await object.acquire(LEASE_MS);
+        if (token === null) return null;
+        let released = false;
+        return () => {
+          if (released) return;
+          released = true;
+          object.release(token).catch(onReleaseFailure);
+        };
+      },
+    },
+    undelivered: {
+      remember: (key, signature, receipt) => objectFor(key).remember({ signature, receipt }),
+      claim: (key, signature) => objectFor(key).claim(signature),
+    },
+  };
+}

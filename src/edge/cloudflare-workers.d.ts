@@ -1,0 +1,36 @@
+/**
+ * The few Workers runtime types the edge entry uses (`cloudflare:workers`, Durable Objects). The full
+ * `@cloudflare/workers-types` redeclares the web globals that `@types/node` already declares for the
+ * rest of the code base, so only these are declared here, as the runtime documents them.
+ */
+declare module 'cloudflare:workers' {
+  export interface DurableObjectStorage {
+    get<T>(key: string): Promise<T | undefined>;
+    put<T>(key: string, value: T): Promise<void>;
+    delete(key: string): Promise<boolean>;
+    deleteAll(): Promise<void>;
+    setAlarm(scheduledTime: number | Date): Promise<void>;
+  }
+  export interface DurableObjectState {
+    readonly storage: DurableObjectStorage;
+  }
+  export interface ExecutionContext {
+    waitUntil(promise: Promise<unknown>): void;
+  }
+  export abstract class DurableObject<Env = unknown> {
+    protected ctx: DurableObjectState;
+    protected env: Env;
+    constructor(ctx: DurableObjectState, env: Env);
+  }
+  /** A Durable Object reached over RPC: its public methods, each answering a promise. */
+  export type DurableObjectStub<T> = {
+    [K in keyof T]: T[K] extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+  };
+  export interface DurableObjectId {
+    toString(): string;
+  }
+  export interface DurableObjectNamespace<T> {
+    idFromName(name: string): DurableObjectId;
+    get(id: DurableObjectId): DurableObjectStub<T>;
+  }
+}

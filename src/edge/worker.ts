@@ -1,0 +1,88 @@
+/**
+ * The Worker entry: the same app as `npm start` (`service.ts`), with what the edge provides — `fetch`
+ * for the live probe and steered requests, the console for logs, and Durable Objects for what every
+ * isolate must share (the in-flight lock and lost results per authorization, one settlement sequencer
+ * per settler wallet).
+ */
+import { privateKeyToAccount } from 'viem/accounts';
+import { ConfigError } from '../config.ts';
+import { PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../http/problems.ts';
+import { createPrometheusMetrics } from '../ops/metrics.ts';
+import { createChainView, rpcClient } from '../payments/chain-view.ts';
+import { createService, type Service } from '../service.ts';
+import { AuthorizationObject, authorizationState } from './authorization-object.ts';
+import { createConsoleLogger } from './console-logger.ts';
+import { edgeReach } from './edge-reach.ts';
+import { bundledAsset } from './page-asset-texts.ts';
+import { type EdgeEnv, edgeConfig } from './edge-env.ts';
+import { SettlerObject, settleThrough } from './settler-object.ts';
+
+export { AuthorizationObject, SettlerObject };
+
+/** Built on an isolate's first request, then shared by every request it serves. */
+let service: Service | undefined;
+
+function serviceFor(env: EdgeEnv, origin: string): Service {
+  if (service) return service;
+  const config = edgeConfig(env, origin);
+  const logger = createConsoleLogger(config.logLevel);
+  const fetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init);
+  const { mode, network } = config.x402;
+  const state = authorizationState(env.AUTHORIZATIONS, (error) =>
+    logger.warn({ err: error }, 'could not release a payment lock; it expires on its own'),
+  );
+  const settle =
+    mode.kind === 'self'
+      ? settleThrough(env.SETTLERS, privateKeyToAccount(mode.settlerPrivateKey).address, {
+          network,
+          chain: createChainView(rpcClient(mode.rpcUrl)),
+        })
+      : undefined;
+  service = createService(config, {
+    logger,
+    reach: edgeReach(fetch),
+    fetch,
+    shared: settle ? { ...state, settle } : state,
+    assets: bundledAsset,
+    // One isolate's counters: the fleet's figures are in Workers Analytics.
+    metrics: createPrometheusMetrics({ processMetrics: false }),
+  });
+  return service;
+}
+
+export default {
+  async fetch(request: Request, env: EdgeEnv): Promise<Response> {
+    let app: Service['app'];
+    try {
+      app = serviceFor(env, new URL(request.url).origin).app;
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      console.error(error.message);
+      const problem = problemBody({
+        status: 500,
+        code: PROBLEM_CODES.internalError,
+        title: 'Internal error',
+        detail: 'The service is misconfigured; its log names the variable. You were not charged.',
+      });
+      return new Response(JSON.stringify(problem), {
+        status: 500,
+        headers: { 'content-type': PROBLEM_MEDIA_TYPE },
+      });
+    }
+    return sentAsEncoded(await app.fetch(request));
+  },
+};
+
+/**
+ * A body the app has already compressed (documents are served br/gzip) goes out as it is: by
+ * default the runtime would compress it again under its `Content-Encoding`.
+ */
+function sentAsEncoded(response: Response): Response {
+  if (!response.headers.has('content-encoding') || response.body === null) return response;
+  return new Response(response.body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+    encodeBody: 'manual',
+  } as ResponseInit);
+}
