@@ -37,7 +37,7 @@ if (local) {
 }
 variables.PUBLIC_BASE_URL = config.publicBaseUrl;
 
-const edge = await startLocalEdge({ variables, host: config.host, port: config.port }).catch(
+const edge = await startLocalEdge({ variables, host: config.host, ports: [config.port] }).catch(
   async (error: unknown) => {
     await local?.stop();
     throw error;

@@ -13,6 +13,7 @@ import { once } from 'node:events';
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import { mkdir, readdir } from 'node:fs/promises';
 import { isIP } from 'node:net';
+import { getCACertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { convertV4MiniflareOptions, Miniflare, type V4WorkerOptions } from 'miniflare';
@@ -61,16 +62,17 @@ export interface LocalEdgeOptions {
   /** The service's variables (contract §1), as the Worker's vars and secrets. */
   variables: Record<string, string>;
   host: string;
-  port: number;
   /**
-   * How many Worker instances serve: each is its own isolate on its own port (`port`, `port + 1`, …)
-   * and all share the Durable Objects, as instances of one Worker in different locations do.
+   * One port per Worker instance. Each instance is its own isolate; all share the Durable Objects,
+   * as instances of one Worker in different locations do.
    */
-  instances?: number;
+  ports: number[];
   /** An existing bundle (tests build once per file). */
   bundle?: WorkerBundle;
   /** Where the runtime's own output goes (the Worker's console, workerd's messages). */
   output?: (line: string) => void;
+  /** An extra trust anchor (PEM) for the emulated network, beside `NODE_EXTRA_CA_CERTS` (tests). */
+  extraCa?: string;
 }
 
 export interface LocalEdge {
@@ -81,18 +83,12 @@ export interface LocalEdge {
 }
 
 export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEdge> {
-  const {
-    variables,
-    host,
-    port,
-    instances = 1,
-    output = (line) => process.stdout.write(`${line}\n`),
-  } = options;
+  const { variables, host, ports, output = (line) => process.stdout.write(`${line}\n`) } = options;
   const bundle = options.bundle ?? (await buildWorker());
   // The bundle is one module already: wrangler's module rules do not apply to it.
   const { modulesRules: _rules, ...workerOptions } =
     unstable_getMiniflareWorkerOptions(WRANGLER_CONFIG).workerOptions;
-  const network = edgeNetwork(variables);
+  const network = edgeNetwork(variables, options.extraCa);
   const instance = (index: number): V4WorkerOptions => ({
     ...workerOptions,
     name: index === 0 ? WORKER_NAME : `${WORKER_NAME}-${index}`,
@@ -110,7 +106,7 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
           },
         }),
     outboundService: network,
-    unsafeDirectSockets: [{ host, port: port + index }],
+    unsafeDirectSockets: [{ host, port: ports[index] }],
   });
   const mf = new Miniflare(
     convertV4MiniflareOptions({
@@ -127,12 +123,12 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
           });
         }
       },
-      workers: Array.from({ length: instances }, (_, index) => instance(index)),
+      workers: ports.map((_, index) => instance(index)),
     }),
   );
   await mf.ready;
   return {
-    urls: Array.from({ length: instances }, (_, index) => new URL(`http://${host}:${port + index}`)),
+    urls: ports.map((port) => new URL(`http://${host}:${port}`)),
     bundle,
     stop: () => mf.dispose(),
   };
@@ -142,7 +138,10 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
  * The Worker's outbound network: names resolved through the configured DoH resolver (the resolvers'
  * own names through the system), TLS verified against Node's store and `NODE_EXTRA_CA_CERTS`.
  */
-function edgeNetwork(variables: Record<string, string>): (request: Request) => Promise<Response> {
+function edgeNetwork(
+  variables: Record<string, string>,
+  extraCa: string | undefined,
+): (request: Request) => Promise<Response> {
   const { upstreams } = loadConfig(variables);
   const doh = createDohClient({
     fetch: (input, init) => globalThis.fetch(input, init),
@@ -152,6 +151,8 @@ function edgeNetwork(variables: Record<string, string>): (request: Request) => P
   const resolverHosts = new Set([upstreams.dohUrl.hostname, upstreams.dohFallbackUrl.hostname]);
   const agent = new Agent({
     connect: {
+      // A `ca` replaces the default store, so it is carried along.
+      ...(extraCa ? { ca: [...getCACertificates('default'), extraCa] } : {}),
       lookup(hostname, options, callback) {
         const answer = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
           const [first] = addresses;

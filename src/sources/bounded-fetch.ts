@@ -25,8 +25,9 @@ export interface BoundedFetchOptions {
    */
   statusOnly?: readonly number[];
   /**
-   * `error` (default) for a configured upstream; `follow` only with a steered fetch
-   * (`public-fetch`), which follows each redirect under the SSRF policy.
+   * `error` (default) for a configured upstream: a redirect is a failure (its 3xx is not followed;
+   * Workers have no `redirect: 'error'`). `follow` only with a steered fetch (`public-fetch`),
+   * which follows each redirect under the SSRF policy.
    */
   redirect?: 'error' | 'follow';
   headers?: Record<string, string>;
@@ -57,7 +58,7 @@ export async function boundedFetch(
     const response = await options.fetch(url, {
       method: 'GET',
       headers: { 'user-agent': USER_AGENT, accept: options.accept.join(', '), ...options.headers },
-      redirect: options.redirect ?? 'error',
+      redirect: options.redirect === 'follow' ? 'follow' : 'manual',
       signal,
     });
     if (options.statusOnly?.includes(response.status)) {

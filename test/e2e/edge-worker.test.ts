@@ -1,0 +1,242 @@
+/**
+ * The Worker in local workerd, offline, with the same assertions as against Node: the HTTP contract
+ * (402 challenge, paid 200 with receipt, 400 never charged, 502 never settled, site-health partial,
+ * discovery documents identical to Node's), MCP with the official client, one signature running once
+ * across two isolates, and 20 concurrent self-settlements through the settler object, each proven
+ * by balances on the chain. Payments use the official `@x402/fetch` client on a local anvil.
+ */
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
+import { wrapFetchWithPayment } from '@x402/fetch';
+import pino from 'pino';
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildWorker, type WorkerBundle } from '../../scripts/local-edge.ts';
+import { paidOperations, usdToAtomic } from '../../src/catalog.ts';
+import { loadConfig } from '../../src/config.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { createService } from '../../src/service.ts';
+import { nodeReach } from '../../src/sources/node-reach.ts';
+import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
+import { startWorld, type World } from '../world/index.ts';
+import { payFor, x402ClientFor } from '../world/paying-clients.ts';
+
+const FUNDS = 1_000_000n; // 1 USDC
+const DOMAIN = 'healthy-shop.com';
+
+let world: World;
+let chain: LocalChain;
+let bundle: WorkerBundle;
+let edge: EdgeService;
+
+beforeAll(async () => {
+  [world, chain, bundle] = await Promise.all([startWorld(), startLocalChain(), buildWorker()]);
+  edge = await startEdgeService({ world, chain, bundle, instances: 2 });
+}, 120_000);
+afterAll(async () => {
+  await edge?.stop();
+  await Promise.all([world?.close(), chain?.stop()]);
+});
+afterEach(() => world.reset());
+
+const at = (path: string, instance = 0) => new URL(path, edge.urls[instance]);
+
+async function newPayer(): Promise<PrivateKeyAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  await chain.fund(account.address, FUNDS);
+  return account;
+}
+
+const balances = (...addresses: `0x${string}`[]) => Promise.all(addresses.map((a) => chain.balanceOf(a)));
+
+async function challenge(path: string): Promise<PaymentRequired> {
+  const res = await fetch(at(path));
+  await res.arrayBuffer();
+  expect(res.status).toBe(402);
+  return decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
+}
+
+describe('the Worker in workerd', () => {
+  it('bundles under the Workers size limit and starts without printing an error', () => {
+    // Workers Free allows 3 MiB compressed (Paid: 10 MiB).
+    expect(bundle.gzipKiB).toBeLessThan(3 * 1024);
+    expect(edge.output()).not.toMatch(/error|uncaught|code generation/i);
+  });
+
+  it('answers the free routes: health, validate, and 400 for an invalid domain', async () => {
+    expect(await (await fetch(at('/health'))).json()).toEqual({ status: 'ok' });
+    expect(await (await fetch(at('/v1/validate?domain=B%C3%BCcher.example.DE'))).json()).toMatchObject({
+      valid: true,
+      domain: 'xn--bcher-kva.example.de',
+    });
+    const invalid = await fetch(at('/v1/cert?domain=exa_mple..com'));
+    expect(invalid.status).toBe(400);
+    expect(invalid.headers.get('payment-required')).toBeNull();
+    expect(await invalid.json()).toMatchObject({ code: 'invalid_domain' });
+  });
+
+  it('serves the same discovery documents as the Node service configured alike', async () => {
+    const node = createService(loadConfig(edge.variables), {
+      logger: pino({ level: 'silent' }),
+      reach: nodeReach(world.site.caPem),
+    });
+    const paths = [
+      '/openapi.json',
+      '/.well-known/x402',
+      '/llms.txt',
+      '/.well-known/api-catalog',
+      '/sitemap.xml',
+      '/mcp/server-card',
+      '/.well-known/ai-catalog.json',
+      '/robots.txt',
+    ];
+    for (const path of paths) {
+      const [fromEdge, fromNode] = await Promise.all([fetch(at(path)), node.app.request(path)]);
+      expect(fromEdge.status, path).toBe(200);
+      expect(fromEdge.headers.get('content-type'), path).toBe(fromNode.headers.get('content-type'));
+      expect(await fromEdge.text(), path).toBe(await fromNode.text());
+    }
+    // Compressed documents arrive compressed once, not twice.
+    const br = await fetch(at('/openapi.json'), { headers: { 'accept-encoding': 'br' } });
+    expect(br.headers.get('content-encoding')).toBe('br');
+    expect(await br.json()).toMatchObject({ openapi: '3.1.0' });
+  });
+
+  it('challenges an unpaid paid route with 402 and the x402 v2 terms', async () => {
+    const required = await challenge(`/v1/cert?domain=${DOMAIN}`);
+    expect(required.x402Version).toBe(2);
+    expect(required.accepts[0]).toMatchObject({
+      scheme: 'exact',
+      network: 'eip155:8453',
+      amount: '10000',
+      payTo: chain.payTo,
+    });
+    expect(required.resource?.url).toBe(`${edge.urls[0]?.origin}/v1/cert`);
+  });
+
+  it.each(paidOperations.map((op) => [op.route, op] as const))(
+    '%s: paid 200 with receipt; the payer pays the price, once',
+    async (route, op) => {
+      const payer = await newPayer();
+      const [payTo0 = 0n] = await balances(chain.payTo);
+      const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at(`${route}?domain=${DOMAIN}`));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { domain: string; live_probe?: { ok: boolean } };
+      expect(body.domain).toBe(DOMAIN);
+      if (route === '/v1/cert') expect(body.live_probe).toMatchObject({ ok: true, http_status: 200 });
+      const receipt = decodePaymentResponseHeader(res.headers.get('payment-response') ?? '');
+      expect(receipt).toMatchObject({ success: true, network: 'eip155:8453' });
+      const price = BigInt(usdToAtomic(op.priceUsd));
+      expect(await balances(payer.address, chain.payTo)).toEqual([FUNDS - price, payTo0 + price]);
+    },
+  );
+
+  it('never charges a 400: the paying client is refused before any challenge', async () => {
+    const payer = await newPayer();
+    const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at('/v1/dns?domain=localhost'));
+    expect(res.status).toBe(400);
+    expect(await balances(payer.address)).toEqual([FUNDS]);
+  });
+
+  it('never settles a 502: every CT source down', async () => {
+    const payer = await newPayer();
+    const [payTo0] = await balances(chain.payTo);
+    world.crtsh.mode = 'bad_gateway';
+    world.certspotter.mode = 'server_error';
+    const res = await wrapFetchWithPayment(
+      fetch,
+      x402ClientFor(payer),
+    )(at('/v1/cert?domain=lapsed-cert.org'));
+    expect(res.status).toBe(502);
+    expect(res.headers.get('payment-response')).toBeNull();
+    expect(await res.json()).toMatchObject({ code: 'upstream_failed' });
+    expect(await balances(payer.address, chain.payTo)).toEqual([FUNDS, payTo0]);
+  });
+
+  it('site-health with the registry down: 200 partial, charged the full price', async () => {
+    const payer = await newPayer();
+    world.rdapRegistry.mode = 'server_error';
+    const res = await wrapFetchWithPayment(
+      fetch,
+      x402ClientFor(payer),
+    )(at('/v1/site-health?domain=neglected-bistro.com'));
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { partial: boolean; expiry: unknown };
+    expect(body.partial).toBe(true);
+    expect(body.expiry).toEqual({
+      error: { code: 'upstream_failed', message: expect.stringContaining('rdap') },
+    });
+    expect(await balances(payer.address)).toEqual([FUNDS - 30_000n]);
+  });
+
+  it('runs one signature once across two isolates: 10 copies → one 200, nine 409, one charge', async () => {
+    const payer = await newPayer();
+    const [payTo0 = 0n] = await balances(chain.payTo);
+    const domain = 'dmarc-monitor.net';
+    const path = `/v1/cert?domain=${domain}`;
+    const payload = await x402ClientFor(payer).createPaymentPayload(await challenge(path));
+    const header = encodePaymentSignatureHeader(payload);
+    const crtshBefore = crtshLookups(domain);
+    world.crtsh.delayMs = 300;
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, copy) =>
+        fetch(at(path, copy % 2), { headers: { 'payment-signature': header } }),
+      ),
+    );
+    const statuses = responses.map((r) => r.status);
+    await Promise.all(responses.map((r) => r.arrayBuffer()));
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(9);
+    // Each isolate has its own caches: had both run the check, crt.sh would have been asked twice.
+    expect(crtshLookups(domain) - crtshBefore).toBe(1);
+    expect(await balances(payer.address, chain.payTo)).toEqual([FUNDS - 10_000n, payTo0 + 10_000n]);
+  });
+
+  it('settles 20 concurrent distinct payments from both isolates without a nonce collision', async () => {
+    const payers = await Promise.all(Array.from({ length: 20 }, () => newPayer()));
+    const [payTo0 = 0n] = await balances(chain.payTo);
+    const path = `/v1/dns?domain=${DOMAIN}`;
+    const terms = await challenge(path);
+    const headers = await Promise.all(
+      payers.map(async (payer) =>
+        encodePaymentSignatureHeader(await x402ClientFor(payer).createPaymentPayload(terms)),
+      ),
+    );
+    const responses = await Promise.all(
+      headers.map((header, index) =>
+        fetch(at(path, index % 2), { headers: { 'payment-signature': header } }),
+      ),
+    );
+    const receipts = responses.map((r) =>
+      decodePaymentResponseHeader(r.headers.get('payment-response') ?? ''),
+    );
+    await Promise.all(responses.map((r) => r.arrayBuffer()));
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(new Set(receipts.map((r) => r.transaction)).size).toBe(20);
+    expect(await balances(...payers.map((p) => p.address))).toEqual(Array(20).fill(FUNDS - 10_000n));
+    expect(await balances(chain.payTo)).toEqual([payTo0 + 20n * 10_000n]);
+  });
+
+  it('serves MCP: a paid tool call through the official client, charged once', async () => {
+    const payer = await newPayer();
+    const call = await payFor({
+      transport: 'mcp',
+      baseUrl: edge.urls[1] ?? edge.urls[0]!,
+      route: '/v1/expiry',
+      tool: 'check_domain_expiry',
+      domain: DOMAIN,
+      payer,
+    });
+    expect(call.answer).toMatchObject({ delivered: true });
+    expect(await balances(payer.address)).toEqual([FUNDS - 10_000n]);
+  });
+});
+
+/** crt.sh identity searches the world has answered for `domain`. */
+function crtshLookups(domain: string): number {
+  return world.crtsh.requests.filter((r) => r.url.searchParams.get('q')?.includes(domain)).length;
+}
