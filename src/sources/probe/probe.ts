@@ -7,6 +7,7 @@ import type { LiveProbe } from '../../checks/cert/result.ts';
 import type { SourceResult } from '../failure.ts';
 import { isPermittedAddress } from '../public-fetch/address-policy.ts';
 import { beforeAbort } from '../public-fetch/before-abort.ts';
+import { PROBE_TIMEOUT_MS } from './budget.ts';
 import type { ProbeErrorKind } from './error-kind.ts';
 import {
   connectPinned,
@@ -16,8 +17,7 @@ import {
   type RequestOutcome,
 } from './pinned-request.ts';
 
-/** Budget for the whole probe, resolution included, in milliseconds. */
-export const PROBE_TIMEOUT_MS = 5_000;
+export { PROBE_TIMEOUT_MS };
 
 export interface ProbeDeps {
   /** Name → A and AAAA addresses (the DoH client's `resolveAddresses`); the only resolution made. */
