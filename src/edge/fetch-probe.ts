@@ -16,12 +16,12 @@
  * - Whether a reset came before or after the handshake is invisible too, so HEAD is retried as
  *   GET after any reset or unparsable answer, where the Node probe retries only after a handshake.
  */
-import type { LiveProbe } from '../checks/cert/result.ts';
 import { type FetchLike, USER_AGENT } from '../sources/bounded-fetch.ts';
 import type { SourceResult } from '../sources/failure.ts';
 import { PROBE_TIMEOUT_MS } from '../sources/probe/budget.ts';
 import type { ProbeErrorKind } from '../sources/probe/error-kind.ts';
 import type { Probe } from '../sources/probe/probe.ts';
+import { startVerdict } from '../sources/probe/verdict.ts';
 import { isPermittedAddress } from '../sources/public-fetch/address-policy.ts';
 import { beforeAbort } from '../sources/public-fetch/before-abort.ts';
 import { fetchErrorKind } from './fetch-error-kind.ts';
@@ -91,13 +91,7 @@ export function createFetchProbe(deps: FetchProbeDeps): Probe {
   const now = deps.now ?? (() => performance.now());
 
   return async function fetchProbe(domain) {
-    const started = now();
-    const verdict = (ok: boolean, status: number | null, error: ProbeErrorKind | null): LiveProbe => ({
-      ok,
-      http_status: status,
-      ms: Math.round(now() - started),
-      error,
-    });
+    const verdict = startVerdict(now);
     const url = siteUrl(domain, port);
     if (url === undefined) return verdict(false, null, 'blocked_address');
     const signal = AbortSignal.timeout(timeoutMs);

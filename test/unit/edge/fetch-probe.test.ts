@@ -1,61 +1,22 @@
 /**
- * The edge probe through a real fetch (Node's, name pinned to loopback) against the world's HTTPS
- * site: each site mode, TLS trust, the budget and resolution outcomes. SSRF refusals use a fetch
- * that records every call and never opens a socket.
+ * The edge probe through a real fetch (Node's, every name resolved to loopback) against the world's
+ * HTTPS site: the suite every probe passes, then what the edge does differently. SSRF refusals use
+ * a fetch that records every call and never opens a socket.
  */
-import { createServer } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { liveProbeSchema } from '../../../src/checks/cert/result.ts';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createFetchProbe, type FetchProbeDeps } from '../../../src/edge/fetch-probe.ts';
 import type { FetchLike } from '../../../src/sources/bounded-fetch.ts';
-import { fail, succeed } from '../../../src/sources/failure.ts';
-import { PROBE_TIMEOUT_MS } from '../../../src/sources/probe/probe.ts';
-import { type HttpsSite, startHttpsSite } from '../../world/https-site.ts';
-import type { Scenario } from '../../world/scenario.ts';
-import flakyEdge from '../../world/scenarios/flaky-edge.net.ts';
-import frozenOrigin from '../../world/scenarios/frozen-origin.net.ts';
-import legacyAppliance from '../../world/scenarios/legacy-appliance.com.ts';
+import { succeed } from '../../../src/sources/failure.ts';
 import movedBrand from '../../world/scenarios/moved-brand.org.ts';
-import originOutage from '../../world/scenarios/origin-outage.com.ts';
-import parkedAlias from '../../world/scenarios/parked-alias.com.ts';
-import pickyFirewall from '../../world/scenarios/picky-firewall.net.ts';
-import { createTestCa, TEST_LEAF_VALIDITY_DAYS } from '../../world/test-ca.ts';
 import { ADDRESS_CASES, ALLOWED_ADDRESSES, REFUSED_ADDRESSES } from '../sources/probe/address-cases.ts';
+import { HEALTHY, liveProbeContract, useProbeSite } from '../sources/probe/live-probe-contract.ts';
 import { type LoopbackFetch, loopbackFetch } from './loopback-fetch.ts';
 import { startTlsSite } from './tls-site.ts';
 
-const HEALTHY: Scenario = {
-  domain: 'corner-bistro.com',
-  about: 'A site that answers 200.',
-  https: { mode: 'ok' },
-};
-const SCENARIOS = [
-  HEALTHY,
-  originOutage,
-  frozenOrigin,
-  flakyEdge,
-  parkedAlias,
-  movedBrand,
-  legacyAppliance,
-  pickyFirewall,
-];
-/** Short budget for the hang cases, in milliseconds, and how late the probe may end past it. */
-const SHORT_BUDGET_MS = 400;
-const LATE_MARGIN_MS = 250;
 const PUBLIC_ADDRESS = '93.184.215.14';
 
-let site: HttpsSite;
+const site = useProbeSite();
 const fetches: LoopbackFetch[] = [];
-
-beforeAll(async () => {
-  site = await startHttpsSite(new Map(SCENARIOS.map((scenario) => [scenario.domain, scenario])));
-});
-afterAll(() => site.close());
-beforeEach(() => {
-  site.mode = null;
-  site.requests.length = 0;
-  site.servernames.length = 0;
-});
 afterEach(async () => {
   await Promise.all(fetches.splice(0).map((opened) => opened.close()));
 });
@@ -71,25 +32,11 @@ function realFetch(ca: string | undefined): LoopbackFetch {
 function loopbackProbe(overrides: Partial<FetchProbeDeps> = {}) {
   return createFetchProbe({
     resolve: async () => succeed(['127.0.0.1']),
-    port: site.port,
+    port: site().port,
     allowPrivate: true,
-    fetch: realFetch(site.caPem).fetch,
+    fetch: realFetch(site().caPem).fetch,
     ...overrides,
   });
-}
-
-/** Every request the site saw since the last reset, as `METHOD host path`. */
-function recordedRequests() {
-  return site.requests.map((request) => `${request.method} ${request.headers.host} ${request.url.pathname}`);
-}
-
-/** A port on loopback that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /** A fetch that records each call and fails it like a refused connection, without any socket. */
@@ -103,28 +50,25 @@ function recordingFetch(): { fetch: FetchLike; calls: { url: string; method: str
   return { fetch, calls };
 }
 
-describe('createFetchProbe against each site mode', () => {
-  it.each([
-    [HEALTHY.domain, { ok: true, http_status: 200, error: null }, ['HEAD']],
-    [originOutage.domain, { ok: false, http_status: 500, error: 'http_error' }, ['HEAD']],
-    [flakyEdge.domain, { ok: false, http_status: null, error: 'reset' }, ['HEAD', 'GET']],
-    [parkedAlias.domain, { ok: false, http_status: null, error: 'tls_hostname_mismatch' }, []],
-    [movedBrand.domain, { ok: true, http_status: 301, error: null }, ['HEAD']],
-    [legacyAppliance.domain, { ok: true, http_status: 200, error: null }, ['HEAD', 'GET']],
-    [pickyFirewall.domain, { ok: true, http_status: 200, error: null }, ['HEAD', 'GET']],
-  ] as const)('%s → %j after %j', async (domain, expected, methods) => {
-    const result = await loopbackProbe()(domain);
-    expect(liveProbeSchema.parse(result)).toEqual({ ...expected, ms: expect.any(Number) });
-    expect(result.ms).toBeGreaterThanOrEqual(0);
-    expect(result.ms).toBeLessThan(PROBE_TIMEOUT_MS);
-    expect(recordedRequests()).toEqual(methods.map((method) => `${method} ${domain}:${site.port} /`));
+liveProbeContract('createFetchProbe', site, ({ ca, ...setup }) =>
+  createFetchProbe({ ...setup, allowPrivate: true, fetch: realFetch(ca).fetch }),
+);
+
+describe('createFetchProbe requests', () => {
+  it('asks the platform for the domain: it resolves the name, sends it as SNI and in Host', async () => {
+    const opened = realFetch(site().caPem);
+    expect(await loopbackProbe({ fetch: opened.fetch })(HEALTHY.domain)).toMatchObject({ ok: true });
+    expect(opened.lookups).toEqual([HEALTHY.domain]);
+    expect(site().servernames).toEqual([HEALTHY.domain]);
+    expect(site().requests[0]?.headers.host).toBe(`${HEALTHY.domain}:${site().port}`);
+    expect(site().requests[0]?.headers['user-agent']).toMatch(/^website-checks\//);
   });
 
-  it('does not follow a redirect: one request, no handshake with the Location host', async () => {
-    const opened = realFetch(site.caPem);
-    await loopbackProbe({ fetch: opened.fetch })(movedBrand.domain);
-    expect(site.requests).toHaveLength(1);
-    expect(site.servernames).toEqual([movedBrand.domain]);
+  it('never looks up the Location host of a redirect', async () => {
+    const opened = realFetch(site().caPem);
+    expect(await loopbackProbe({ fetch: opened.fetch })(movedBrand.domain)).toMatchObject({
+      http_status: 301,
+    });
     expect(opened.lookups).toEqual([movedBrand.domain]);
   });
 
@@ -139,95 +83,6 @@ describe('createFetchProbe against each site mode', () => {
     } finally {
       await missing.close();
     }
-  });
-
-  it('sends the domain as SNI and in Host, and asks for / with HEAD', async () => {
-    const opened = realFetch(site.caPem);
-    expect(await loopbackProbe({ fetch: opened.fetch })(HEALTHY.domain)).toMatchObject({ ok: true });
-    expect(site.servernames).toEqual([HEALTHY.domain]);
-    expect(site.requests[0]?.headers.host).toBe(`${HEALTHY.domain}:${site.port}`);
-    expect(site.requests[0]?.headers['user-agent']).toMatch(/^website-checks\//);
-  });
-
-  it('fails as tls_untrusted when the issuing CA is not trusted', async () => {
-    const result = await loopbackProbe({ fetch: realFetch(undefined).fetch })(HEALTHY.domain);
-    expect(result).toMatchObject({ ok: false, http_status: null, error: 'tls_untrusted' });
-    expect(site.requests).toHaveLength(0);
-  });
-
-  it('fails as tls_expired when the served certificate has expired', async () => {
-    const issuedAt = new Date(Date.now() - (TEST_LEAF_VALIDITY_DAYS + 5) * 86_400_000);
-    const stale = await startHttpsSite(new Map([[HEALTHY.domain, HEALTHY]]), {
-      ca: await createTestCa(issuedAt),
-    });
-    try {
-      const probe = loopbackProbe({ port: stale.port, fetch: realFetch(stale.caPem).fetch });
-      expect(await probe(HEALTHY.domain)).toMatchObject({
-        ok: false,
-        http_status: null,
-        error: 'tls_expired',
-      });
-      expect(stale.requests).toHaveLength(0);
-    } finally {
-      await stale.close();
-    }
-  });
-
-  it('fails as refused when nothing listens on the port', async () => {
-    const result = await loopbackProbe({ port: await closedPort() })(HEALTHY.domain);
-    expect(result).toMatchObject({ ok: false, http_status: null, error: 'refused' });
-  });
-});
-
-describe('createFetchProbe time budget', () => {
-  it('ends a hanging site at the budget with timeout', async () => {
-    const started = performance.now();
-    const result = await loopbackProbe({ timeoutMs: SHORT_BUDGET_MS })(frozenOrigin.domain);
-    const elapsed = performance.now() - started;
-    expect(result).toMatchObject({ ok: false, http_status: null, error: 'timeout' });
-    expect(result.ms).toBeGreaterThanOrEqual(SHORT_BUDGET_MS - 1);
-    expect(elapsed).toBeLessThan(SHORT_BUDGET_MS + LATE_MARGIN_MS);
-    expect(recordedRequests()).toEqual([`HEAD ${frozenOrigin.domain}:${site.port} /`]);
-  });
-
-  it('defaults to the Node probe’s 5 s budget', async () => {
-    const result = await loopbackProbe()(frozenOrigin.domain);
-    expect(result).toMatchObject({ ok: false, error: 'timeout' });
-    expect(result.ms).toBeGreaterThanOrEqual(PROBE_TIMEOUT_MS - 1);
-    expect(result.ms).toBeLessThan(PROBE_TIMEOUT_MS + LATE_MARGIN_MS);
-  }, 10_000);
-
-  it('counts resolution in the budget, and fetches nothing after it', async () => {
-    const { fetch, calls } = recordingFetch();
-    const never = new Promise<never>(() => {});
-    const probe = loopbackProbe({ resolve: () => never, fetch, timeoutMs: SHORT_BUDGET_MS });
-    const result = await probe(HEALTHY.domain);
-    expect(result).toMatchObject({ ok: false, http_status: null, error: 'timeout' });
-    expect(result.ms).toBeLessThan(SHORT_BUDGET_MS + LATE_MARGIN_MS);
-    expect(calls).toEqual([]);
-  });
-
-  it('reports ms from the injected clock', async () => {
-    let tick = 1_000;
-    const result = await loopbackProbe({ now: () => (tick += 7) })(HEALTHY.domain);
-    expect(result).toEqual({ ok: true, http_status: 200, ms: 7, error: null });
-  });
-});
-
-describe('createFetchProbe resolution outcomes', () => {
-  it.each([
-    [
-      'a resolver failure',
-      () => Promise.resolve(fail({ code: 'servfail', source: 'doh', detail: 'SERVFAIL' })),
-      'dns_failed',
-    ],
-    ['a resolver that throws', () => Promise.reject(new Error('bug')), 'dns_failed'],
-    ['no addresses', () => Promise.resolve(succeed([])), 'no_address'],
-  ] as const)('%s → %s, nothing fetched', async (_name, resolve, error) => {
-    const { fetch, calls } = recordingFetch();
-    const result = await loopbackProbe({ resolve, fetch })(HEALTHY.domain);
-    expect(result).toMatchObject({ ok: false, http_status: null, error });
-    expect(calls).toEqual([]);
   });
 });
 
