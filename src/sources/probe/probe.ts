@@ -7,7 +7,7 @@ import type { LiveProbe } from '../../checks/cert/result.ts';
 import type { SourceResult } from '../failure.ts';
 import { isPermittedAddress } from '../public-fetch/address-policy.ts';
 import { beforeAbort } from '../public-fetch/before-abort.ts';
-import type { ProbeErrorKind } from './error-kind.ts';
+import { PROBE_TIMEOUT_MS } from './budget.ts';
 import {
   connectPinned,
   type ProbeConnector,
@@ -15,9 +15,9 @@ import {
   pinnedRequest,
   type RequestOutcome,
 } from './pinned-request.ts';
+import { startVerdict } from './verdict.ts';
 
-/** Budget for the whole probe, resolution included, in milliseconds. */
-export const PROBE_TIMEOUT_MS = 5_000;
+export { PROBE_TIMEOUT_MS };
 
 export interface ProbeDeps {
   /** Name → A and AAAA addresses (the DoH client's `resolveAddresses`); the only resolution made. */
@@ -62,13 +62,7 @@ export function createProbe(deps: ProbeDeps): Probe {
   const ca = deps.ca === undefined ? undefined : [...getCACertificates('default'), deps.ca];
 
   return async function probe(domain) {
-    const started = now();
-    const verdict = (ok: boolean, status: number | null, error: ProbeErrorKind | null): LiveProbe => ({
-      ok,
-      http_status: status,
-      ms: Math.round(now() - started),
-      error,
-    });
+    const verdict = startVerdict(now);
     const budget = new AbortController();
     const timer = setTimeout(() => budget.abort(), timeoutMs);
     try {

@@ -1,0 +1,12 @@
+/** A probe's verdict and its duration, shared by the Node and edge probes (no Node imports). */
+import type { LiveProbe } from '../../checks/cert/result.ts';
+import type { ProbeErrorKind } from './error-kind.ts';
+
+/** Builds the verdict, with `ms` measured from when the probe started. */
+export type Verdict = (ok: boolean, status: number | null, error: ProbeErrorKind | null) => LiveProbe;
+
+/** Starts timing one probe on the monotonic clock `now` (milliseconds). */
+export function startVerdict(now: () => number): Verdict {
+  const started = now();
+  return (ok, status, error) => ({ ok, http_status: status, ms: Math.round(now() - started), error });
+}
