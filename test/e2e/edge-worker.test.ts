@@ -238,5 +238,5 @@ describe('the Worker in workerd', () => {
 
 /** crt.sh identity searches the world has answered for `domain`. */
 function crtshLookups(domain: string): number {
-  return world.crtsh.requests.filter((r) => r.url.searchParams.get('q')?.includes(domain)).length;
+  return world.crtsh.requests.filter((r) => r.url.searchParams.get('Identity') === domain).length;
 }
