@@ -52,6 +52,8 @@ process.stdout.write(
     port: config.port,
     host: config.host,
     bundle_gzip_kib: edge.bundle.gzipKiB,
+    pid: process.pid,
+    ...(local ? { anvil_pid: local.pid } : {}),
   })}\n`,
 );
 if (local)
@@ -65,5 +67,9 @@ const stop = async () => {
   await local?.stop();
   process.exit(0);
 };
-process.on('SIGTERM', stop);
-process.on('SIGINT', stop);
+// This script owns the signals: Miniflare's own handlers would exit 143 at once, before the runtime
+// and the chain have stopped.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.removeAllListeners(signal);
+  process.on(signal, stop);
+}
