@@ -21,6 +21,10 @@ const COVERED: Record<string, string> = {
   'docker build -t website-checks .':
     'no Docker daemon in CI; the Dockerfile itself is checked by test/e2e/container.test.ts',
   'docker compose up -d': 'no Docker daemon in CI; compose.yaml is checked by test/e2e/container.test.ts',
+  'npm run edge:dev': 'test/e2e/edge-dev.test.ts runs it as written and pays through it',
+  'npm run edge:secret -- X402_SETTLER_PRIVATE_KEY': 'needs a Cloudflare account: never in tests',
+  'npm run edge:deploy':
+    'needs a Cloudflare account: never in tests; the bundle it uploads is built and run by the edge tests',
 };
 
 /** The Deploy section's start line needs a funded settler key on Base mainnet: never in tests. */
