@@ -3,9 +3,10 @@
  * slowed upstreams, probe sharing, and paid calls on the local chain. Prints a table, or JSON with
  * `--json`. Not a test: the machine's other load moves the numbers (see the noise columns).
  *
- *   npm run bench [-- --json] [-- --only=http,site-health,paid]
+ *   npm run bench [-- --json] [-- --only=http,site-health,paid,edge]
  *   BENCH_SECONDS=10 BENCH_REPETITIONS=3 (per autocannon run, and interleaved runs per route)
  */
+import { benchEdge } from './edge.ts';
 import { benchHttp } from './http.ts';
 import { benchPaid } from './paid.ts';
 import { benchSiteHealth, DELAYS_MS, OVERHEAD_BOUND_MS } from './site-health.ts';
@@ -27,6 +28,7 @@ const report = {
   http: wanted('http') ? await benchHttp({ seconds, repetitions }) : undefined,
   siteHealth: wanted('site-health') ? await benchSiteHealth() : undefined,
   paid: wanted('paid') ? await benchPaid() : undefined,
+  edge: wanted('edge') ? await benchEdge({ seconds, repetitions }) : undefined,
 };
 
 if (json) {
@@ -74,6 +76,19 @@ if (json) {
         .map(([method, count]) => `${method} ${count}`)
         .join(', ')}`,
     );
+  }
+  if (report.edge) {
+    const edge = report.edge;
+    out.push(
+      '',
+      `Worker in local workerd beside Node, autocannon 50 connections × ${edge.seconds} s, ${edge.repetitions} interleaved runs (bundle ${edge.bundle_gzip_kib} KiB gzip)`,
+      'route                Node req/s  Worker req/s  Worker/Node  Worker p99 ms',
+    );
+    for (const row of edge.rows) {
+      out.push(
+        `${row.route.padEnd(16)} ${spread(row.node_rps).padStart(14)} ${spread(row.worker_rps).padStart(13)} ${row.ratio.toFixed(2).padStart(12)} ${String(row.worker_p99_ms).padStart(14)}`,
+      );
+    }
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }

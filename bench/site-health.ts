@@ -59,7 +59,11 @@ export async function benchSiteHealth({ rounds = 15 } = {}): Promise<{
       return fetch(input, init);
     };
     const freshRunners = () =>
-      createRunners(config, { fetch: delayedFetch, now: () => new Date(), reach: nodeReach(world.site.caPem) });
+      createRunners(config, {
+        fetch: delayedFetch,
+        now: () => new Date(),
+        reach: nodeReach(world.site.caPem),
+      });
     const valid = (name: string): ValidDomain => {
       const checked = normalizeDomain(name);
       if (!checked.valid) throw new Error(`benchmark domain ${name} must be valid`);
