@@ -112,6 +112,8 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
     convertV4MiniflareOptions({
       cf: false,
       unsafeEphemeralDurableObjects: true,
+      // The Worker's console arrives as structured logs; workerd's own messages on its stdio.
+      handleStructuredLogs: ({ message }: { message: string }) => output(message),
       handleRuntimeStdio(stdout: Readable, stderr: Readable) {
         for (const stream of [stdout, stderr]) {
           stream.setEncoding('utf8');

@@ -88,10 +88,10 @@ export function authorizationState(
         const token = await object.acquire(LEASE_MS);
         if (token === null) return null;
         let released = false;
-        return () => {
+        return async () => {
           if (released) return;
           released = true;
-          object.release(token).catch(onReleaseFailure);
+          await object.release(token).catch(onReleaseFailure);
         };
       },
     },

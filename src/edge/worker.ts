@@ -5,6 +5,7 @@
  * per settler wallet).
  */
 import { privateKeyToAccount } from 'viem/accounts';
+import type { ExecutionContext } from 'cloudflare:workers';
 import { ConfigError } from '../config.ts';
 import { PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../http/problems.ts';
 import { createPrometheusMetrics } from '../ops/metrics.ts';
@@ -51,7 +52,7 @@ function serviceFor(env: EdgeEnv, origin: string): Service {
 }
 
 export default {
-  async fetch(request: Request, env: EdgeEnv): Promise<Response> {
+  async fetch(request: Request, env: EdgeEnv, ctx: ExecutionContext): Promise<Response> {
     let app: Service['app'];
     try {
       app = serviceFor(env, new URL(request.url).origin).app;
@@ -69,9 +70,15 @@ export default {
         headers: { 'content-type': PROBLEM_MEDIA_TYPE },
       });
     }
-    return sentAsEncoded(await app.fetch(request));
+    const answer = Promise.resolve(app.fetch(request));
+    // A client that goes away must not cut a paid call short: its settlement, the release of its
+    // lock and the record of a result it never got all happen after the client is gone.
+    ctx.waitUntil(answer.then(noop, noop));
+    return sentAsEncoded(await answer);
   },
 };
+
+const noop = () => {};
 
 /**
  * A body the app has already compressed (documents are served br/gzip) goes out as it is: by

@@ -19,8 +19,11 @@ export const PAYMENT_IN_FLIGHT: Problem = {
  * (`createInFlightLock`), in a Durable Object per key on Workers (`edge/authorization-object.ts`).
  */
 export interface InFlightLock {
-  /** Takes `key`; resolves to its release function, or null when the key is already in flight. */
-  acquire(key: string): Promise<(() => void) | null>;
+  /**
+   * Takes `key`; resolves to its release function, or null when the key is already in flight. The
+   * release has landed when its promise resolves: a copy sent after the answer is not refused 409.
+   */
+  acquire(key: string): Promise<(() => Promise<void>) | null>;
 }
 
 /** The lock of one process, with the number of keys it holds. */
@@ -31,7 +34,7 @@ export function createInFlightLock(): InFlightLock & { readonly size: number } {
       if (held.has(key)) return null;
       held.add(key);
       let released = false;
-      return () => {
+      return async () => {
         if (released) return;
         released = true;
         held.delete(key);

@@ -120,7 +120,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     }
 
     const key = paymentKey(payload);
-    const release = key === null ? () => {} : await lock.acquire(key);
+    const release = key === null ? async () => {} : await lock.acquire(key);
     if (!release) return { kind: 'in_flight' };
     metrics.paidInFlight(1);
     try {
@@ -201,7 +201,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       }
     } finally {
       metrics.paidInFlight(-1);
-      release();
+      await release();
     }
 
     /** Runs the check again for a payment already settled whose result never reached its client. */

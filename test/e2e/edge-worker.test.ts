@@ -22,8 +22,10 @@ import { type LocalChain, startLocalChain } from '../../src/payments/local-chain
 import { createService } from '../../src/service.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
+import { FAKE_TX_HASH, type FakeFacilitator, startFakeFacilitator } from '../world/facilitator.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { payFor, x402ClientFor } from '../world/paying-clients.ts';
+import { type RpcFaultProxy, startRpcFaultProxy } from '../world/rpc-fault-proxy.ts';
 
 const FUNDS = 1_000_000n; // 1 USDC
 const DOMAIN = 'healthy-shop.com';
@@ -32,16 +34,29 @@ let world: World;
 let chain: LocalChain;
 let bundle: WorkerBundle;
 let edge: EdgeService;
+/** Between the Worker (its isolates and its settler object) and the chain. */
+let rpc: RpcFaultProxy;
 
 beforeAll(async () => {
   [world, chain, bundle] = await Promise.all([startWorld(), startLocalChain(), buildWorker()]);
-  edge = await startEdgeService({ world, chain, bundle, instances: 2 });
+  rpc = await startRpcFaultProxy(chain.rpcUrl);
+  edge = await startEdgeService({
+    world,
+    chain,
+    bundle,
+    instances: 2,
+    variables: { X402_RPC_URL: rpc.url.href },
+  });
 }, 120_000);
 afterAll(async () => {
   await edge?.stop();
-  await Promise.all([world?.close(), chain?.stop()]);
+  rpc?.release();
+  await Promise.all([world?.close(), chain?.stop(), rpc?.close()]);
 });
-afterEach(() => world.reset());
+afterEach(() => {
+  world.reset();
+  rpc.reset();
+});
 
 const at = (path: string, instance = 0) => new URL(path, edge.urls[instance]);
 
@@ -133,6 +148,37 @@ describe('the Worker in workerd', () => {
       expect(await balances(payer.address, chain.payTo)).toEqual([FUNDS - price, payTo0 + price]);
     },
   );
+
+  it('refuses a replay of a delivered payment with 402: a result that arrived is not claimable again', async () => {
+    const payer = await newPayer();
+    const path = `/v1/expiry?domain=${DOMAIN}`;
+    const header = encodePaymentSignatureHeader(
+      await x402ClientFor(payer).createPaymentPayload(await challenge(path)),
+    );
+    const first = await fetch(at(path, 0), { headers: { 'payment-signature': header } });
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    for (const instance of [0, 1]) {
+      const replay = await fetch(at(path, instance), { headers: { 'payment-signature': header } });
+      await replay.arrayBuffer();
+      expect(replay.status).toBe(402);
+    }
+    expect(await balances(payer.address)).toEqual([FUNDS - 10_000n]);
+  });
+
+  it('reconciles in the settler object: a send whose answer was lost is found on chain, delivered, charged once', async () => {
+    const payer = await newPayer();
+    rpc.rule('eth_sendRawTransaction', { respond: 'reset' });
+    const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at(`/v1/dns?domain=${DOMAIN}`, 1));
+    expect(res.status).toBe(200);
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response') ?? '')).toMatchObject({
+      success: true,
+      transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
+    await res.arrayBuffer();
+    expect(rpc.calls('eth_sendRawTransaction').length).toBeGreaterThan(0);
+    expect(await balances(payer.address)).toEqual([FUNDS - 10_000n]);
+  });
 
   it('never charges a 400: the paying client is refused before any challenge', async () => {
     const payer = await newPayer();
@@ -239,6 +285,42 @@ describe('the Worker in workerd', () => {
     const output = edge.output();
     expect(output).toContain('"msg":"payment settled"');
     expect(output).not.toMatch(/uncaught|code generation|EvalError|"level":50/i);
+  });
+});
+
+describe('the Worker with a remote facilitator', () => {
+  let facilitator: FakeFacilitator;
+  let remote: EdgeService;
+  beforeAll(async () => {
+    facilitator = await startFakeFacilitator('eip155:8453');
+    remote = await startEdgeService({
+      world,
+      chain,
+      bundle,
+      variables: { X402_FACILITATOR_URL: facilitator.url.href, X402_SETTLER_PRIVATE_KEY: '' },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await remote?.stop();
+    await facilitator?.close();
+  });
+
+  it('verifies and settles through the facilitator: a paid 200 with its receipt, no settler object', async () => {
+    const payer = await newPayer();
+    const res = await wrapFetchWithPayment(
+      fetch,
+      x402ClientFor(payer),
+    )(new URL(`/v1/dns?domain=${DOMAIN}`, remote.urls[0]));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ domain: DOMAIN });
+    expect(decodePaymentResponseHeader(res.headers.get('payment-response') ?? '')).toMatchObject({
+      success: true,
+      transaction: FAKE_TX_HASH,
+    });
+    expect(facilitator.calls.map((call) => call.path).filter((path) => path !== '/supported')).toEqual([
+      '/verify',
+      '/settle',
+    ]);
   });
 });
 

@@ -150,7 +150,11 @@ describe(`website-checks-cli (built, on ${SYSTEM_NODE})`, () => {
       DOH_FALLBACK_URL: `${nowhere}/dns-query`,
       LOG_LEVEL: 'silent',
     });
-    const runners = createRunners(config, { fetch: globalThis.fetch, now: () => new Date(), reach: nodeReach() });
+    const runners = createRunners(config, {
+      fetch: globalThis.fetch,
+      now: () => new Date(),
+      reach: nodeReach(),
+    });
     // No payment gate: this case is about the upstreams, not about paying.
     const app = createApp({ config, runners, logger: pino({ level: 'silent' }) });
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });

@@ -49,10 +49,10 @@ describe('createInFlightLock', () => {
     expect(await lock.acquire('a')).toBeNull();
     const other = await lock.acquire('b');
     expect(lock.size).toBe(2);
-    release?.();
-    release?.();
+    await release?.();
+    await release?.();
     expect(lock.size).toBe(1);
     expect(await lock.acquire('a')).not.toBeNull();
-    other?.();
+    await other?.();
   });
 });
