@@ -3,25 +3,14 @@
  * `npm start`. Without a facilitator or settler it starts the embedded local chain, as `npm start`
  * does, and settles on it through the Worker's settler object. Stops on SIGTERM or Ctrl-C.
  */
-import { type Config, ConfigError, loadConfig } from '../src/config.ts';
 import { type LocalChain, startLocalChain } from '../src/payments/local-chain.ts';
-import { localChainBanner } from '../src/startup-messages.ts';
+import { loadConfigOrExit, localChainBanner } from '../src/startup-messages.ts';
 import { startLocalEdge } from './local-edge.ts';
 
 /** Receipt polling on the local chain, which mines each transaction at once. */
 const LOCAL_RECEIPT_POLL_MS = '50';
 
-function configOrExit(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
-  }
-}
-
-const config = configOrExit();
+const config = loadConfigOrExit();
 const variables = Object.fromEntries(
   Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
 );

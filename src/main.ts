@@ -3,14 +3,14 @@
  * HTTP server, and a graceful stop on SIGTERM/SIGINT.
  */
 import { serve } from '@hono/node-server';
-import { type Config, ConfigError, loadConfig } from './config.ts';
+import type { Config } from './config.ts';
 import { captureConsole } from './console-capture.ts';
 import { createLogger } from './logger.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
 import { createService } from './service.ts';
 import { nodeReach } from './sources/node-reach.ts';
-import { listenFailure, localChainBanner } from './startup-messages.ts';
+import { listenFailure, loadConfigOrExit, localChainBanner } from './startup-messages.ts';
 import { stopGracefully } from './stop.ts';
 
 /**
@@ -18,16 +18,6 @@ import { stopGracefully } from './stop.ts';
  * and several 2 s Base blocks. Settlements already under way then are let finish (≤ SETTLEMENT_MAX_MS).
  */
 const SHUTDOWN_GRACE_MS = 20_000;
-
-function loadConfigOrExit(): Config {
-  try {
-    return loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`${error.message}\n`);
-    process.exit(1);
-  }
-}
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();

@@ -1,10 +1,22 @@
 /**
- * What `npm start` tells a person: the embedded chain's banner with a demo command that works as
- * printed, and one line instead of a stack trace when the port cannot be taken.
+ * What `npm start` (and `npm run edge:dev`) tell a person: one line for a bad variable, the embedded
+ * chain's banner with a demo command that works as printed, and one line instead of a stack trace
+ * when the port cannot be taken.
  */
 import { EXAMPLE_DOMAIN } from './catalog.ts';
-import type { Config } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import type { LocalChain } from './payments/local-chain.ts';
+
+/** The configuration from the environment, or the one line naming the bad variable and exit 1. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
 
 /**
  * A domain of the closed test world (`npm run world`) whose every check answers: a healthy shop
