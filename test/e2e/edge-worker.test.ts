@@ -280,6 +280,33 @@ describe('the Worker in workerd', () => {
     expect(await balances(payer.address)).toEqual([FUNDS - 10_000n]);
   });
 
+  it('lists the same MCP tools as Node, and refuses an invalid domain over MCP before any payment', async () => {
+    const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const node = createService(loadConfig(edge.variables), {
+      logger: pino({ level: 'silent' }),
+      reach: nodeReach(world.site.caPem),
+    });
+    const [fromEdge, fromNode] = await Promise.all([
+      fetch(at('/mcp'), { method: 'POST', headers, body: JSON.stringify(list) }),
+      node.app.request('/mcp', { method: 'POST', headers, body: JSON.stringify(list) }),
+    ]);
+    expect(fromEdge.status).toBe(200);
+    expect(await fromEdge.json()).toEqual(await fromNode.json());
+
+    const invalid = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'check_dns', arguments: { domain: 'http://10.0.0.1/' } },
+    };
+    const refused = await fetch(at('/mcp'), { method: 'POST', headers, body: JSON.stringify(invalid) });
+    const { result } = (await refused.json()) as { result: { isError: boolean; structuredContent: unknown } };
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ code: 'invalid_domain' });
+    expect(result.structuredContent).not.toHaveProperty('accepts');
+  });
+
   // Last: every isolate has built the app and served paid calls, upstream failures included.
   it('printed no error while starting and serving: no uncaught exception, no refused code generation', () => {
     const output = edge.output();
