@@ -14,6 +14,7 @@ import { createPrometheusMetrics } from './ops/metrics.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { createPayments } from './payments/payments.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
+import { releaseStartupMemory } from './startup-memory.ts';
 import { listenFailure, localChainBanner } from './startup-messages.ts';
 import { stopGracefully } from './stop.ts';
 
@@ -70,6 +71,7 @@ async function main(): Promise<void> {
     (info) => {
       logger.info({ port: info.port, host: config.host, mode: config.x402.mode.kind }, 'listening');
       if (local) process.stdout.write(localChainBanner(effective, local));
+      releaseStartupMemory();
     },
   );
 
