@@ -20,5 +20,6 @@ EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + process.env.PORT + '/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
-# Exec form: node is PID 1 and receives SIGTERM itself (main.ts stops gracefully on it).
-CMD ["node", "src/main.ts"]
+# Exec form: node is PID 1 and receives SIGTERM itself (main.ts stops gracefully on it). The V8 flag
+# is npm start's (package.json): a young generation of at most 3 × 16 MiB (README, Performance).
+CMD ["node", "--max-semi-space-size=16", "src/main.ts"]

@@ -2,8 +2,13 @@
  * Paid calls end to end on the local chain (self-settlement, the in-process facilitator): payers
  * paying concurrently with the official x402 client, latency per call payment included, and the
  * JSON-RPC methods the service sent per payment (counted at `fetch`, which viem's transport uses).
+ * The payers sign on a worker thread (`paid-payers.ts`), as clients do on their own machines: on
+ * the service's thread, their signing and requests would queue in front of the service's own work.
  */
+import { once } from 'node:events';
+import { Worker } from 'node:worker_threads';
 import { startPaidService } from '../test/world/paid-service.ts';
+import type { PayersJob } from './paid-payers.ts';
 
 export interface PaidReport {
   payers: number;
@@ -13,6 +18,8 @@ export interface PaidReport {
   share_over_1s: number;
   rpc_per_payment: Record<string, number>;
 }
+
+type PayersMessage = { type: 'warm' } | { type: 'done'; ms: number[] };
 
 const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -24,14 +31,19 @@ export async function benchPaid({ payers = 20, callsEach = 5 } = {}): Promise<Pa
   const rpc: Record<string, number> = {};
   const realFetch = globalThis.fetch;
   const rpcUrl = service.chain.rpcUrl.href;
+  let payersThread: Worker | undefined;
   try {
     const accounts = await Promise.all(Array.from({ length: payers }, () => service.newPayer(10n ** 9n)));
-    // One paid call each first, uncounted, so that startup reads (chain id, the asset's code) are not counted.
-    await Promise.all(
-      accounts.map((payer) =>
-        service.payingFetch(payer)(new URL('/v1/cert?domain=example.com', service.url)),
-      ),
-    );
+    const job: PayersJob = {
+      url: service.url.href,
+      privateKeys: accounts.map((account) => account.privateKey),
+      callsEach,
+    };
+    const thread = new Worker(new URL('./paid-payers.ts', import.meta.url), { workerData: job });
+    payersThread = thread;
+    // A worker that throws rejects the wait with its error.
+    const nextMessage = async () => ((await once(thread, 'message')) as [PayersMessage])[0];
+    if ((await nextMessage()).type !== 'warm') throw new Error('payers did not warm up');
     globalThis.fetch = async (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
       if (url.startsWith(rpcUrl) && typeof init?.body === 'string') {
@@ -41,19 +53,10 @@ export async function benchPaid({ payers = 20, callsEach = 5 } = {}): Promise<Pa
       }
       return realFetch(input, init);
     };
-    const ms: number[] = [];
-    await Promise.all(
-      accounts.map(async (payer) => {
-        const pay = service.payingFetch(payer);
-        for (let call = 0; call < callsEach; call += 1) {
-          const started = performance.now();
-          const res = await pay(new URL(`/v1/cert?domain=example.com&n=${call}`, service.url));
-          await res.arrayBuffer();
-          if (res.status !== 200) throw new Error(`paid call answered ${res.status}`);
-          ms.push(performance.now() - started);
-        }
-      }),
-    );
+    thread.postMessage('go');
+    const done = await nextMessage();
+    if (done.type !== 'done') throw new Error('payers did not finish');
+    const { ms } = done;
     const calls = ms.length;
     return {
       payers,
@@ -67,6 +70,7 @@ export async function benchPaid({ payers = 20, callsEach = 5 } = {}): Promise<Pa
     };
   } finally {
     globalThis.fetch = realFetch;
+    await payersThread?.terminate();
     await service.close();
   }
 }

@@ -1,26 +1,33 @@
 /**
  * `npm run bench:profile -- [path] [seconds]`: the service under autocannon load (50 connections)
  * with V8's CPU profiler on; prints the functions with the most self time and inclusive time by
- * package, and leaves the `.cpuprofile` in bench/profiles/ (open it in Chrome DevTools).
+ * package (start-up left out), and leaves the `.cpuprofile` in bench/profiles/ (open it in Chrome DevTools).
  * Default path: `/v1/validate?domain=example.com`, 10 s.
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, waitReady } from './http.ts';
+import { freePort, serviceEnv, startFlags, waitReady } from './http.ts';
 
 const path = process.argv[2] ?? '/v1/validate?domain=example.com';
 const seconds = Number(process.argv[3] ?? 10);
 const dir = join(import.meta.dirname, 'profiles');
 
 const port = await freePort();
-const service = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'src/main.ts'], {
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
+const spawnedAt = performance.now();
+const service = spawn(
+  process.execPath,
+  [...startFlags(), '--cpu-prof', `--cpu-prof-dir=${dir}`, 'src/main.ts'],
+  {
+    env: serviceEnv(port),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  },
+);
 const url = `http://127.0.0.1:${port}${path}`;
 await waitReady(url, service);
+// Samples before this point are start-up (module loading, the local chain): left out.
+const readyAfterMs = performance.now() - spawnedAt;
 const result = await autocannon({ url, connections: 50, duration: seconds });
 process.stdout.write(`${path}: ${Math.round(result.requests.average)} req/s\n`);
 service.kill('SIGTERM');
@@ -53,8 +60,11 @@ const where = (node: ProfileNode) => {
 const self = new Map<string, number>();
 const byPackage = new Map<string, number>();
 let total = 0;
+let elapsedMs = 0;
 profile.samples.forEach((id, index) => {
   const ms = (profile.timeDeltas[index] ?? 0) / 1000;
+  elapsedMs += ms;
+  if (elapsedMs < readyAfterMs) return;
   total += ms;
   const node = byId.get(id);
   if (!node) return;

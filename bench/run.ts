@@ -49,7 +49,7 @@ if (json) {
       );
     }
     out.push(
-      `RSS MiB: service idle ${rss.service_idle} (target ≤ ${TARGETS.rssIdleMib}: ${verdict(rss.service_idle <= TARGETS.rssIdleMib)}), 200 connections ${rss.service_200} (target ≤ ${TARGETS.rss200Mib}: ${verdict(rss.service_200 <= TARGETS.rss200Mib)}); bare idle ${rss.bare_idle}, 200 connections ${rss.bare_200}`,
+      `RSS MiB: service idle ${rss.service_idle} (target ≤ ${TARGETS.rssIdleMib}: ${verdict(rss.service_idle <= TARGETS.rssIdleMib)}; ${rss.service_after_load} 1 s after load), 200 connections ${rss.service_200} (target ≤ ${TARGETS.rss200Mib}: ${verdict(rss.service_200 <= TARGETS.rss200Mib)}); bare idle ${rss.bare_idle}, 200 connections ${rss.bare_200}`,
       '',
     );
   }

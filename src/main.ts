@@ -10,6 +10,7 @@ import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
 import { createService } from './service.ts';
 import { nodeReach } from './sources/node-reach.ts';
+import { releaseStartupMemory } from './startup-memory.ts';
 import { listenFailure, loadConfigOrExit, localChainBanner } from './startup-messages.ts';
 import { stopGracefully } from './stop.ts';
 
@@ -51,6 +52,7 @@ async function main(): Promise<void> {
     (info) => {
       logger.info({ port: info.port, host: config.host, mode: config.x402.mode.kind }, 'listening');
       if (local) process.stdout.write(localChainBanner(effective, local));
+      releaseStartupMemory();
     },
   );
 

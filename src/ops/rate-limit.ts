@@ -74,7 +74,11 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
         { ...headers, 'retry-after': String(retryAfter) },
       );
     }
+    // Set before the handler, like the other standard headers (`response-headers.ts`), so that the
+    // answer is built with them; a handler's own `Response` gets them afterwards.
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
     await next();
+    if (c.res.headers.get('ratelimit-policy') === policy) return;
     for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
   };
 

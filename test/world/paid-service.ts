@@ -5,11 +5,8 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { x402Client } from '@x402/core/client';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
-import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import { pino } from 'pino';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type Config, loadConfig } from '../../src/config.ts';
@@ -17,6 +14,7 @@ import { createApp } from '../../src/http/app.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
 import { createPayments } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from './check-upstream.ts';
+import { clientFor, payingFetchFor } from './payer-client.ts';
 
 /** A payer account and the private key it was made from (for the CLI's X402_PRIVATE_KEY). */
 export type Payer = PrivateKeyAccount & { privateKey: `0x${string}` };
@@ -76,7 +74,7 @@ export async function startPaidService(): Promise<PaidService> {
       return decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
     },
     sign: (payer, challenge) => clientFor(payer).createPaymentPayload(challenge),
-    payingFetch: (payer) => wrapFetchWithPayment(fetch, clientFor(payer)),
+    payingFetch: payingFetchFor,
     async close() {
       await new Promise<void>((resolve) => {
         if ('closeAllConnections' in server) server.closeAllConnections();
@@ -86,8 +84,4 @@ export async function startPaidService(): Promise<PaidService> {
       await chain.stop();
     },
   };
-}
-
-function clientFor(payer: PrivateKeyAccount): x402Client {
-  return x402Client.fromConfig({ schemes: [{ network: 'eip155:8453', client: new ExactEvmScheme(payer) }] });
 }
