@@ -75,13 +75,21 @@ export class AuthorizationObject extends DurableObject {
   }
 }
 
-/** The in-flight lock and the lost-result store of every instance, held by `AuthorizationObject`s. */
+/**
+ * The in-flight lock and the lost-result store of every instance, held by `AuthorizationObject`s.
+ * `recorded()` resolves once every lost result remembered so far is stored: a request whose client
+ * left keeps running until then (`waitUntil`), or the record would be cut off with it.
+ */
 export function authorizationState(
   namespace: DurableObjectNamespace<AuthorizationObject>,
   onReleaseFailure: (error: unknown) => void,
-): { lock: InFlightLock; undelivered: Undelivered } {
+): { lock: InFlightLock; undelivered: Undelivered; recorded: () => Promise<void> } {
   const objectFor = (key: string) => namespace.get(namespace.idFromName(key));
+  const writes = new Set<Promise<void>>();
   return {
+    recorded: async () => {
+      await Promise.allSettled([...writes]);
+    },
     lock: {
       async acquire(key) {
         const object = objectFor(key);
@@ -96,7 +104,12 @@ export function authorizationState(
       },
     },
     undelivered: {
-      remember: (key, signature, receipt) => objectFor(key).remember({ signature, receipt }),
+      remember(key, signature, receipt) {
+        const write = objectFor(key).remember({ signature, receipt });
+        writes.add(write);
+        void write.finally(() => writes.delete(write)).catch(() => {});
+        return write;
+      },
       claim: (key, signature) => objectFor(key).claim(signature),
     },
   };

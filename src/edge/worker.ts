@@ -20,16 +20,21 @@ import { SettlerObject, settleThrough } from './settler-object.ts';
 
 export { AuthorizationObject, SettlerObject };
 
-/** Built on an isolate's first request, then shared by every request it serves. */
-let service: Service | undefined;
+interface EdgeService extends Service {
+  /** Resolves once every lost result remembered so far is stored. */
+  recorded: () => Promise<void>;
+}
 
-function serviceFor(env: EdgeEnv, origin: string): Service {
+/** Built on an isolate's first request, then shared by every request it serves. */
+let service: EdgeService | undefined;
+
+function serviceFor(env: EdgeEnv, origin: string): EdgeService {
   if (service) return service;
   const config = edgeConfig(env, origin);
   const logger = createConsoleLogger(config.logLevel);
   const fetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init);
   const { mode, network } = config.x402;
-  const state = authorizationState(env.AUTHORIZATIONS, (error) =>
+  const { recorded, ...state } = authorizationState(env.AUTHORIZATIONS, (error) =>
     logger.warn({ err: error }, 'could not release a payment lock; it expires on its own'),
   );
   const settle =
@@ -39,7 +44,7 @@ function serviceFor(env: EdgeEnv, origin: string): Service {
           chain: createChainView(rpcClient(mode.rpcUrl)),
         })
       : undefined;
-  service = createService(config, {
+  const built = createService(config, {
     logger,
     reach: edgeReach(fetch),
     fetch,
@@ -48,14 +53,15 @@ function serviceFor(env: EdgeEnv, origin: string): Service {
     // One isolate's counters: the fleet's figures are in Workers Analytics.
     metrics: createPrometheusMetrics({ processMetrics: false }),
   });
+  service = { ...built, recorded };
   return service;
 }
 
 export default {
   async fetch(request: Request, env: EdgeEnv, ctx: ExecutionContext): Promise<Response> {
-    let app: Service['app'];
+    let edge: EdgeService;
     try {
-      app = serviceFor(env, new URL(request.url).origin).app;
+      edge = serviceFor(env, new URL(request.url).origin);
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       console.error(error.message);
@@ -70,10 +76,10 @@ export default {
         headers: { 'content-type': PROBLEM_MEDIA_TYPE },
       });
     }
-    const answer = Promise.resolve(app.fetch(request));
+    const answer = Promise.resolve(edge.app.fetch(request));
     // A client that goes away must not cut a paid call short: its settlement, the release of its
     // lock and the record of a result it never got all happen after the client is gone.
-    ctx.waitUntil(answer.then(noop, noop));
+    ctx.waitUntil(answer.then(edge.recorded, noop));
     return sentAsEncoded(await answer);
   },
 };
