@@ -11,7 +11,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
-import { mkdir, readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { isIP } from 'node:net';
 import { getCACertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
@@ -35,8 +36,12 @@ export interface WorkerBundle {
   gzipKiB: number;
 }
 
-/** Bundles the Worker with wrangler (`deploy --dry-run`), offline, into `outDir`. */
-export async function buildWorker(outDir = join(ROOT, '.wrangler', 'edge-build')): Promise<WorkerBundle> {
+/**
+ * Bundles the Worker with wrangler (`deploy --dry-run`), offline, into `outDir` (default: a new
+ * temporary folder, so that builds running side by side never share one).
+ */
+export async function buildWorker(outDir?: string): Promise<WorkerBundle> {
+  outDir ??= await mkdtemp(join(tmpdir(), 'website-checks-worker-'));
   await mkdir(outDir, { recursive: true });
   const child = spawn(
     process.execPath,

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
 import { type PaidAnswer, type PaidCall, payFor, type Transport } from '../world/paying-clients.ts';
 import type { FaultRule } from '../world/rpc-fault-proxy.ts';
 import {
+  type Runtime,
   type SelfSettlingService,
   type SettlementWorld,
   startSettlementWorld,
@@ -46,7 +47,9 @@ export interface Lab {
   close(): Promise<void>;
 }
 
-export async function startLab(options: { blockTimeSeconds?: number; services?: number } = {}): Promise<Lab> {
+export async function startLab(
+  options: { blockTimeSeconds?: number; services?: number; runtime?: Runtime } = {},
+): Promise<Lab> {
   const settlement = await startSettlementWorld(options);
   const warmService = async () => {
     const service = await settlement.startService();
@@ -410,19 +413,23 @@ export async function expectChargedIffDelivered(
 }
 
 /**
- * Declares the lab's lifecycle (one per file) and one concurrent test per case over `transport`;
- * returns a getter for the lab, for further tests in the same file.
+ * Declares the lab's lifecycle (one per file) and one concurrent test per case over `transport`
+ * (default: every case, on Node); returns a getter for the lab, for further tests in the same file.
  */
-export function describeChargedIffDelivered(transport: Transport, title: string): () => Lab {
+export function describeChargedIffDelivered(
+  transport: Transport,
+  title: string,
+  { runtime = 'node', cases = PAYMENT_CASES }: { runtime?: Runtime; cases?: readonly PaymentCase[] } = {},
+): () => Lab {
   let lab: Lab;
   beforeAll(async () => {
-    lab = await startLab({ services: 3 });
+    lab = await startLab({ services: 3, runtime });
   }, 120_000);
   afterAll(async () => {
     await lab?.close();
   });
   describe(title, () => {
-    it.concurrent.for(PAYMENT_CASES)('$name', { timeout: 90_000 }, async (paymentCase, { expect }) => {
+    it.concurrent.for(cases)('$name', { timeout: 90_000 }, async (paymentCase, { expect }) => {
       await expectChargedIffDelivered(expect, lab, transport, paymentCase);
     });
   });

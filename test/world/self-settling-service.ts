@@ -5,12 +5,13 @@
  * balances and the mempool from the chain directly.
  */
 import { createTestClient, http } from 'viem';
+import { buildWorker, startLocalEdge, type WorkerBundle } from '../../scripts/local-edge.ts';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { baseChainAt } from '../../src/payments/base-chain.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
 import { startWorld, type World } from './index.ts';
 import { type RpcFaultProxy, startRpcFaultProxy } from './rpc-fault-proxy.ts';
-import { type ServiceProcess, startServiceProcess } from './service-process.ts';
+import { freeLoopbackPort, type ServiceProcess, startServiceProcess } from './service-process.ts';
 import { type CaFile, writeCaFile } from './test-ca.ts';
 
 /** ETH (wei) a fresh settler key gets for gas. */
@@ -36,9 +37,13 @@ export interface SelfSettlingService {
   close(): Promise<void>;
 }
 
+/** Where the service runs: `node src/main.ts`, or the Worker in local workerd (`scripts/local-edge.ts`). */
+export type Runtime = 'node' | 'edge';
+
 export async function startSettlementWorld(
-  options: { blockTimeSeconds?: number } = {},
+  options: { blockTimeSeconds?: number; runtime?: Runtime } = {},
 ): Promise<SettlementWorld> {
+  const { runtime = 'node' } = options;
   const [world, chain] = await Promise.all([
     startWorld(),
     startLocalChain(
@@ -52,6 +57,8 @@ export async function startSettlementWorld(
     transport: http(chain.rpcUrl.href),
   });
   const services = new Set<SelfSettlingService>();
+  /** The Worker, bundled once per world. */
+  let bundle: Promise<WorkerBundle> | undefined;
 
   return {
     world,
@@ -72,16 +79,20 @@ export async function startSettlementWorld(
         value: SETTLER_GAS_FUNDS,
       });
       const proxy = await startRpcFaultProxy(chain.rpcUrl);
-      const process = await startServiceProcess({
+      const env = {
         ...world.env,
-        NODE_EXTRA_CA_CERTS: ca.path,
         X402_RPC_URL: proxy.url.href,
         X402_SETTLER_PRIVATE_KEY: settlerPrivateKey,
         X402_PAY_TO: chain.payTo,
         // Every case's unpaid challenges and MCP connections come from one loopback address; the
         // free-work limit has its own tests, and here it would only starve the cases.
         RATE_LIMIT_BURST: '0',
-      }).catch(async (error: unknown) => {
+      };
+      const started =
+        runtime === 'node'
+          ? startServiceProcess({ ...env, NODE_EXTRA_CA_CERTS: ca.path })
+          : startEdgeProcess(env, world.site.caPem, (bundle ??= buildWorker()));
+      const process = await started.catch(async (error: unknown) => {
         await proxy.close();
         throw error;
       });
@@ -103,5 +114,39 @@ export async function startSettlementWorld(
       await Promise.all([...services].map((service) => service.close()));
       await Promise.all([world.close(), chain.stop(), ca.remove()]);
     },
+  };
+}
+
+/**
+ * The Worker in local workerd (one instance) as a service process: its console is the output, and
+ * it is alive until stopped (workerd has no signals of its own to test).
+ */
+async function startEdgeProcess(
+  variables: Record<string, string>,
+  extraCa: string,
+  bundle: Promise<WorkerBundle>,
+): Promise<ServiceProcess> {
+  const port = await freeLoopbackPort();
+  let output = '';
+  const edge = await startLocalEdge({
+    variables: { ...variables, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+    host: '127.0.0.1',
+    ports: [port],
+    bundle: await bundle,
+    extraCa,
+    output: (line) => (output += `${line}\n`),
+  });
+  let stopped: Promise<void> | undefined;
+  let exit: (code: number | null) => void = () => {};
+  const exited = new Promise<number | null>((resolve) => (exit = resolve));
+  const stop = () => (stopped ??= edge.stop().then(() => exit(0)));
+  return {
+    url: new URL(`http://127.0.0.1:${port}`),
+    pid: 0,
+    output: () => output,
+    alive: () => stopped === undefined,
+    exited,
+    signal: () => void stop(),
+    stop,
   };
 }
