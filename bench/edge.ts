@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { freePort, waitReady } from './http.ts';
+import { freePort, median, waitReady } from './http.ts';
 
 export interface EdgeRow {
   route: string;
@@ -26,8 +26,6 @@ export interface EdgeReport {
 }
 
 const ROUTES = ['/v1/validate?domain=example.com', '/v1/cert?domain=example.com'];
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
 function start(script: string, port: number): { child: ChildProcess; output: () => string } {
   let output = '';

@@ -136,7 +136,7 @@ async function load(url: string, pid: number, connections: number, seconds: numb
   };
 }
 
-const median = (values: number[]) => {
+export const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };

@@ -151,7 +151,7 @@ function edgeNetwork(
 ): (request: Request) => Promise<Response> {
   const { upstreams } = loadConfig(variables);
   const doh = createDohClient({
-    fetch: (input, init) => globalThis.fetch(input, init),
+    fetch: globalThis.fetch,
     primaryUrl: upstreams.dohUrl,
     fallbackUrl: upstreams.dohFallbackUrl,
   });

@@ -13,16 +13,13 @@ import { createLifecycle, type Lifecycle } from './lifecycle.ts';
 import { createBreakerBoard } from './ops/breaker.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from './ops/metrics.ts';
 import type { LocalChain } from './payments/local-chain.ts';
-import { createPayments, type Payments, type SharedPaymentState } from './payments/payments.ts';
+import { createPayments, type SharedPaymentState } from './payments/payments.ts';
 import type { Reach } from './sources/reach.ts';
 
 /** What one runtime supplies. */
 export interface Platform {
   logger: Logger;
   reach: Reach;
-  /** Outbound fetch for the configured upstreams; default: the global `fetch`. */
-  fetch?: typeof fetch;
-  lifecycle?: Lifecycle;
   /** The embedded chain, in `local-chain` mode (Node only). */
   local?: LocalChain;
   /** Payment state shared between instances; default: this process's memory. */
@@ -35,17 +32,19 @@ export interface Platform {
 
 export interface Service {
   app: Hono<AppEnv>;
-  payments: Payments;
+  /** Whether the process accepts settlements (its stop begins here). */
   lifecycle: Lifecycle;
 }
 
+/** The global `fetch`, called as itself: Workers refuse one called as another object's method ("Illegal invocation"). */
+export const globalFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
+
 export function createService(config: Config, platform: Platform): Service {
-  const { logger, reach, local, shared, lifecycle = createLifecycle() } = platform;
+  const { logger, reach, local, shared } = platform;
+  const lifecycle = createLifecycle();
   const breakers = createBreakerBoard();
   const metrics = platform.metrics ?? createPrometheusMetrics();
-  // Wrapped: Workers refuse a `fetch` called as a method of another object ("Illegal invocation").
-  const fetch = platform.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const runners = createRunners(config, { fetch, now: () => new Date(), reach, breakers });
+  const runners = createRunners(config, { fetch: globalFetch, now: () => new Date(), reach, breakers });
   const payments = createPayments({
     config,
     logger,
@@ -63,5 +62,5 @@ export function createService(config: Config, platform: Platform): Service {
     breakers,
     ...(platform.assets ? { assets: platform.assets } : {}),
   });
-  return { app, payments, lifecycle };
+  return { app, lifecycle };
 }

@@ -36,7 +36,7 @@ export class AuthorizationObject extends DurableObject {
     if (held && held.until > now) return null;
     const lease = { token: crypto.randomUUID(), until: now + leaseMs };
     await this.ctx.storage.put('lease', lease);
-    await this.clearAfter(lease.until);
+    await this.ctx.storage.setAlarm(lease.until);
     return lease.token;
   }
 
@@ -48,7 +48,7 @@ export class AuthorizationObject extends DurableObject {
   async remember(lost: LostResult): Promise<void> {
     const until = Date.now() + REDELIVERY_WINDOW_MS;
     await this.ctx.storage.put<Stored>('lost', { ...lost, until });
-    await this.clearAfter(until);
+    await this.ctx.storage.setAlarm(until);
   }
 
   async claim(signature: string): Promise<SettleResponse | null> {
@@ -58,6 +58,7 @@ export class AuthorizationObject extends DurableObject {
     return lost.receipt;
   }
 
+  /** Clears what has expired; an alarm set early by a later write reschedules itself to the latest entry. */
   async alarm(): Promise<void> {
     const now = Date.now();
     const [lease, lost] = await Promise.all([
@@ -67,11 +68,6 @@ export class AuthorizationObject extends DurableObject {
     const latest = Math.max(lease?.until ?? 0, lost?.until ?? 0);
     if (latest <= now) await this.ctx.storage.deleteAll();
     else await this.ctx.storage.setAlarm(latest);
-  }
-
-  /** The alarm clears expired entries; one that fires early reschedules itself to the latest. */
-  private async clearAfter(until: number): Promise<void> {
-    await this.ctx.storage.setAlarm(until);
   }
 }
 

@@ -10,7 +10,7 @@ import { ConfigError } from '../config.ts';
 import { PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../http/problems.ts';
 import { createPrometheusMetrics } from '../ops/metrics.ts';
 import { createChainView, rpcClient } from '../payments/chain-view.ts';
-import { createService, type Service } from '../service.ts';
+import { createService, globalFetch, type Service } from '../service.ts';
 import { AuthorizationObject, authorizationState } from './authorization-object.ts';
 import { createConsoleLogger } from './console-logger.ts';
 import { edgeReach } from './edge-reach.ts';
@@ -32,7 +32,6 @@ function serviceFor(env: EdgeEnv, origin: string): EdgeService {
   if (service) return service;
   const config = edgeConfig(env, origin);
   const logger = createConsoleLogger(config.logLevel);
-  const fetch: typeof globalThis.fetch = (input, init) => globalThis.fetch(input, init);
   const { mode, network } = config.x402;
   const { recorded, ...state } = authorizationState(env.AUTHORIZATIONS, (error) =>
     logger.warn({ err: error }, 'could not release a payment lock; it expires on its own'),
@@ -46,8 +45,7 @@ function serviceFor(env: EdgeEnv, origin: string): EdgeService {
       : undefined;
   const built = createService(config, {
     logger,
-    reach: edgeReach(fetch),
-    fetch,
+    reach: edgeReach(globalFetch),
     shared: settle ? { ...state, settle } : state,
     assets: bundledAsset,
     // One isolate's counters: the fleet's figures are in Workers Analytics.
