@@ -97,9 +97,9 @@ describe('crt.sh breaker in the hedged CT lookup', () => {
     const crtshAsked = crtsh.requests.length;
     const { value, ms } = await timed(lookup);
     expect(value.result.ok && value.result.value.source).toBe('certspotter');
-    // Cert Spotter's latency plus scheduling jitter (the suite runs in parallel on 2 cores); the
-    // hedge wait alone would add HEDGE_MS.
-    expect(ms).toBeLessThan(alone.ms + 150);
+    // Cert Spotter's latency plus scheduling jitter (the suite runs in parallel on 2 cores, where
+    // 150 ms of slack proved too little); the hedge wait alone would add HEDGE_MS.
+    expect(ms).toBeLessThan(alone.ms + HEDGE_MS / 2);
     expect(ms).toBeLessThan(HEDGE_MS);
     expect(crtsh.requests.length).toBe(crtshAsked);
     expect(value.calls).toContainEqual({
