@@ -54,11 +54,20 @@ export function createPrometheusMetrics({ processMetrics = true } = {}): Prometh
   if (processMetrics) collectDefaultMetrics({ register: registry });
   const registers = [registry];
 
-  const requests = new Counter({
+  // Counted in plain maps and handed to the counter at scrape time: a labelled `inc` per request
+  // hashes its labels, a few hundred nanoseconds of every small request.
+  const answered = new Map<string, Map<number, number>>();
+  new Counter({
     name: `${PREFIX}http_requests_total`,
     help: 'HTTP requests answered, by route and status.',
     labelNames: ['route', 'status'] as const,
     registers,
+    collect() {
+      this.reset();
+      for (const [route, byStatus] of answered) {
+        for (const [status, count] of byStatus) this.inc({ route, status: String(status) }, count);
+      }
+    },
   });
   const checks = new Histogram({
     name: `${PREFIX}check_duration_seconds`,
@@ -117,7 +126,11 @@ export function createPrometheusMetrics({ processMetrics = true } = {}): Prometh
     watchBreakers(states) {
       breakerStates = states;
     },
-    request: (route, status) => requests.inc({ route, status: String(status) }),
+    request(route, status) {
+      let byStatus = answered.get(route);
+      if (!byStatus) answered.set(route, (byStatus = new Map()));
+      byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    },
     check: (operation, outcome, seconds) => checks.observe({ operation, outcome }, seconds),
     upstream(source, outcome, seconds) {
       upstreams.observe({ source, outcome }, seconds);
