@@ -3,7 +3,7 @@
  * result, with nulls and a `reason` when the input is refused.
  */
 import type { ValidateResult } from '../checks/validate/result.ts';
-import { normalizeDomain } from './normalize.ts';
+import { type DomainCheck, normalizeDomain } from './normalize.ts';
 
 /** Validates `input` (a hostname or URL) for the validate route and tool. Never throws. */
 export function validateDomain(input: string): ValidateResult {
@@ -29,4 +29,18 @@ export function validateDomain(input: string): ValidateResult {
     public_suffix: checked.publicSuffix,
     is_apex: checked.isApex,
   };
+}
+
+/** The JSON text of validate answers, kept as long as normalizeDomain keeps the check of their input. */
+const answered = new WeakMap<DomainCheck, string>();
+
+/** `validateDomain(input)` as JSON text: the validate route's body, serialized once per input. */
+export function validateDomainJson(input: string): string {
+  const check = normalizeDomain(input);
+  let json = answered.get(check);
+  if (json === undefined) {
+    json = JSON.stringify(validateDomain(input));
+    answered.set(check, json);
+  }
+  return json;
 }

@@ -6,11 +6,11 @@ import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { type CheckRunners, freeOperations, paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
-import { validateDomain } from '../domain/validate.ts';
+import { validateDomainJson } from '../domain/validate.ts';
 import { mcpRoutes } from '../mcp/routes.ts';
 import type { BreakerBoard } from '../ops/breaker.ts';
 import { freeWorkLimit } from '../ops/free-work.ts';
-import { countRequests, instrumentRunners } from '../ops/instrument.ts';
+import { instrumentRunners, requestCounter } from '../ops/instrument.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
 import { opsRoutes } from '../ops/routes.ts';
 import { createPaymentGate } from '../payments/gate.ts';
@@ -18,8 +18,16 @@ import type { Payments } from '../payments/payments.ts';
 import { readAssetFile } from './discovery/asset-files.ts';
 import type { AssetLoader } from './discovery/page-assets.ts';
 import { discoveryRoutes } from './discovery/routes.ts';
-import { type DomainVariables, requireDomainInput, requireValidDomain } from './domain-param.ts';
-import { applyHttpHygiene } from './hygiene/index.ts';
+import { domainInput, validDomain } from './domain-param.ts';
+import {
+  applyHttpHygiene,
+  JSON_CONTENT,
+  notFoundOrNotAllowed,
+  type RequestLogVariables,
+  reply,
+  replyJson,
+  type StandardHeaderVariables,
+} from './hygiene/index.ts';
 import { outcomeProblem } from './outcome-problem.ts';
 import { PROBLEM_CODES, sendProblem } from './problems.ts';
 
@@ -40,7 +48,7 @@ export interface AppDeps {
   assets?: AssetLoader;
 }
 
-export type AppEnv = { Variables: DomainVariables };
+export type AppEnv = { Variables: StandardHeaderVariables & RequestLogVariables };
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config, logger, payments, breakers } = deps;
@@ -48,54 +56,39 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (breakers) metrics.watchBreakers(breakers.states);
   const runners = instrumentRunners(deps.runners, metrics, config.upstreams.dohFallbackUrl);
   const app = new Hono<AppEnv>();
-  app.use(countRequests(metrics));
-  applyHttpHygiene(app, { logger });
-  app.use(freeWorkLimit(config, metrics));
+  applyHttpHygiene(app, { logger, limiter: freeWorkLimit(config, metrics), count: requestCounter(metrics) });
   app.route('/', opsRoutes({ metrics, payments, breakers, metricsToken: config.ops.metricsToken }));
   const gate = payments ? createPaymentGate(payments) : undefined;
 
   for (const operation of paidOperations) {
     const pay = gate?.paid(operation);
     const challenge = gate?.challenge(operation);
-    app.get(
-      operation.route,
-      requireDomainInput(),
-      requireValidDomain(),
-      async function headIsChallenge(c, next) {
-        // Hono serves HEAD with the GET handlers: answer the challenge without running anything.
-        if (challenge && c.req.method === 'HEAD') return challenge(c);
-        await next();
-      },
-      async function admit(c, next) {
-        const refusal = await runners.admit(operation.id, c.get('domain'));
-        if (refusal) return sendProblem(c, outcomeProblem(refusal));
-        await next();
-      },
-      async function runCheck(c) {
-        const run = () => operation.run(runners, c.get('domain'));
-        if (pay) return pay(c, run);
-        const outcome = await run();
-        if (outcome.type === 'result') return c.json(outcome.result);
-        return sendProblem(c, outcomeProblem(outcome));
-      },
-    );
+    app.get(operation.route, async function paidCheck(c) {
+      const domain = validDomain(c);
+      if (domain instanceof Response) return domain;
+      // Hono serves HEAD with the GET handlers: answer the challenge without running anything.
+      if (challenge && c.req.method === 'HEAD') return challenge(c);
+      const refusal = await runners.admit(operation.id, domain);
+      if (refusal) return sendProblem(c, outcomeProblem(refusal));
+      const run = () => operation.run(runners, domain);
+      if (pay) return pay(c, run);
+      const outcome = await run();
+      if (outcome.type === 'result') return replyJson(c, outcome.result);
+      return sendProblem(c, outcomeProblem(outcome));
+    });
   }
 
   for (const operation of freeOperations) {
     if (operation.id !== 'v1_validate' || !operation.route) continue;
-    app.get(operation.route, requireDomainInput(), (c) => c.json(validateDomain(c.get('domainInput'))));
+    app.get(operation.route, function validate(c) {
+      const input = domainInput(c);
+      return input instanceof Response ? input : reply(c, validateDomainJson(input), 200, JSON_CONTENT);
+    });
   }
 
   app.route('/', discoveryRoutes(deps.config, deps.assets ?? readAssetFile));
   if (payments) app.route('/', mcpRoutes({ payments, config: deps.config, runners, logger }));
-  app.notFound((c) =>
-    sendProblem(c, {
-      status: 404,
-      code: PROBLEM_CODES.notFound,
-      title: 'Not found',
-      detail: `No resource at ${new URL(c.req.url).pathname}. See /openapi.json or /llms.txt.`,
-    }),
-  );
+  app.notFound(notFoundOrNotAllowed(app));
   app.onError((error, c) => {
     logger.error({ err: error, path: new URL(c.req.url).pathname }, 'unhandled error');
     return sendProblem(c, {

@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { reply } from './hygiene/standard-headers.ts';
 
 export const PROBLEM_CODES = {
   missingDomain: 'missing_domain',
@@ -44,7 +45,7 @@ export function problemBody({ status, code, title, detail, ...extra }: Problem) 
 
 /** Sends `problem` as `application/problem+json`. */
 export function sendProblem(c: Context, problem: Problem, headers: Record<string, string> = {}): Response {
-  return c.body(JSON.stringify(problemBody(problem)), problem.status, {
+  return reply(c, JSON.stringify(problemBody(problem)), problem.status, {
     'content-type': PROBLEM_MEDIA_TYPE,
     ...headers,
   });

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../http/hygiene/index.ts';
+import { DEFAULT_BODY_LIMIT_BYTES, replyJson } from '../http/hygiene/index.ts';
 import type { Payments } from '../payments/payments.ts';
 import { allowedMcpHostnames, mcpOriginGuard } from './origin-guard.ts';
 import { createPaidToolCall } from './paid-tool.ts';
@@ -30,7 +30,7 @@ export const MCP_MAX_BODY_BYTES = DEFAULT_BODY_LIMIT_BYTES;
 
 function methodNotAllowed(c: Context): Response {
   const body = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null };
-  return c.json(body, 405, { Allow: 'POST' });
+  return replyJson(c, body, 405, { Allow: 'POST' });
 }
 
 /** The `/mcp` routes, to mount at `/`. */

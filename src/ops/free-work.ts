@@ -4,21 +4,21 @@
  * decides). That covers `/v1/validate`, the unpaid 402 challenge, the documents and unknown paths;
  * over MCP, a `tools/call` without `_meta["x402/payment"]` (the free tools and the unpaid challenge).
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
 import { PAYMENT_META_KEY } from '../mcp/paid-tool.ts';
 import type { Metrics } from './metrics.ts';
-import { createRateLimiter } from './rate-limit.ts';
+import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { OPS_PATHS } from './routes.ts';
 
 const NEVER_LIMITED = new Set<string>([DOCUMENT_PATHS.health, OPS_PATHS.readyz, OPS_PATHS.metrics]);
 const PAID_ROUTES = new Set<string>(paidOperations.map((operation) => operation.route));
 
-export async function isFreeWork(c: Context): Promise<boolean> {
+export function isFreeWork(c: Context): boolean | Promise<boolean> {
   const { method, path } = c.req;
-  if (method === 'POST' && path === DOCUMENT_PATHS.mcp) return isFreeToolCall(await c.req.raw.clone().text());
+  if (method === 'POST' && path === DOCUMENT_PATHS.mcp) return c.req.raw.clone().text().then(isFreeToolCall);
   if (method !== 'GET' && method !== 'HEAD') return false;
   if (NEVER_LIMITED.has(path)) return false;
   return !(PAID_ROUTES.has(path) && c.req.header('payment-signature') !== undefined);
@@ -42,12 +42,12 @@ export function isFreeToolCall(body: string): boolean {
   });
 }
 
-/** The free-work limit of `config` as middleware. */
-export function freeWorkLimit(config: Config, metrics: Metrics): MiddlewareHandler {
+/** The free-work limit of `config`. */
+export function freeWorkLimit(config: Config, metrics: Metrics): RateLimiter {
   return createRateLimiter({
     ...config.ops.rateLimit,
     trustedProxies: config.ops.trustedProxies,
     metrics,
     applies: isFreeWork,
-  }).middleware;
+  });
 }

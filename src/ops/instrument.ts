@@ -3,7 +3,7 @@
  * (by matched route, never the raw path), and per check run its duration and the upstream calls
  * its result reports in `sources`.
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { type CheckRunners, freeOperations, paidOperations } from '../catalog.ts';
 import type { RunOutcome } from '../checks/outcome.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
@@ -34,9 +34,8 @@ const KNOWN_PATHS = new Set<string>([
  * Counts each answered request under the route pattern it matched, or its path when it is a known
  * route answered by middleware, else `unmatched`.
  */
-export function countRequests(metrics: Metrics): MiddlewareHandler {
-  return async function countRequest(c, next) {
-    await next();
+export function requestCounter(metrics: Metrics): (c: Context) => void {
+  return function countRequest(c) {
     let route = c.req.routePath;
     if (route === '/*') route = KNOWN_PATHS.has(c.req.path) ? c.req.path : 'unmatched';
     metrics.request(route, c.res.status);

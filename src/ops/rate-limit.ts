@@ -6,8 +6,9 @@
  * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers).
  */
 import type { IncomingMessage } from 'node:http';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
+import { addStandardHeaders, type HeaderEntry } from '../http/hygiene/standard-headers.ts';
 import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -24,14 +25,18 @@ export interface RateLimitOptions {
   perMinute: number;
   trustedProxies: readonly string[];
   metrics: Metrics;
-  /** Which requests are free work (the others pass untouched). */
+  /** Which requests are free work (the others pass untouched); a promise only when it must read the body. */
   applies: (c: Context) => boolean | Promise<boolean>;
   maxClients?: number;
   now?: () => number;
 }
 
 export interface RateLimiter {
-  middleware: MiddlewareHandler;
+  /**
+   * Takes a token for free work: adds the rate-limit headers to the request's standard headers, and
+   * returns the 429 answer when none was left. A promise only when `applies` is one.
+   */
+  limit(c: Context): Response | undefined | Promise<Response | undefined>;
   /** Buckets currently kept (for the memory bound). */
   readonly size: number;
 }
@@ -41,49 +46,53 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   const perMs = perMinute / 60_000;
   const trusted = new Set(options.trustedProxies.map(plainAddress));
   const buckets = new LRUCache<string, Bucket>({ max: options.maxClients ?? RATE_LIMIT_MAX_CLIENTS });
-  const policy = `${burst};w=${Math.ceil(burst / perMs / 1000)}`;
+  const limitHeader: HeaderEntry = ['ratelimit-limit', String(burst)];
+  const policyHeader: HeaderEntry = ['ratelimit-policy', `${burst};w=${Math.ceil(burst / perMs / 1000)}`];
 
-  const middleware: MiddlewareHandler = async (c, next) => {
-    if (burst === 0 || !(await applies(c))) return next();
+  function take(c: Context): Response | undefined {
     const client = clientAddress(c, trusted);
     // No socket (an in-process request): nobody to attribute it to.
-    if (client === undefined) return next();
+    if (client === undefined) return undefined;
     const at = now();
-    const previous = buckets.get(client);
-    const tokens = previous ? Math.min(burst, previous.tokens + (at - previous.at) * perMs) : burst;
-    const allowed = tokens >= 1;
-    const left = allowed ? tokens - 1 : tokens;
-    buckets.set(client, { tokens: left, at });
-    const headers = {
-      'ratelimit-limit': String(burst),
-      'ratelimit-remaining': String(Math.floor(left)),
-      'ratelimit-reset': String(Math.ceil((burst - left) / perMs / 1000)),
-      'ratelimit-policy': policy,
-    };
-    if (!allowed) {
-      metrics.rateLimited();
-      const retryAfter = Math.ceil((1 - left) / perMs / 1000);
-      return sendProblem(
-        c,
-        {
-          status: 429,
-          code: PROBLEM_CODES.rateLimited,
-          title: 'Too many requests',
-          detail: `Free requests from one address are limited to ${burst} at once and ${perMinute} a minute; retry in ${retryAfter} s. Paid requests are not limited.`,
-        },
-        { ...headers, 'retry-after': String(retryAfter) },
-      );
+    let bucket = buckets.get(client);
+    if (bucket) {
+      bucket.tokens = Math.min(burst, bucket.tokens + (at - bucket.at) * perMs);
+      bucket.at = at;
+    } else {
+      bucket = { tokens: burst, at };
+      buckets.set(client, bucket);
     }
-    // Set before the handler, like the other standard headers (`response-headers.ts`), so that the
-    // answer is built with them; a handler's own `Response` gets them afterwards.
-    for (const [name, value] of Object.entries(headers)) c.header(name, value);
-    await next();
-    if (c.res.headers.get('ratelimit-policy') === policy) return;
-    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-  };
+    const allowed = bucket.tokens >= 1;
+    if (allowed) bucket.tokens -= 1;
+    const left = bucket.tokens;
+    addStandardHeaders(c, [
+      limitHeader,
+      policyHeader,
+      ['ratelimit-remaining', String(Math.floor(left))],
+      ['ratelimit-reset', String(Math.ceil((burst - left) / perMs / 1000))],
+    ]);
+    if (allowed) return undefined;
+    metrics.rateLimited();
+    const retryAfter = Math.ceil((1 - left) / perMs / 1000);
+    return sendProblem(
+      c,
+      {
+        status: 429,
+        code: PROBLEM_CODES.rateLimited,
+        title: 'Too many requests',
+        detail: `Free requests from one address are limited to ${burst} at once and ${perMinute} a minute; retry in ${retryAfter} s. Paid requests are not limited.`,
+      },
+      { 'retry-after': String(retryAfter) },
+    );
+  }
 
   return {
-    middleware,
+    limit(c) {
+      if (burst === 0) return undefined;
+      const free = applies(c);
+      if (free instanceof Promise) return free.then((yes) => (yes ? take(c) : undefined));
+      return free ? take(c) : undefined;
+    },
     get size() {
       return buckets.size;
     },

@@ -5,6 +5,7 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
+import { reply, replyJson } from '../http/hygiene/standard-headers.ts';
 import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
 import type { Payments } from '../payments/payments.ts';
 import type { BreakerBoard } from './breaker.ts';
@@ -39,7 +40,7 @@ export function opsRoutes(deps: OpsDeps): Hono {
       stopping,
       breakers: Object.fromEntries(breakers?.states() ?? []),
     };
-    return c.json(body, ready ? 200 : 503, NO_STORE);
+    return replyJson(c, body, ready ? 200 : 503, NO_STORE);
   });
 
   routes.get(OPS_PATHS.metrics, async (c) => {
@@ -55,7 +56,7 @@ export function opsRoutes(deps: OpsDeps): Hono {
         { 'www-authenticate': 'Bearer' },
       );
     }
-    return c.body(await metrics.registry.metrics(), 200, {
+    return reply(c, await metrics.registry.metrics(), 200, {
       'content-type': metrics.registry.contentType,
       ...NO_STORE,
     });

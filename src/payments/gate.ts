@@ -13,6 +13,7 @@ import type { Context } from 'hono';
 import type { PaidOperation } from '../catalog.ts';
 import type { RunOutcome } from '../checks/outcome.ts';
 import { outcomeProblem } from '../http/outcome-problem.ts';
+import { reply, replyJson } from '../http/hygiene/standard-headers.ts';
 import { sendProblem } from '../http/problems.ts';
 import { PAYMENT_IN_FLIGHT } from './in-flight-lock.ts';
 import { type PaymentRead, readPaymentPayload, UNPAID_REASON } from './paid-call.ts';
@@ -81,7 +82,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     challenge: (operation) =>
       async function paymentChallenge(c) {
         if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
-        return c.body(null, 402, { ...NO_STORE, 'payment-required': await unpaidHeader(operation) });
+        return reply(c, null, 402, { ...NO_STORE, 'payment-required': await unpaidHeader(operation) });
       },
 
     paid: (operation) =>
@@ -122,7 +123,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
           case 'not_run':
             return sendProblem(c, outcomeProblem(outcome.outcome));
           case 'delivered':
-            return c.json(outcome.result as object, 200, {
+            return replyJson(c, outcome.result, 200, {
               'payment-response': encodePaymentResponseHeader(outcome.receipt),
               'cache-control': 'private, no-store',
             });

@@ -13,10 +13,11 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
+import { applyHttpHygiene } from '../../src/http/hygiene/index.ts';
 import { createBreakerBoard } from '../../src/ops/breaker.ts';
 import { createPrometheusMetrics, noMetrics, type PrometheusMetrics } from '../../src/ops/metrics.ts';
 import { isFreeWork } from '../../src/ops/free-work.ts';
-import { createRateLimiter, RATE_LIMIT_MAX_CLIENTS } from '../../src/ops/rate-limit.ts';
+import { createRateLimiter, RATE_LIMIT_MAX_CLIENTS, type RateLimiter } from '../../src/ops/rate-limit.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
 import { createPayments, type Payments } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../world/check-upstream.ts';
@@ -231,8 +232,12 @@ describe('/readyz with an unreachable facilitator', () => {
 });
 
 describe('free-work limit store', () => {
-  const limitedApp = (limiter: ReturnType<typeof createRateLimiter>) =>
-    new Hono().use(limiter.middleware).get('/', (c) => c.text('ok'));
+  /** An app with the hygiene middleware limiting by `limiter`. */
+  const limitedApp = (limiter: RateLimiter) => {
+    const app = new Hono();
+    applyHttpHygiene(app, { logger: pino({ level: 'silent' }), limiter });
+    return app;
+  };
   const from = (address: string) => ({ incoming: { socket: { remoteAddress: address } } });
 
   it('keeps at most RATE_LIMIT_MAX_CLIENTS buckets under 100k distinct client addresses', async () => {
@@ -243,7 +248,7 @@ describe('free-work limit store', () => {
       metrics: noMetrics,
       applies: () => true,
     });
-    const app = limitedApp(limiter);
+    const app = limitedApp(limiter).get('/', (c) => c.text('ok'));
     for (let i = 0; i < 100_000; i += 1) {
       const address = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
       const res = await app.request('/', {}, from(address));
@@ -262,7 +267,7 @@ describe('free-work limit store', () => {
       metrics: noMetrics,
       applies: () => true,
     });
-    const app = limitedApp(limiter);
+    const app = limitedApp(limiter).get('/', (c) => c.text('ok'));
     const viaProxy = (client: string) =>
       app.request(
         '/',
@@ -287,7 +292,7 @@ describe('free-work limit store', () => {
       metrics: noMetrics,
       applies: isFreeWork,
     });
-    const app = new Hono().use(limiter.middleware).post('/mcp', async (c) => c.text(await c.req.text()));
+    const app = limitedApp(limiter).post('/mcp', async (c) => c.text(await c.req.text()));
     const rpc = (method: string, params: Record<string, unknown> = {}) =>
       app.request(
         '/mcp',

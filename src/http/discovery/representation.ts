@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { Context } from 'hono';
+import { reply } from '../hygiene/standard-headers.ts';
 import { preferredEncoding, type ContentCoding } from './negotiate.ts';
 
 /** Bodies smaller than this are sent as they are: compression would save less than its overhead. */
@@ -65,10 +66,10 @@ export function documentHandler(options: DocumentOptions): (c: Context) => Promi
       etag: chosen.etag,
     };
     if (compressible) headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
-    if (matches(c.req.header('if-none-match'), chosen.etag)) return c.body(null, 304, headers);
+    if (matches(c.req.header('if-none-match'), chosen.etag)) return reply(c, null, 304, headers);
     headers['content-type'] = options.contentType;
     if (coding !== 'identity') headers['content-encoding'] = coding;
-    return c.body(new Uint8Array(chosen.body), 200, headers);
+    return reply(c, new Uint8Array(chosen.body), 200, headers);
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { Hono } from 'hono';
 import type { Config } from '../../config.ts';
+import { reply } from '../hygiene/standard-headers.ts';
 import { AI_CATALOG_MEDIA_TYPE, buildAiCatalog } from './ai-catalog.ts';
 import { API_CATALOG_MEDIA_TYPE, apiCatalogLinkHeader, buildApiCatalog } from './api-catalog.ts';
 import { DOCUMENT_PATHS, SERVER_CARD_MEDIA_TYPE } from './document-paths.ts';
@@ -22,7 +23,7 @@ import { buildX402Manifest } from './x402-manifest.ts';
 
 /**
  * Paths that answer CORS themselves with the server card's exact policy (SEP-2127); the app-wide
- * CORS middleware leaves them alone.
+ * CORS preflight and read headers leave them alone.
  */
 export const CARD_CORS_PATHS: readonly string[] = [DOCUMENT_PATHS.serverCard, DOCUMENT_PATHS.aiCatalog];
 
@@ -31,6 +32,10 @@ export const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
 const DAY_CACHE_CONTROL = 'public, max-age=86400';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Liveness: the same answer every time. */
+const HEALTHY = JSON.stringify({ status: 'ok' });
+const HEALTHY_HEADERS = { 'content-type': 'application/json', 'cache-control': 'no-store' };
 
 /** The discovery routes for `config.publicBaseUrl`, to mount at `/`; `loadAsset` reads the page's files. */
 export function discoveryRoutes(config: Config, loadAsset: AssetLoader): Hono {
@@ -58,10 +63,10 @@ export function discoveryRoutes(config: Config, loadAsset: AssetLoader): Hono {
   const routes = new Hono();
   for (const path of CARD_CORS_PATHS) {
     // The CORS preflight for the card answers with the same exact headers.
-    routes.options(path, (c) => c.body(null, 204, SERVER_CARD_CORS_HEADERS));
+    routes.options(path, (c) => reply(c, null, 204, SERVER_CARD_CORS_HEADERS));
   }
   routes.get(DOCUMENT_PATHS.index, (c) => (prefersHtml(c.req.header('accept')) ? indexHtml : indexJson)(c));
-  routes.get(DOCUMENT_PATHS.health, (c) => c.json({ status: 'ok' }, 200, { 'cache-control': 'no-store' }));
+  routes.get(DOCUMENT_PATHS.health, (c) => reply(c, HEALTHY, 200, HEALTHY_HEADERS));
   routes.get(DOCUMENT_PATHS.openapi, documentAt(json(buildOpenApiDocument(base)), JSON_TYPE));
   routes.get(DOCUMENT_PATHS.x402, documentAt(json(buildX402Manifest(base)), JSON_TYPE));
   routes.get(DOCUMENT_PATHS.llmsTxt, documentAt(buildLlmsTxt(base), LLMS_TXT_MEDIA_TYPE));

@@ -1,0 +1,164 @@
+/**
+ * The headers every answer carries: a request id, the security headers and, outside the paths that
+ * answer CORS themselves, the CORS read headers (plus, on free work, the rate-limit headers). `reply`
+ * builds an answer with them.
+ *
+ * An answer gets one plain header record: names in lower case and sorted, then `Content-Length`, the
+ * order in which the Node adapter writes a `Headers` object, so the bytes on the wire are what they
+ * were. But nothing validates, sorts and copies a `Headers` object per answer: the adapter hands a
+ * plain record to Node as it is, and Node checks each header once (the `Headers` path was a quarter
+ * of a small request's CPU, and the 3.7 KB `PAYMENT-REQUIRED` value was checked twice). Answers made
+ * elsewhere (the MCP transport's, Hono's own) get the standard headers copied in by `stampForeign`.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Context } from 'hono';
+import { CORS_EXPOSE_HEADERS } from './cors.ts';
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+/** A client's own request id is echoed when it is at most this long and made of `[\w=-]`. */
+const REQUEST_ID_MAX_LENGTH = 255;
+const UNSAFE_REQUEST_ID = /[^\w\-=]/;
+
+/** A header as `[lower-case name, value]`; lists of them are kept sorted by name. */
+export type HeaderEntry = readonly [name: string, value: string];
+
+/**
+ * Hono's `secureHeaders()` defaults, with `Cross-Origin-Resource-Policy: cross-origin`: a public API
+ * read by agents on other origins, where CORS decides who may read, not CORP.
+ */
+export const SECURITY_HEADERS: readonly HeaderEntry[] = sortedEntries({
+  'cross-origin-resource-policy': 'cross-origin',
+  'cross-origin-opener-policy': 'same-origin',
+  'origin-agent-cluster': '?1',
+  'referrer-policy': 'no-referrer',
+  'strict-transport-security': 'max-age=15552000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-dns-prefetch-control': 'off',
+  'x-download-options': 'noopen',
+  'x-frame-options': 'SAMEORIGIN',
+  'x-permitted-cross-domain-policies': 'none',
+  'x-xss-protection': '0',
+});
+
+const WITH_CORS: readonly HeaderEntry[] = mergeSorted(
+  SECURITY_HEADERS,
+  sortedEntries({
+    'access-control-allow-origin': '*',
+    'access-control-expose-headers': CORS_EXPOSE_HEADERS.join(','),
+  }),
+);
+
+export interface StandardHeaderVariables {
+  requestId: string;
+  standardHeaders: readonly HeaderEntry[];
+  /** The answer `reply` made, which has the standard headers already. */
+  replied: Response;
+}
+
+/** The client's request id when it is safe to echo, else a fresh UUID. */
+export function requestIdFor(sent: string | undefined): string {
+  if (!sent || sent.length > REQUEST_ID_MAX_LENGTH || UNSAFE_REQUEST_ID.test(sent)) return randomUUID();
+  return sent;
+}
+
+/** Gives the request its id (`c.get('requestId')`) and its standard headers, with CORS or without. */
+export function stampRequest(c: Context, withCors: boolean): void {
+  const id = requestIdFor(c.req.header(REQUEST_ID_HEADER));
+  c.set('requestId', id);
+  c.set('standardHeaders', mergeSorted(withCors ? WITH_CORS : SECURITY_HEADERS, [[REQUEST_ID_HEADER, id]]));
+}
+
+/** Adds `entries` (sorted) to the request's standard headers. */
+export function addStandardHeaders(c: Context, entries: readonly HeaderEntry[]): void {
+  c.set('standardHeaders', mergeSorted(standardHeadersOf(c), entries));
+}
+
+/**
+ * The answer: `body` with `status`, the request's standard headers and `headers` (which win over a
+ * standard header of the same name).
+ */
+export function reply(
+  c: Context,
+  body: string | Uint8Array<ArrayBuffer> | null,
+  status: number,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
+  const own: HeaderEntry[] = [];
+  for (const name in headers) insertSorted(own, [name.toLowerCase(), headers[name] as string]);
+  const standard = standardHeadersOf(c);
+  const record: Record<string, string> = {};
+  let j = 0;
+  for (const entry of standard) {
+    for (; j < own.length && (own[j] as HeaderEntry)[0] < entry[0]; j += 1) {
+      record[(own[j] as HeaderEntry)[0]] = (own[j] as HeaderEntry)[1];
+    }
+    record[entry[0]] = entry[1];
+  }
+  for (; j < own.length; j += 1) record[(own[j] as HeaderEntry)[0]] = (own[j] as HeaderEntry)[1];
+  // Hono answers HEAD with the GET answer's headers and no body, and sent no length for it.
+  if (body !== null && c.req.method !== 'HEAD') {
+    record['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
+  }
+  const response = new Response(body, { status, headers: record });
+  c.set('replied', response);
+  return response;
+}
+
+/** The content type of JSON answers. */
+export const JSON_CONTENT: Readonly<Record<string, string>> = { 'content-type': 'application/json' };
+
+/** `reply` with `value` as JSON. */
+export function replyJson(
+  c: Context,
+  value: unknown,
+  status = 200,
+  headers?: Readonly<Record<string, string>>,
+): Response {
+  return reply(c, JSON.stringify(value), status, headers ? { ...JSON_CONTENT, ...headers } : JSON_CONTENT);
+}
+
+/**
+ * Copies the standard headers into an answer not made by `reply` (they win over its own). Its
+ * headers may be immutable, so the answer is a copy.
+ */
+export function stampForeign(c: Context): void {
+  if (c.get('replied') === c.res) return;
+  c.res = new Response(c.res.body, c.res);
+  for (const [name, value] of standardHeadersOf(c)) c.res.headers.set(name, value);
+}
+
+function standardHeadersOf(c: Context): readonly HeaderEntry[] {
+  return (c.get('standardHeaders') as readonly HeaderEntry[] | undefined) ?? [];
+}
+
+function sortedEntries(headers: Readonly<Record<string, string>>): HeaderEntry[] {
+  const entries: HeaderEntry[] = [];
+  for (const name in headers) insertSorted(entries, [name.toLowerCase(), headers[name] as string]);
+  return entries;
+}
+
+/** Inserts `entry` into the short sorted list `entries`, after any entry of the same name. */
+function insertSorted(entries: HeaderEntry[], entry: HeaderEntry): void {
+  let at = entries.length;
+  while (at > 0 && (entries[at - 1] as HeaderEntry)[0] > entry[0]) at -= 1;
+  entries.splice(at, 0, entry);
+}
+
+/** Two sorted lists as one; on a name in both, `b`'s entry comes last (and so wins in a record). */
+function mergeSorted(a: readonly HeaderEntry[], b: readonly HeaderEntry[]): HeaderEntry[] {
+  const merged: HeaderEntry[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    const left = a[i];
+    const right = b[j];
+    if (right === undefined || (left !== undefined && left[0] <= right[0])) {
+      merged.push(left as HeaderEntry);
+      i += 1;
+    } else {
+      merged.push(right);
+      j += 1;
+    }
+  }
+  return merged;
+}
