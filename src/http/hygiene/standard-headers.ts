@@ -85,16 +85,14 @@ export function reply(
 ): Response {
   const own: HeaderEntry[] = [];
   for (const name in headers) insertSorted(own, [name.toLowerCase(), headers[name] as string]);
-  const standard = standardHeadersOf(c);
   const record: Record<string, string> = {};
   let j = 0;
-  for (const entry of standard) {
-    for (; j < own.length && (own[j] as HeaderEntry)[0] < entry[0]; j += 1) {
-      record[(own[j] as HeaderEntry)[0]] = (own[j] as HeaderEntry)[1];
-    }
+  let next = own[j];
+  for (const entry of standardHeadersOf(c)) {
+    for (; next && next[0] < entry[0]; next = own[++j]) record[next[0]] = next[1];
     record[entry[0]] = entry[1];
   }
-  for (; j < own.length; j += 1) record[(own[j] as HeaderEntry)[0]] = (own[j] as HeaderEntry)[1];
+  for (; next; next = own[++j]) record[next[0]] = next[1];
   // Hono answers HEAD with the GET answer's headers and no body, and sent no length for it.
   if (body !== null && c.req.method !== 'HEAD') {
     record['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
