@@ -22,4 +22,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
 STOPSIGNAL SIGTERM
 # Exec form: node is PID 1 and receives SIGTERM itself (main.ts stops gracefully on it). The V8 flag
 # is npm start's (package.json): a young generation of at most 3 × 16 MiB (README, Performance).
-CMD ["node", "--max-semi-space-size=16", "src/main.ts"]
+CMD ["node", "--max-semi-space-size=16", "src/start.js"]

@@ -1,13 +1,13 @@
 /**
  * The Worker in local workerd beside the Node service, one run: `/v1/validate` and the unpaid 402
  * of a paid route, autocannon on loopback, runs interleaved (Node, Worker, Node, …). Both start as
- * a reader starts them (`src/main.ts`, `scripts/edge-dev.ts`), each with its own embedded chain.
+ * a reader starts them (`npm start`'s entry, `scripts/edge-dev.ts`), each with its own embedded chain.
  * Local workerd is one process serving one isolate; the figure compares runtimes on this machine,
  * not the edge's capacity.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { freePort, median, waitReady } from './http.ts';
+import { freePort, median, startCommand, waitReady } from './http.ts';
 
 export interface EdgeRow {
   route: string;
@@ -49,7 +49,7 @@ async function stop(child: ChildProcess): Promise<void> {
 
 export async function benchEdge({ seconds = 10, repetitions = 3 } = {}): Promise<EdgeReport> {
   const [nodePort, workerPort] = await Promise.all([freePort(), freePort()]);
-  const node = start('src/main.ts', nodePort);
+  const node = start(startCommand().entry, nodePort);
   const worker = start('scripts/edge-dev.ts', workerPort);
   try {
     const bases = { node: `http://127.0.0.1:${nodePort}`, worker: `http://127.0.0.1:${workerPort}` };

@@ -1,5 +1,5 @@
 /**
- * Side-by-side HTTP throughput: the service (`node src/main.ts`, local-chain mode, request log on)
+ * Side-by-side HTTP throughput: the service (as `npm start` runs it, local-chain mode, request log on)
  * against a bare Hono app answering the same bytes, with autocannon on loopback. Repetitions are
  * interleaved (service, bare, service, …) so that load from other processes hits both alike; server
  * CPU per request is read from /proc, and RSS idle and under 200 connections.
@@ -40,12 +40,13 @@ export const ROUTES = ['/v1/validate?domain=example.com', '/health', '/v1/cert?d
 const TICKS_PER_SECOND = 100;
 
 /**
- * The V8 flags `npm start` gives the service (package.json), so that the bench measures what runs.
+ * What `npm start` runs (package.json): Node's flags and the entry, so that the bench measures what
+ * runs.
  */
-export function startFlags(): string[] {
+export function startCommand(): { flags: string[]; entry: string } {
   const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } };
-  const flags = scripts.start.match(/node (.*?)\s*src\/main\.ts/)?.[1] ?? '';
-  return flags.split(' ').filter((flag) => flag.startsWith('--'));
+  const words = scripts.start.replace(/^exec node /, '').split(' ');
+  return { flags: words.filter((word) => word.startsWith('--')), entry: words.at(-1) as string };
 }
 
 /**
@@ -144,7 +145,8 @@ export const median = (values: number[]) => {
 export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise<HttpReport> {
   const node = process.execPath;
   const servicePort = await freePort();
-  const service = spawn(node, [...startFlags(), 'src/main.ts'], {
+  const { flags, entry } = startCommand();
+  const service = spawn(node, [...flags, entry], {
     env: serviceEnv(servicePort),
     stdio: ['ignore', 'ignore', 'inherit'],
   });

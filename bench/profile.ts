@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, serviceEnv, startFlags, waitReady } from './http.ts';
+import { freePort, serviceEnv, startCommand, waitReady } from './http.ts';
 
 const path = process.argv[2] ?? '/v1/validate?domain=example.com';
 const seconds = Number(process.argv[3] ?? 10);
@@ -16,14 +16,11 @@ const dir = join(import.meta.dirname, 'profiles');
 
 const port = await freePort();
 const spawnedAt = performance.now();
-const service = spawn(
-  process.execPath,
-  [...startFlags(), '--cpu-prof', `--cpu-prof-dir=${dir}`, 'src/main.ts'],
-  {
-    env: serviceEnv(port),
-    stdio: ['ignore', 'ignore', 'inherit'],
-  },
-);
+const { flags, entry } = startCommand();
+const service = spawn(process.execPath, [...flags, '--cpu-prof', `--cpu-prof-dir=${dir}`, entry], {
+  env: serviceEnv(port),
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const url = `http://127.0.0.1:${port}${path}`;
 await waitReady(url, service);
 // Samples before this point are start-up (module loading, the local chain): left out.

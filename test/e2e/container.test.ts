@@ -37,7 +37,7 @@ describe('container image', () => {
     expect(all('RUN')).toEqual(['npm ci --omit=dev']);
     expect(all('USER')).toEqual(['node']);
     expect(all('STOPSIGNAL')).toEqual(['SIGTERM']);
-    expect(execForm(all('CMD')[0] ?? '')).toEqual(['node', '--max-semi-space-size=16', 'src/main.ts']);
+    expect(execForm(all('CMD')[0] ?? '')).toEqual(['node', '--max-semi-space-size=16', 'src/start.js']);
     expect(all('HEALTHCHECK')).toHaveLength(1);
     const ignore = readFileSync(join(REPO_ROOT, '.dockerignore'), 'utf8');
     expect(ignore).toMatch(/^\*\*$/m);

@@ -1,5 +1,5 @@
 /**
- * The real service as an operator runs it: `node src/main.ts` in its own process (the project's Node
+ * The real service as an operator runs it: `node src/start.js` in its own process (the project's Node
  * 24), with the given environment, on a free loopback port. Its stdout and stderr are kept whole, so
  * tests can read its log lines and prove what it never writes.
  */
@@ -35,10 +35,10 @@ export async function freeLoopbackPort(): Promise<number> {
   return port;
 }
 
-/** Spawns `node src/main.ts` with `env` (plus PATH, HOME, PORT and HOST) and waits for "listening". */
+/** Spawns `node src/start.js` with `env` (plus PATH, HOME, PORT and HOST) and waits for "listening". */
 export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
   const port = await freeLoopbackPort();
-  const child: ChildProcess = spawn(process.execPath, ['src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['src/start.js'], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
