@@ -86,13 +86,9 @@ export function reply(
   const own: HeaderEntry[] = [];
   for (const name in headers) insertSorted(own, [name.toLowerCase(), headers[name] as string]);
   const record: Record<string, string> = {};
-  let j = 0;
-  let next = own[j];
-  for (const entry of standardHeadersOf(c)) {
-    for (; next && next[0] < entry[0]; next = own[++j]) record[next[0]] = next[1];
-    record[entry[0]] = entry[1];
-  }
-  for (; next; next = own[++j]) record[next[0]] = next[1];
+  inOrder(standardHeadersOf(c), own, ([name, value]) => {
+    record[name] = value;
+  });
   // Hono answers HEAD with the GET answer's headers and no body, and sent no length for it.
   if (body !== null && c.req.method !== 'HEAD') {
     record['Content-Length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength);
@@ -145,18 +141,21 @@ function insertSorted(entries: HeaderEntry[], entry: HeaderEntry): void {
 /** Two sorted lists as one; on a name in both, `b`'s entry comes last (and so wins in a record). */
 function mergeSorted(a: readonly HeaderEntry[], b: readonly HeaderEntry[]): HeaderEntry[] {
   const merged: HeaderEntry[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    const left = a[i];
-    const right = b[j];
-    if (right === undefined || (left !== undefined && left[0] <= right[0])) {
-      merged.push(left as HeaderEntry);
-      i += 1;
-    } else {
-      merged.push(right);
-      j += 1;
-    }
-  }
+  inOrder(a, b, (entry) => merged.push(entry));
   return merged;
+}
+
+/** Visits the entries of two sorted lists in order; on a name in both, `a`'s entry first. */
+function inOrder(
+  a: readonly HeaderEntry[],
+  b: readonly HeaderEntry[],
+  visit: (entry: HeaderEntry) => void,
+): void {
+  let j = 0;
+  let next = b[j];
+  for (const entry of a) {
+    for (; next && next[0] < entry[0]; next = b[++j]) visit(next);
+    visit(entry);
+  }
+  for (; next; next = b[++j]) visit(next);
 }
