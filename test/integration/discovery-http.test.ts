@@ -2,33 +2,26 @@
  * The discovery documents over a real loopback socket (@hono/node-server on 127.0.0.1, port 0), read
  * the way outside clients read them, including @agentcash/discovery's OpenAPI-first discovery.
  */
-import type { AddressInfo } from 'node:net';
 import {
   checkEndpointSchema,
   discoverOriginSchema,
   getOpenAPI,
   getWarningsForOpenAPI,
 } from '@agentcash/discovery';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeOperations, paidOperations } from '../../src/catalog.ts';
+import { type ServedApp, serveApp } from '../support/serve-app.ts';
 import { createDiscoveryApp, isPublicUrl, type Json } from '../unit/http/discovery/discovery-app.ts';
 
-let server: ServerType;
+let served: ServedApp;
 let origin: string;
 
 beforeAll(async () => {
-  const app = createDiscoveryApp();
-  server = await new Promise<ServerType>((resolve) => {
-    const listening = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(listening));
-  });
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  served = await serveApp(createDiscoveryApp());
+  origin = served.origin;
 });
 
-afterAll(async () => {
-  if ('closeAllConnections' in server) server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => served.close());
 
 const DOCUMENTS: [path: string, mediaType: RegExp][] = [
   ['/', /^application\/json/],

@@ -5,27 +5,20 @@
  * and `Connection`, and carries the standard headers.
  */
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECURITY_HEADERS } from '../../src/http/hygiene/standard-headers.ts';
+import { type ServedApp, serveApp } from '../support/serve-app.ts';
 import { createDiscoveryApp } from '../unit/http/discovery/discovery-app.ts';
 
-let server: ServerType;
+let served: ServedApp;
 let port: number;
 
 beforeAll(async () => {
-  const app = createDiscoveryApp();
-  server = await new Promise<ServerType>((resolve) => {
-    const listening = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(listening));
-  });
-  port = (server.address() as AddressInfo).port;
+  served = await serveApp(createDiscoveryApp());
+  port = served.port;
 });
 
-afterAll(async () => {
-  if ('closeAllConnections' in server) server.closeAllConnections();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-});
+afterAll(() => served.close());
 
 /** One raw HTTP/1.1 exchange: the header lines and the body as sent. */
 async function exchange(

@@ -6,7 +6,11 @@ import type { Context, Env, Hono, NotFoundHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
 import { PROBLEM_CODES, sendProblem } from '../problems.ts';
 
-/** `app`'s not-found handler: 405 when the path has routes under other methods, else 404. */
+/**
+ * `app`'s not-found handler: 405 when the path has routes under other methods, else 404. Deciding
+ * here, not after the 404 as Hono's `methodNotAllowed` middleware does, keeps the 404's headers
+ * (its length among them) out of the 405: Hono merges a replaced answer's headers into the new one.
+ */
 export function notFoundOrNotAllowed<E extends Env>(app: Hono<E>): NotFoundHandler<E> {
   let methodsOf: TrieRouter<string[]> | undefined;
   // Built at the first unmatched request, once every route is registered.

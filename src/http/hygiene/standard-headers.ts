@@ -83,8 +83,7 @@ export function reply(
   status: number,
   headers: Readonly<Record<string, string>> = {},
 ): Response {
-  const own: HeaderEntry[] = [];
-  for (const name in headers) insertSorted(own, [name.toLowerCase(), headers[name] as string]);
+  const own = sortedEntries(headers);
   const record: Record<string, string> = {};
   inOrder(standardHeadersOf(c), own, ([name, value]) => {
     record[name] = value;
