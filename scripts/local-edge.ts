@@ -133,7 +133,13 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
       workers: ports.map((_, index) => instance(index)),
     }),
   );
-  await mf.ready;
+  try {
+    await mf.ready;
+  } catch (error) {
+    // A port already taken, say: leave no runtime behind.
+    await mf.dispose().catch(() => {});
+    throw error;
+  }
   return {
     urls: ports.map((port) => new URL(`http://${host}:${port}`)),
     bundle,

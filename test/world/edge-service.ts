@@ -10,7 +10,7 @@ import { type LocalEdge, startLocalEdge, type WorkerBundle } from '../../scripts
 import { baseChainAt } from '../../src/payments/base-chain.ts';
 import type { LocalChain } from '../../src/payments/local-chain.ts';
 import type { World } from './index.ts';
-import { freeLoopbackPort } from './service-process.ts';
+import { onFreePorts } from './service-process.ts';
 
 /** ETH (wei) a fresh settler key gets for gas. */
 const SETTLER_GAS_FUNDS = 10n ** 20n;
@@ -39,27 +39,29 @@ export async function startEdgeService(options: {
     chain: baseChainAt(chain.rpcUrl),
     transport: http(chain.rpcUrl.href),
   }).setBalance({ address: privateKeyToAccount(settlerPrivateKey).address, value: SETTLER_GAS_FUNDS });
-  const ports = await Promise.all(Array.from({ length: instances }, () => freeLoopbackPort()));
   const host = '127.0.0.1';
-  const variables = {
-    ...world.env,
-    PUBLIC_BASE_URL: `http://${host}:${ports[0]}`,
-    X402_RPC_URL: chain.rpcUrl.href,
-    X402_SETTLER_PRIVATE_KEY: settlerPrivateKey,
-    X402_PAY_TO: chain.payTo,
-    X402_RECEIPT_POLL_MS: '50',
-    // Every case comes from one loopback address; the free-work limit has its own tests.
-    RATE_LIMIT_BURST: '0',
-    ...options.variables,
-  };
   let output = '';
-  const edge: LocalEdge = await startLocalEdge({
-    variables,
-    host,
-    ports,
-    bundle,
-    extraCa: world.site.caPem,
-    output: (line) => (output += `${line}\n`),
+  const { edge, variables } = await onFreePorts(instances, async (ports) => {
+    const variables = {
+      ...world.env,
+      PUBLIC_BASE_URL: `http://${host}:${ports[0]}`,
+      X402_RPC_URL: chain.rpcUrl.href,
+      X402_SETTLER_PRIVATE_KEY: settlerPrivateKey,
+      X402_PAY_TO: chain.payTo,
+      X402_RECEIPT_POLL_MS: '50',
+      // Every case comes from one loopback address; the free-work limit has its own tests.
+      RATE_LIMIT_BURST: '0',
+      ...options.variables,
+    };
+    const edge: LocalEdge = await startLocalEdge({
+      variables,
+      host,
+      ports,
+      bundle,
+      extraCa: world.site.caPem,
+      output: (line) => (output += `${line}\n`),
+    });
+    return { edge, variables };
   });
   return { urls: edge.urls, variables, output: () => output, stop: () => edge.stop() };
 }

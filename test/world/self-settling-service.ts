@@ -11,7 +11,7 @@ import { baseChainAt } from '../../src/payments/base-chain.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
 import { startWorld, type World } from './index.ts';
 import { type RpcFaultProxy, startRpcFaultProxy } from './rpc-fault-proxy.ts';
-import { freeLoopbackPort, type ServiceProcess, startServiceProcess } from './service-process.ts';
+import { onFreePorts, type ServiceProcess, startServiceProcess } from './service-process.ts';
 import { type CaFile, writeCaFile } from './test-ca.ts';
 
 /** ETH (wei) a fresh settler key gets for gas. */
@@ -126,16 +126,19 @@ async function startEdgeProcess(
   extraCa: string,
   bundle: Promise<WorkerBundle>,
 ): Promise<ServiceProcess> {
-  const port = await freeLoopbackPort();
   let output = '';
-  const edge = await startLocalEdge({
-    variables: { ...variables, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
-    host: '127.0.0.1',
-    ports: [port],
-    bundle: await bundle,
-    extraCa,
-    output: (line) => (output += `${line}\n`),
-  });
+  const built = await bundle;
+  const { edge, port } = await onFreePorts(1, async ([port]) => ({
+    port,
+    edge: await startLocalEdge({
+      variables: { ...variables, PUBLIC_BASE_URL: `http://127.0.0.1:${port}` },
+      host: '127.0.0.1',
+      ports: [port as number],
+      bundle: built,
+      extraCa,
+      output: (line) => (output += `${line}\n`),
+    }),
+  }));
   let stopped: Promise<void> | undefined;
   let exit: (code: number | null) => void = () => {};
   const exited = new Promise<number | null>((resolve) => (exit = resolve));

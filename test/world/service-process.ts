@@ -35,9 +35,35 @@ export async function freeLoopbackPort(): Promise<number> {
   return port;
 }
 
+/**
+ * Runs `start` on `count` loopback ports that were free a moment ago, and again on fresh ones (at
+ * most 3 times) when another process of the parallel suite took one in between.
+ */
+export async function onFreePorts<T>(count: number, start: (ports: number[]) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    const ports = await Promise.all(Array.from({ length: count }, () => freeLoopbackPort()));
+    try {
+      return await start(ports);
+    } catch (error) {
+      if (attempt === 3 || !takenPort(error)) throw error;
+    }
+  }
+}
+
+/** Miniflare's refusal, or the service's own line, for a port already in use. */
+function takenPort(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (
+    code === 'ERR_ADDRESS_IN_USE' || (typeof message === 'string' && message.includes('is already in use'))
+  );
+}
+
 /** Spawns `node src/start.js` with `env` (plus PATH, HOME, PORT and HOST) and waits for "listening". */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
-  const port = await freeLoopbackPort();
+export function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  return onFreePorts(1, ([port]) => startOnPort(env, port as number));
+}
+
+async function startOnPort(env: Record<string, string>, port: number): Promise<ServiceProcess> {
   const child: ChildProcess = spawn(process.execPath, ['src/start.js'], {
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
