@@ -12,6 +12,7 @@ import type { BreakerBoard } from '../ops/breaker.ts';
 import { freeWorkLimit } from '../ops/free-work.ts';
 import { instrumentRunners, requestCounter } from '../ops/instrument.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
+import type { RateBuckets } from '../ops/rate-buckets.ts';
 import { opsRoutes } from '../ops/routes.ts';
 import { createPaymentGate } from '../payments/gate.ts';
 import type { Payments } from '../payments/payments.ts';
@@ -46,6 +47,8 @@ export interface AppDeps {
   breakers?: BreakerBoard;
   /** Reads the home page's files; default: from disk (Node). */
   assets?: AssetLoader;
+  /** Where the free-work limit keeps its buckets; default: this process's memory. */
+  rateBuckets?: RateBuckets;
 }
 
 export type AppEnv = { Variables: StandardHeaderVariables & RequestLogVariables };
@@ -56,7 +59,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (breakers) metrics.watchBreakers(breakers.states);
   const runners = instrumentRunners(deps.runners, metrics, config.upstreams.dohFallbackUrl);
   const app = new Hono<AppEnv>();
-  applyHttpHygiene(app, { logger, limiter: freeWorkLimit(config, metrics), count: requestCounter(metrics) });
+  const limiter = freeWorkLimit(config, { metrics, logger, buckets: deps.rateBuckets });
+  applyHttpHygiene(app, { logger, limiter, count: requestCounter(metrics) });
   app.route('/', opsRoutes({ metrics, payments, breakers, metricsToken: config.ops.metricsToken }));
   const gate = payments ? createPaymentGate(payments) : undefined;
 

@@ -5,11 +5,13 @@
  * over MCP, a `tools/call` without `_meta["x402/payment"]` (the free tools and the unpaid challenge).
  */
 import type { Context } from 'hono';
+import type { Logger } from 'pino';
 import { paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
 import { PAYMENT_META_KEY } from '../mcp/paid-tool.ts';
 import type { Metrics } from './metrics.ts';
+import type { RateBuckets } from './rate-buckets.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { OPS_PATHS } from './routes.ts';
 
@@ -42,12 +44,18 @@ export function isFreeToolCall(body: string): boolean {
   });
 }
 
-/** The free-work limit of `config`. */
-export function freeWorkLimit(config: Config, metrics: Metrics): RateLimiter {
+/** The free-work limit of `config`, its buckets in `buckets` (default: this process's memory). */
+export function freeWorkLimit(
+  config: Config,
+  { metrics, logger, buckets }: { metrics: Metrics; logger: Logger; buckets?: RateBuckets },
+): RateLimiter {
   return createRateLimiter({
     ...config.ops.rateLimit,
     trustedProxies: config.ops.trustedProxies,
     metrics,
     applies: isFreeWork,
+    buckets,
+    onStoreFailure: (error) =>
+      logger.warn({ err: error }, 'rate-limit store failed; free requests pass unlimited meanwhile'),
   });
 }

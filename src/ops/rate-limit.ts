@@ -1,24 +1,19 @@
 /**
  * The limit on free work: one token bucket per client address (`burst` requests at once, refilled
- * at `perMinute`), kept in a bounded LRU so that any number of addresses costs bounded memory (an
- * evicted client starts again with a full bucket). Over the limit: 429 problem JSON with
- * `Retry-After`; every limited answer carries `RateLimit-Limit`, `-Remaining`, `-Reset` and
- * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers).
+ * at `perMinute`), kept in `RateBuckets` (this process's memory unless the entry point shares a
+ * store). Over the limit: 429 problem JSON with `Retry-After`; every limited answer carries
+ * `RateLimit-Limit`, `-Remaining`, `-Reset` and `RateLimit-Policy`
+ * (draft-ietf-httpapi-ratelimit-headers).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { LRUCache } from 'lru-cache';
 import { addStandardHeaders, type HeaderEntry } from '../http/hygiene/standard-headers.ts';
 import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
 import type { Metrics } from './metrics.ts';
+import { type BucketTake, memoryRateBuckets, type RateBuckets } from './rate-buckets.ts';
 
-/** Most client addresses whose buckets are kept. */
-export const RATE_LIMIT_MAX_CLIENTS = 10_000;
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
+/** At most one log line a minute about a bucket store that fails. */
+const STORE_FAILURE_LOG_MS = 60_000;
 
 export interface RateLimitOptions {
   burst: number;
@@ -27,7 +22,14 @@ export interface RateLimitOptions {
   metrics: Metrics;
   /** Which requests are free work (the others pass untouched); a promise only when it must read the body. */
   applies: (c: Context) => boolean | Promise<boolean>;
-  maxClients?: number;
+  /** Where the buckets are kept; default: this process's memory. */
+  buckets?: RateBuckets;
+  /**
+   * Told when the bucket store fails (at most once a minute). The request is let through then: free
+   * work is not refused because the store is down.
+   */
+  onStoreFailure?: (error: unknown) => void;
+  /** Epoch milliseconds. */
   now?: () => number;
 }
 
@@ -37,43 +39,45 @@ export interface RateLimiter {
    * returns the 429 answer when none was left. A promise only when `applies` is one.
    */
   limit(c: Context): Response | undefined | Promise<Response | undefined>;
-  /** Buckets currently kept (for the memory bound). */
-  readonly size: number;
 }
 
 export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   const { burst, perMinute, metrics, applies, now = Date.now } = options;
   const perMs = perMinute / 60_000;
   const trusted = new Set(options.trustedProxies.map(plainAddress));
-  const buckets = new LRUCache<string, Bucket>({ max: options.maxClients ?? RATE_LIMIT_MAX_CLIENTS });
+  const buckets = options.buckets ?? memoryRateBuckets();
   const limitHeader: HeaderEntry = ['ratelimit-limit', String(burst)];
   const policyHeader: HeaderEntry = ['ratelimit-policy', `${burst};w=${Math.ceil(burst / perMs / 1000)}`];
+  let lastFailureLog = -Infinity;
 
-  function take(c: Context): Response | undefined {
+  function storeFailed(error: unknown): undefined {
+    const at = now();
+    if (at - lastFailureLog >= STORE_FAILURE_LOG_MS) {
+      lastFailureLog = at;
+      options.onStoreFailure?.(error);
+    }
+    return undefined;
+  }
+
+  function take(c: Context): Response | undefined | Promise<Response | undefined> {
     const client = clientAddress(c, trusted);
     // No socket (an in-process request): nobody to attribute it to.
     if (client === undefined) return undefined;
-    const at = now();
-    let bucket = buckets.get(client);
-    if (bucket) {
-      bucket.tokens = Math.min(burst, bucket.tokens + (at - bucket.at) * perMs);
-      bucket.at = at;
-    } else {
-      bucket = { tokens: burst, at };
-      buckets.set(client, bucket);
-    }
-    const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
-    const left = bucket.tokens;
+    const taken = buckets.take(client, burst, perMs, now());
+    if (taken instanceof Promise) return taken.then((result) => answer(c, result), storeFailed);
+    return answer(c, taken);
+  }
+
+  function answer(c: Context, { allowed, tokens }: BucketTake): Response | undefined {
     addStandardHeaders(c, [
       limitHeader,
       policyHeader,
-      ['ratelimit-remaining', String(Math.floor(left))],
-      ['ratelimit-reset', String(Math.ceil((burst - left) / perMs / 1000))],
+      ['ratelimit-remaining', String(Math.floor(tokens))],
+      ['ratelimit-reset', String(Math.ceil((burst - tokens) / perMs / 1000))],
     ]);
     if (allowed) return undefined;
     metrics.rateLimited();
-    const retryAfter = Math.ceil((1 - left) / perMs / 1000);
+    const retryAfter = Math.ceil((1 - tokens) / perMs / 1000);
     return sendProblem(
       c,
       {
@@ -92,9 +96,6 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
       const free = applies(c);
       if (free instanceof Promise) return free.then((yes) => (yes ? take(c) : undefined));
       return free ? take(c) : undefined;
-    },
-    get size() {
-      return buckets.size;
     },
   };
 }
