@@ -12,6 +12,7 @@ import type { AssetLoader } from './http/discovery/page-assets.ts';
 import { createLifecycle, type Lifecycle } from './lifecycle.ts';
 import { createBreakerBoard } from './ops/breaker.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from './ops/metrics.ts';
+import type { ClientKey } from './ops/client-address.ts';
 import type { RateBuckets } from './ops/rate-buckets.ts';
 import type { LocalChain } from './payments/local-chain.ts';
 import { createPayments, type SharedPaymentState } from './payments/payments.ts';
@@ -31,6 +32,8 @@ export interface Platform {
   assets?: AssetLoader;
   /** The free-work limit's buckets, shared between instances; default: this process's memory. */
   rateBuckets?: RateBuckets;
+  /** Who a request is from, for the free-work limit; default: the Node socket's peer (`peerClient`). */
+  clientKey?: ClientKey;
 }
 
 export interface Service {
@@ -64,7 +67,7 @@ export function createService(config: Config, platform: Platform): Service {
     metrics,
     breakers,
     ...(platform.assets ? { assets: platform.assets } : {}),
-    ...(platform.rateBuckets ? { rateBuckets: platform.rateBuckets } : {}),
+    freeWork: { buckets: platform.rateBuckets, client: platform.clientKey },
   });
   return { app, lifecycle };
 }

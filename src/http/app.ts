@@ -9,10 +9,9 @@ import type { Config } from '../config.ts';
 import { validateDomainJson } from '../domain/validate.ts';
 import { mcpRoutes } from '../mcp/routes.ts';
 import type { BreakerBoard } from '../ops/breaker.ts';
-import { freeWorkLimit } from '../ops/free-work.ts';
+import { type FreeWorkDeps, freeWorkLimit } from '../ops/free-work.ts';
 import { instrumentRunners, requestCounter } from '../ops/instrument.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
-import type { RateBuckets } from '../ops/rate-buckets.ts';
 import { opsRoutes } from '../ops/routes.ts';
 import { createPaymentGate } from '../payments/gate.ts';
 import type { Payments } from '../payments/payments.ts';
@@ -47,8 +46,8 @@ export interface AppDeps {
   breakers?: BreakerBoard;
   /** Reads the home page's files; default: from disk (Node). */
   assets?: AssetLoader;
-  /** Where the free-work limit keeps its buckets; default: this process's memory. */
-  rateBuckets?: RateBuckets;
+  /** Where the free-work limit keeps its buckets and who a request is from; default: Node's peer, in memory. */
+  freeWork?: Pick<FreeWorkDeps, 'buckets' | 'client'>;
 }
 
 export type AppEnv = { Variables: StandardHeaderVariables & RequestLogVariables };
@@ -59,7 +58,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (breakers) metrics.watchBreakers(breakers.states);
   const runners = instrumentRunners(deps.runners, metrics, config.upstreams.dohFallbackUrl);
   const app = new Hono<AppEnv>();
-  const limiter = freeWorkLimit(config, { metrics, logger, buckets: deps.rateBuckets });
+  const limiter = freeWorkLimit(config, { metrics, logger, ...deps.freeWork });
   applyHttpHygiene(app, { logger, limiter, count: requestCounter(metrics) });
   app.route('/', opsRoutes({ metrics, payments, breakers, metricsToken: config.ops.metricsToken }));
   const gate = payments ? createPaymentGate(payments) : undefined;

@@ -11,6 +11,7 @@ import type { Config } from '../config.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
 import { PAYMENT_META_KEY } from '../mcp/paid-tool.ts';
 import type { Metrics } from './metrics.ts';
+import { type ClientKey, peerClient } from './client-address.ts';
 import type { RateBuckets } from './rate-buckets.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { OPS_PATHS } from './routes.ts';
@@ -44,14 +45,23 @@ export function isFreeToolCall(body: string): boolean {
   });
 }
 
-/** The free-work limit of `config`, its buckets in `buckets` (default: this process's memory). */
+export interface FreeWorkDeps {
+  metrics: Metrics;
+  logger: Logger;
+  /** Where the buckets are kept; default: this process's memory. */
+  buckets?: RateBuckets;
+  /** Who a request is from; default: the Node socket's peer, behind `TRUSTED_PROXIES`. */
+  client?: ClientKey;
+}
+
+/** The free-work limit of `config`. */
 export function freeWorkLimit(
   config: Config,
-  { metrics, logger, buckets }: { metrics: Metrics; logger: Logger; buckets?: RateBuckets },
+  { metrics, logger, buckets, client }: FreeWorkDeps,
 ): RateLimiter {
   return createRateLimiter({
     ...config.ops.rateLimit,
-    trustedProxies: config.ops.trustedProxies,
+    client: client ?? peerClient(config.ops.trustedProxies),
     metrics,
     applies: isFreeWork,
     buckets,

@@ -5,10 +5,10 @@
  * `RateLimit-Limit`, `-Remaining`, `-Reset` and `RateLimit-Policy`
  * (draft-ietf-httpapi-ratelimit-headers).
  */
-import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { addStandardHeaders, type HeaderEntry } from '../http/hygiene/standard-headers.ts';
 import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
+import type { ClientKey } from './client-address.ts';
 import type { Metrics } from './metrics.ts';
 import { type BucketTake, memoryRateBuckets, type RateBuckets } from './rate-buckets.ts';
 
@@ -18,7 +18,8 @@ const STORE_FAILURE_LOG_MS = 60_000;
 export interface RateLimitOptions {
   burst: number;
   perMinute: number;
-  trustedProxies: readonly string[];
+  /** Whose bucket a request takes from. */
+  client: ClientKey;
   metrics: Metrics;
   /** Which requests are free work (the others pass untouched); a promise only when it must read the body. */
   applies: (c: Context) => boolean | Promise<boolean>;
@@ -36,15 +37,15 @@ export interface RateLimitOptions {
 export interface RateLimiter {
   /**
    * Takes a token for free work: adds the rate-limit headers to the request's standard headers, and
-   * returns the 429 answer when none was left. A promise only when `applies` is one.
+   * returns the 429 answer when none was left. A promise only when `applies` or the bucket store is
+   * asynchronous.
    */
   limit(c: Context): Response | undefined | Promise<Response | undefined>;
 }
 
 export function createRateLimiter(options: RateLimitOptions): RateLimiter {
-  const { burst, perMinute, metrics, applies, now = Date.now } = options;
+  const { burst, perMinute, client, metrics, applies, now = Date.now } = options;
   const perMs = perMinute / 60_000;
-  const trusted = new Set(options.trustedProxies.map(plainAddress));
   const buckets = options.buckets ?? memoryRateBuckets();
   const limitHeader: HeaderEntry = ['ratelimit-limit', String(burst)];
   const policyHeader: HeaderEntry = ['ratelimit-policy', `${burst};w=${Math.ceil(burst / perMs / 1000)}`];
@@ -60,10 +61,9 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
   }
 
   function take(c: Context): Response | undefined | Promise<Response | undefined> {
-    const client = clientAddress(c, trusted);
-    // No socket (an in-process request): nobody to attribute it to.
-    if (client === undefined) return undefined;
-    const taken = buckets.take(client, burst, perMs, now());
+    const key = client(c);
+    if (key === undefined) return undefined;
+    const taken = buckets.take(key, burst, perMs, now());
     if (taken instanceof Promise) return taken.then((result) => answer(c, result), storeFailed);
     return answer(c, taken);
   }
@@ -98,30 +98,4 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
       return free ? take(c) : undefined;
     },
   };
-}
-
-/**
- * The client's address: the peer's, or when the peer is a trusted proxy, the right-most
- * `X-Forwarded-For` entry that is not itself a trusted proxy (entries left of it are the client's
- * own claims). Undefined without a socket.
- */
-function clientAddress(c: Context, trusted: ReadonlySet<string>): string | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const peer = incoming?.socket.remoteAddress;
-  if (peer === undefined) return undefined;
-  let client = plainAddress(peer);
-  if (!trusted.has(client)) return client;
-  const forwarded = c.req.header('x-forwarded-for')?.split(',') ?? [];
-  for (let i = forwarded.length - 1; i >= 0; i -= 1) {
-    const hop = plainAddress(forwarded[i]?.trim() ?? '');
-    if (hop === '') break;
-    client = hop;
-    if (!trusted.has(hop)) break;
-  }
-  return client;
-}
-
-/** `::ffff:192.0.2.1` → `192.0.2.1`, so one IPv4 client has one bucket whatever the socket family. */
-function plainAddress(address: string): string {
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address.toLowerCase();
 }

@@ -17,6 +17,7 @@ import { applyHttpHygiene } from '../../src/http/hygiene/index.ts';
 import { createBreakerBoard } from '../../src/ops/breaker.ts';
 import { createPrometheusMetrics, noMetrics, type PrometheusMetrics } from '../../src/ops/metrics.ts';
 import { isFreeWork } from '../../src/ops/free-work.ts';
+import { peerClient } from '../../src/ops/client-address.ts';
 import { memoryRateBuckets, RATE_LIMIT_MAX_CLIENTS } from '../../src/ops/rate-buckets.ts';
 import { createRateLimiter, type RateLimiter } from '../../src/ops/rate-limit.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
@@ -246,7 +247,7 @@ describe('free-work limit store', () => {
     const limiter = createRateLimiter({
       burst: 1,
       perMinute: 1,
-      trustedProxies: [],
+      client: peerClient([]),
       metrics: noMetrics,
       applies: () => true,
       buckets,
@@ -269,7 +270,7 @@ describe('free-work limit store', () => {
     const limiter = createRateLimiter({
       burst: 2,
       perMinute: 1,
-      trustedProxies: [],
+      client: peerClient([]),
       metrics: noMetrics,
       applies: () => true,
       buckets: {
@@ -301,7 +302,7 @@ describe('free-work limit store', () => {
     const limiter = createRateLimiter({
       burst: 1,
       perMinute: 1,
-      trustedProxies: ['192.0.2.10'],
+      client: peerClient(['192.0.2.10']),
       metrics: noMetrics,
       applies: () => true,
     });
@@ -326,7 +327,7 @@ describe('free-work limit store', () => {
     const limiter = createRateLimiter({
       burst: 2,
       perMinute: 1,
-      trustedProxies: [],
+      client: peerClient([]),
       metrics: noMetrics,
       applies: isFreeWork,
     });

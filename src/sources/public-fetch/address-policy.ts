@@ -86,15 +86,22 @@ function classifyV4(ip: string): AddressVerdict {
   return matched ? refused(matched) : { allowed: true };
 }
 
-/** The low 32 bits of an IPv6 address as a dotted IPv4 address. */
-function embeddedV4(ip: string): string {
+/**
+ * The eight 16-bit words of an IPv6 address that `net.isIP` accepts (any spelling: compressed,
+ * expanded, upper case, a dotted IPv4 tail; no zone id).
+ */
+export function ipv6Words(ip: string): number[] {
   // The WHATWG URL serializer gives the canonical RFC 5952 form, always in hex words.
   const canonical = new URL(`http://[${ip}]/`).hostname.slice(1, -1);
   const [head = '', tail] = canonical.split('::');
   const headWords = head === '' ? [] : head.split(':');
   const tailWords = tail === undefined || tail === '' ? [] : tail.split(':');
   const zeros: string[] = new Array(8 - headWords.length - tailWords.length).fill('0');
-  const words = [...headWords, ...zeros, ...tailWords].map((word) => Number.parseInt(word, 16));
+  return [...headWords, ...zeros, ...tailWords].map((word) => Number.parseInt(word, 16));
+}
+
+/** The low 32 bits of an IPv6 address's words as a dotted IPv4 address. */
+export function embeddedV4(words: readonly number[]): string {
   const high = words[6] ?? 0;
   const low = words[7] ?? 0;
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
@@ -103,7 +110,7 @@ function embeddedV4(ip: string): string {
 function classifyV6(ip: string): AddressVerdict {
   for (const translation of [IPV4_MAPPED, NAT64_WELL_KNOWN]) {
     if (translation.list.check(ip, 'ipv6')) {
-      const inner = classifyV4(embeddedV4(ip));
+      const inner = classifyV4(embeddedV4(ipv6Words(ip)));
       return inner.allowed
         ? inner
         : { ...inner, range: `${translation.cidr} ${translation.label} of ${inner.range}` };
