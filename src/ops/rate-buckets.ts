@@ -18,7 +18,8 @@ export interface RateBuckets {
   /**
    * Refills `client`'s bucket at `perMs` tokens a millisecond since its last take, up to `burst` (a
    * bucket never seen, or forgotten, starts full), as of `now` (epoch milliseconds), then takes one
-   * token if a whole one is there. A promise only when the store is not in this process.
+   * token if a whole one is there. A `Promise` (a real one: the limiter tells the two apart with
+   * `instanceof`) only when the store is not in this process.
    */
   take(client: string, burst: number, perMs: number, now: number): BucketTake | Promise<BucketTake>;
 }
