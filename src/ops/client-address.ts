@@ -30,7 +30,8 @@ function parse(text: string): Parsed | undefined {
   if (family === 4) return text;
   if (family !== 6) return undefined;
   const words = ipv6Words(zoneAt === -1 ? text : text.slice(0, zoneAt));
-  const mapped = words[5] === 0xffff && words.slice(0, 5).every((word) => word === 0);
+  const [w0, w1, w2, w3, w4, w5] = words;
+  const mapped = w5 === 0xffff && w0 === 0 && w1 === 0 && w2 === 0 && w3 === 0 && w4 === 0;
   return mapped ? embeddedV4(words) : words;
 }
 
@@ -45,7 +46,9 @@ export function canonicalAddress(text: string): string | undefined {
 /** The free-work key of an address: IPv4 as itself, IPv6 by its /64; undefined when `text` is not one. */
 export function addressKey(text: string): string | undefined {
   const parsed = parse(text);
-  return typeof parsed === 'object' ? `${hex(parsed.slice(0, 4))}::/64` : parsed;
+  if (typeof parsed !== 'object') return parsed;
+  const [w0 = 0, w1 = 0, w2 = 0, w3 = 0] = parsed;
+  return `${w0.toString(16)}:${w1.toString(16)}:${w2.toString(16)}:${w3.toString(16)}::/64`;
 }
 
 /**
