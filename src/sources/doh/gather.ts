@@ -70,7 +70,7 @@ export async function gatherDns(
   // the registrable domain; the DNSKEY set lives at that zone's apex.
   const zoneApex = organization ?? name;
   const query = (qname: string, type: DnsRecordType, cd = false) =>
-    client.query(qname, type, { cd, signal: options.signal });
+    client.query(qname, type, { cd, signal: options.signal, subject: name });
 
   /** One question; a SERVFAIL that the CD bit cures is DNSSEC-bogus data, kept and flagged. */
   async function ask(qname: string, type: DnsRecordType): Promise<SourceResult<DnsAnswer>> {
