@@ -19,6 +19,12 @@ export const BREAKER_DISTINCT_FAILURES = 5;
 export const BREAKER_WINDOW_MS = 60_000;
 /** How long an open breaker skips its source before the control is asked again, in milliseconds. */
 export const BREAKER_COOL_DOWN_MS = 30_000;
+/**
+ * After this many milliseconds an unanswered control question is forgotten (its late answer
+ * ignored) and may be asked again: a question lost with the request that started it (a Worker's
+ * request context ends) must not leave the breaker waiting for ever.
+ */
+export const BREAKER_CONTROL_PATIENCE_MS = 10_000;
 
 /** Asks the source a question no caller chose; resolves true when it answered (never rejects). */
 export type BreakerControl = () => Promise<boolean>;
@@ -36,6 +42,7 @@ export interface BreakerOptions {
   distinct?: number;
   windowMs?: number;
   coolDownMs?: number;
+  controlPatienceMs?: number;
   now?: () => number;
 }
 
@@ -44,12 +51,14 @@ export function createBreaker(control: BreakerControl, options: BreakerOptions =
     distinct = BREAKER_DISTINCT_FAILURES,
     windowMs = BREAKER_WINDOW_MS,
     coolDownMs = BREAKER_COOL_DOWN_MS,
+    controlPatienceMs = BREAKER_CONTROL_PATIENCE_MS,
     now = performance.now.bind(performance),
   } = options;
   /** Domain → time of its latest failure, since the last success. */
   const evidence = new Map<string, number>();
   let openedAt: number | null = null;
-  let asking = false;
+  /** The control question in flight: when it was asked, and which one (a later one supersedes it). */
+  let asked: { at: number; id: number } | null = null;
 
   const state = (): BreakerState => {
     if (openedAt === null) return 'closed';
@@ -58,12 +67,15 @@ export function createBreaker(control: BreakerControl, options: BreakerOptions =
 
   /** One control question at a time; its answer decides, whatever happened meanwhile. */
   const askControl = () => {
-    if (asking) return;
-    asking = true;
+    const at = now();
+    if (asked && at - asked.at < controlPatienceMs) return;
+    const question = { at, id: (asked?.id ?? 0) + 1 };
+    asked = question;
     control()
       .catch(() => false)
       .then((answered) => {
-        asking = false;
+        if (asked !== question) return;
+        asked = null;
         evidence.clear();
         openedAt = answered ? null : now();
       });

@@ -1,5 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Breaker, type BreakerControl, createBreaker } from '../../../src/ops/breaker.ts';
+import {
+  BREAKER_CONTROL_PATIENCE_MS,
+  type Breaker,
+  type BreakerControl,
+  createBreaker,
+} from '../../../src/ops/breaker.ts';
 import { fetchCertspotterIssuances } from '../../../src/sources/ct/certspotter.ts';
 import { CRTSH_CONTROL_NAME, crtshAnswers } from '../../../src/sources/ct/crtsh.ts';
 import { createCtCache, createCtLookup } from '../../../src/sources/ct/lookup.ts';
@@ -16,18 +21,21 @@ const CERTSPOTTER_MS = 150;
 const COOL_DOWN_MS = 30_000;
 const WINDOW_MS = 60_000;
 
-/** A control the test answers by hand, counting the questions. */
-function manualControl(): BreakerControl & { asked: number; answer(answered: boolean): Promise<void> } {
-  let settle: (answered: boolean) => void = () => {};
+/** A control the test answers by hand (the latest question unless told which), counting the questions. */
+function manualControl(): BreakerControl & {
+  asked: number;
+  answer(answered: boolean, question?: number): Promise<void>;
+} {
+  const settles: ((answered: boolean) => void)[] = [];
   const control = Object.assign(
     () => {
       control.asked += 1;
-      return new Promise<boolean>((resolve) => (settle = resolve));
+      return new Promise<boolean>((resolve) => settles.push(resolve));
     },
     {
       asked: 0,
-      answer: async (answered: boolean) => {
-        settle(answered);
+      answer: async (answered: boolean, question = settles.length) => {
+        settles[question - 1]?.(answered);
         await settled();
       },
     },
@@ -149,6 +157,24 @@ describe('circuit breaker: failures are evidence, the control question decides',
     await control.answer(true);
     expect(breaker.state).toBe('closed');
     expect(breaker.allow()).toBe(true);
+  });
+
+  it('a control question left unanswered is asked again after 10 s, and its late answer ignored', async () => {
+    const control = manualControl();
+    const { breaker, advance } = testBreaker(control);
+    breaker.failure('a.example');
+    breaker.failure('b.example');
+    expect(control.asked).toBe(1);
+    advance(BREAKER_CONTROL_PATIENCE_MS - 1);
+    breaker.failure('c.example');
+    expect(control.asked).toBe(1);
+    advance(1);
+    breaker.failure('d.example');
+    expect(control.asked).toBe(2);
+    await control.answer(false, 2);
+    expect(breaker.state).toBe('open');
+    await control.answer(true, 1); // the forgotten question's late answer changes nothing
+    expect(breaker.state).toBe('open');
   });
 
   it('a control that throws counts as failed', async () => {
