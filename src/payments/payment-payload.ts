@@ -27,8 +27,10 @@ const address = z
   .refine((value) => isAddress(value), 'must be a 0x address (20 bytes, valid checksum)');
 const uint256 = z
   .string()
-  .regex(/^\d{1,78}$/, 'must be a decimal integer string')
-  .refine((value) => BigInt(value) <= UINT256_MAX, 'must be below 2^256');
+  .refine(
+    (value) => /^\d{1,78}$/.test(value) && BigInt(value) <= UINT256_MAX,
+    'must be a decimal integer string below 2^256',
+  );
 
 /** `payload` of an exact EIP-3009 payment (x402.md §2.3): exactly these fields, nothing else. */
 const ExactEip3009Schema = z.strictObject({
