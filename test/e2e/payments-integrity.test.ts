@@ -219,6 +219,14 @@ const MALFORMED: [string, Mangle, RegExp][] = [
   ],
 ];
 
+/** Well-formed payloads whose signature cannot be the payer's: verification refuses them (402). */
+const UNUSABLE_SIGNATURES: [string, string][] = [
+  ['one byte', '0x00'],
+  ['65 zero bytes', `0x${'00'.repeat(65)}`],
+  ['64 bytes', `0x${'ab'.repeat(64)}`],
+  ['an ERC-6492 wrapper around nothing', `0x${'00'.repeat(96)}${'6492'.repeat(16)}`],
+];
+
 function paymentIntegrityTests(target: () => Target): void {
   describe('a signature buys exactly what it was signed for', () => {
     it.for(PAIRS)('%s: 402 with the reason, nothing run or charged', async ([, signedAt, presentedAt]) => {
@@ -273,6 +281,29 @@ function paymentIntegrityTests(target: () => Target): void {
       await expect.poll(() => t.logs().slice(logFrom)).toContain('"msg":"request"');
       expect(t.logs().slice(logFrom)).not.toMatch(/unavailable/i);
     });
+
+    it.for(UNUSABLE_SIGNATURES)(
+      'a well-formed payload with a signature of %s: 402 from verification',
+      async ([, bad]) => {
+        const t = target();
+        const payer = await newPayer(t.chain);
+        const good = await x402ClientFor(payer).createPaymentPayload(await challengeAt(t, CERT_HTTP));
+        const { authorization } = good.payload as { authorization: Authorization };
+        const logFrom = t.logs().length;
+
+        const answer = await present(
+          t,
+          CERT_HTTP,
+          { ...good, payload: { signature: bad, authorization } },
+          t.domain,
+        );
+        expect(answer.status).toBe(402);
+        expect(answer.reason).toMatch(/^invalid_exact_evm_/);
+        expect(await t.chain.balanceOf(payer.address)).toBe(FUNDS);
+        await expect.poll(() => t.logs().slice(logFrom)).toContain('"msg":"request"');
+        expect(t.logs().slice(logFrom)).not.toMatch(/unavailable/i);
+      },
+    );
   });
 }
 
