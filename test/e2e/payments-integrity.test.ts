@@ -132,6 +132,14 @@ function brokenChecksum(address: string): string {
 /** A payload made hostile from a good one signed for the place it is presented to. */
 type Mangle = (good: PaymentPayload, authorization: Authorization, signature: string) => unknown;
 
+/** A good payload with fields of its authorization changed by `change`. */
+function changedAuthorization(change: (authorization: Authorization) => Record<string, unknown>): Mangle {
+  return (good, authorization, signature) => ({
+    ...good,
+    payload: { signature, authorization: { ...authorization, ...change(authorization) } },
+  });
+}
+
 /** Decodable payloads that are not valid exact EIP-3009 payments, and the field the reason must name. */
 const MALFORMED: [string, Mangle, RegExp][] = [
   [
@@ -146,55 +154,30 @@ const MALFORMED: [string, Mangle, RegExp][] = [
   ],
   [
     'value the string 1e400',
-    (good, authorization, signature) => ({
-      ...good,
-      payload: { signature, authorization: { ...authorization, value: '1e400' } },
-    }),
+    changedAuthorization(() => ({ value: '1e400' })),
     /payload\.authorization\.value/,
   ],
   [
     'value above 2^256',
-    (good, authorization, signature) => ({
-      ...good,
-      payload: { signature, authorization: { ...authorization, value: (2n ** 256n).toString() } },
-    }),
+    changedAuthorization(() => ({ value: (2n ** 256n).toString() })),
     /payload\.authorization\.value/,
   ],
   [
     'validBefore a number, not a string',
-    (good, authorization, signature) => ({
-      ...good,
-      payload: {
-        signature,
-        authorization: { ...authorization, validBefore: Number(authorization.validBefore) },
-      },
-    }),
+    changedAuthorization(({ validBefore }) => ({ validBefore: Number(validBefore) })),
     /payload\.authorization\.validBefore/,
   ],
   [
     'from not an address',
-    (good, authorization, signature) => ({
-      ...good,
-      payload: { signature, authorization: { ...authorization, from: 'not-an-address' } },
-    }),
+    changedAuthorization(() => ({ from: 'not-an-address' })),
     /payload\.authorization\.from/,
   ],
   [
     'to with a broken checksum',
-    (good, authorization, signature) => ({
-      ...good,
-      payload: { signature, authorization: { ...authorization, to: brokenChecksum(authorization.to ?? '') } },
-    }),
+    changedAuthorization(({ to }) => ({ to: brokenChecksum(to ?? '') })),
     /payload\.authorization\.to/,
   ],
-  [
-    'nonce too short',
-    (good, authorization, signature) => ({
-      ...good,
-      payload: { signature, authorization: { ...authorization, nonce: '0x1234' } },
-    }),
-    /payload\.authorization\.nonce/,
-  ],
+  ['nonce too short', changedAuthorization(() => ({ nonce: '0x1234' })), /payload\.authorization\.nonce/],
   [
     'the authorization moved under extensions, the signature without 0x',
     (good, authorization, signature) => ({

@@ -34,6 +34,11 @@ const good = {
 } as unknown as PaymentPayload;
 
 const withPayload = (payload: unknown) => ({ ...good, payload }) as PaymentPayload;
+/** A payload whose authorization has `change` applied. */
+const authorizedWith = (change: Record<string, unknown>) => ({
+  signature: '0x00',
+  authorization: { ...authorization, ...change },
+});
 
 describe('exactPayloadProblem', () => {
   it('accepts an exact EIP-3009 payload', () => {
@@ -47,30 +52,12 @@ describe('exactPayloadProblem', () => {
     [{ signature: '0x', authorization }, 'payload.signature must be 0x-prefixed hex bytes'],
     [{ signature: `0x${'00'.repeat(9000)}`, authorization }, 'payload.signature is too long'],
     [{ signature: '0x00', authorization: [authorization] }, 'payload.authorization Invalid input'],
-    [
-      { signature: '0x00', authorization: { ...authorization, value: '1e400' } },
-      'payload.authorization.value must be a decimal',
-    ],
-    [
-      { signature: '0x00', authorization: { ...authorization, value: '-1' } },
-      'payload.authorization.value must be a decimal',
-    ],
-    [
-      { signature: '0x00', authorization: { ...authorization, validAfter: 0 } },
-      'payload.authorization.validAfter Invalid input',
-    ],
-    [
-      { signature: '0x00', authorization: { ...authorization, from: 'nobody' } },
-      'payload.authorization.from must be a 0x address',
-    ],
-    [
-      { signature: '0x00', authorization: { ...authorization, nonce: '0x01' } },
-      'payload.authorization.nonce must be 32 bytes',
-    ],
-    [
-      { signature: '0x00', authorization: { ...authorization, extra: 1 } },
-      'payload.authorization.extra is not a field',
-    ],
+    [authorizedWith({ value: '1e400' }), 'payload.authorization.value must be a decimal'],
+    [authorizedWith({ value: '-1' }), 'payload.authorization.value must be a decimal'],
+    [authorizedWith({ validAfter: 0 }), 'payload.authorization.validAfter Invalid input'],
+    [authorizedWith({ from: 'nobody' }), 'payload.authorization.from must be a 0x address'],
+    [authorizedWith({ nonce: '0x01' }), 'payload.authorization.nonce must be 32 bytes'],
+    [authorizedWith({ extra: 1 }), 'payload.authorization.extra is not a field'],
     [
       { signature: '0x00', authorization, permit2Authorization: {} },
       'payload.permit2Authorization is not a field',
@@ -83,10 +70,7 @@ describe('exactPayloadProblem', () => {
   });
 
   it('accepts 2^256 - 1 and refuses 2^256', () => {
-    const at = (value: bigint) =>
-      exactPayloadProblem(
-        withPayload({ signature: '0x00', authorization: { ...authorization, value: String(value) } }),
-      );
+    const at = (value: bigint) => exactPayloadProblem(withPayload(authorizedWith({ value: String(value) })));
     expect(at(2n ** 256n - 1n)).toBeNull();
     expect(at(2n ** 256n)).toMatch(/value must be a decimal integer string below 2\^256/);
   });
