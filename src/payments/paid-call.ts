@@ -4,7 +4,13 @@
  * accepts settlements. HTTP (`gate.ts`) and MCP (`mcp/paid-tool.ts`) map the outcome to their wire.
  */
 import type { x402ResourceServer } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
+import {
+  type PaymentPayload,
+  type PaymentRequired,
+  type SettleResponse,
+  VerifyError,
+  type VerifyResponse,
+} from '@x402/core/types';
 import type { Logger } from 'pino';
 import type { RunOutcome } from '../checks/outcome.ts';
 import type { Lifecycle } from '../lifecycle.ts';
@@ -141,7 +147,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       }
 
       const verified = await faultScope(() =>
-        resourceServer.verifyPayment(payload, requirements, terms.extensions),
+        resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
       ).catch(() => null);
       if (!verified || (!verified.value.isValid && verified.faulted)) {
         logger.warn({ name }, 'payment verification unavailable');
@@ -225,6 +231,24 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       return { kind: 'delivered', result: outcome.result, receipt };
     }
   };
+}
+
+/**
+ * A remote facilitator that refuses a payment with a 4xx answer carrying `isValid: false` (the
+ * SDK throws it as a `VerifyError`) has judged the payment: that is a refusal, as its 200 answer
+ * would be. Its 5xx, an authentication or rate-limit refusal, and every other failure say that the
+ * facilitator could not judge it, and are rethrown (503).
+ */
+function facilitatorRefusal(error: unknown): VerifyResponse {
+  if (
+    error instanceof VerifyError &&
+    error.statusCode >= 400 &&
+    error.statusCode < 500 &&
+    ![401, 403, 408, 429].includes(error.statusCode)
+  ) {
+    return { isValid: false, invalidReason: error.invalidReason ?? 'invalid_payment', payer: error.payer };
+  }
+  throw error;
 }
 
 /** The payload's signature (EIP-3009: `payload.signature`), or '' when it has none. */
