@@ -108,6 +108,9 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     }
     const { payload } = payment;
     // A signature buys what it was signed for: its resource, the extensions it echoes, the terms.
+    // The EIP-3009 authorization names none of them but the price, so routes of one price would
+    // take each other's payloads without the first two (1.2.0 had the echo check from the SDK's
+    // HTTP middleware; the terms built once per operation left it behind).
     const echo = resourceServer.validateExtensions(
       { extensions: terms.extensions } as PaymentRequired,
       payload,
@@ -125,7 +128,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       return challenge(terms, 'No matching payment requirements', payload);
     }
     // The service asks for exact EIP-3009 only: a payload of another shape is the payer's mistake
-    // (402 naming the field), and whatever still fails inside verify is an outage.
+    // (402 naming the field), so what still throws inside verify is the facilitator, RPC or chain.
     const malformed = exactPayloadProblem(payload);
     if (malformed) {
       metrics.payment('refused');

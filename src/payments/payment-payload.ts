@@ -11,9 +11,9 @@ import { isAddress } from 'viem';
 import { z } from 'zod';
 
 /** The reason prefix of a payload that is not a valid exact EIP-3009 payload. */
-export const INVALID_PAYLOAD = 'invalid_exact_evm_payload';
+const INVALID_PAYLOAD = 'invalid_exact_evm_payload';
 /** The reason prefix of a payload signed for another route or tool. */
-export const RESOURCE_MISMATCH = 'resource_mismatch';
+const RESOURCE_MISMATCH = 'resource_mismatch';
 
 const UINT256_MAX = 2n ** 256n - 1n;
 /**
