@@ -13,7 +13,7 @@ import { once } from 'node:events';
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { getCACertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
@@ -23,6 +23,7 @@ import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { loadConfig } from '../src/config.ts';
 import { resolveAddresses } from '../src/sources/doh/addresses.ts';
 import { createDohClient } from '../src/sources/doh/client.ts';
+import type { SourceResult } from '../src/sources/failure.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const WRANGLER_CONFIG = join(ROOT, 'wrangler.jsonc');
@@ -166,31 +167,7 @@ function edgeNetwork(
     connect: {
       // A `ca` replaces the default store, so it is carried along.
       ...(extraCa ? { ca: [...getCACertificates('default'), extraCa] } : {}),
-      lookup(hostname, options, callback) {
-        const answer = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
-          const [first] = addresses;
-          if (error || !first) {
-            callback(
-              error ?? Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
-              '',
-              0,
-            );
-          } else if (options.all) callback(null, addresses);
-          else callback(null, first.address, first.family);
-        };
-        if (isIP(hostname) || resolverHosts.has(hostname)) {
-          systemLookup(hostname, { all: true }, answer);
-          return;
-        }
-        resolveAddresses(doh, hostname).then(
-          (resolved) =>
-            answer(
-              null,
-              resolved.ok ? resolved.value.map((address) => ({ address, family: isIP(address) })) : [],
-            ),
-          (error: unknown) => answer(error as NodeJS.ErrnoException, []),
-        );
-      },
+      lookup: edgeLookup(resolverHosts, (name) => resolveAddresses(doh, name)),
     },
   });
   return async (request) =>
@@ -202,4 +179,43 @@ function edgeNetwork(
       dispatcher: agent,
       ...(request.body ? { duplex: 'half' } : {}),
     })) as unknown as Response;
+}
+
+/**
+ * How the emulated edge resolves a name: IP literals and the DoH resolvers' own names through the
+ * system, every other name through DoH. Any failure — offline, a transient resolver error, no
+ * address — reaches the connection as an error (the Worker's fetch fails, the check answers 502);
+ * it never throws out of the callback, which would end the dev process.
+ */
+export function edgeLookup(
+  resolverHosts: ReadonlySet<string>,
+  resolve: (name: string) => Promise<SourceResult<string[]>>,
+  system: typeof systemLookup = systemLookup,
+): LookupFunction {
+  return (hostname, options, callback) => {
+    // A failed system lookup passes no addresses at all: the error is read first.
+    const answer = (error: NodeJS.ErrnoException | null, addresses?: LookupAddress[]) => {
+      const first = error ? undefined : addresses?.[0];
+      if (!first) {
+        callback(
+          error ?? Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
+          '',
+          0,
+        );
+      } else if (options.all) callback(null, addresses ?? []);
+      else callback(null, first.address, first.family);
+    };
+    if (isIP(hostname) || resolverHosts.has(hostname)) {
+      system(hostname, { all: true }, answer);
+      return;
+    }
+    resolve(hostname).then(
+      (resolved) =>
+        answer(
+          null,
+          resolved.ok ? resolved.value.map((address) => ({ address, family: isIP(address) })) : [],
+        ),
+      (error: unknown) => answer(error as NodeJS.ErrnoException),
+    );
+  };
 }
