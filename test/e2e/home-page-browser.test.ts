@@ -11,12 +11,14 @@ import { serve, type ServerType } from '@hono/node-server';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { missingLine, REQUIREMENTS, thisMachine } from '../../scripts/provision-test.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { REPO_ROOT } from '../support/run-command.ts';
 import { throwingRunners } from '../unit/http/discovery/discovery-app.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_REQUIREMENT = REQUIREMENTS.find(({ debianPackage }) => debianPackage === 'chromium')!;
+const CHROMIUM = CHROMIUM_REQUIREMENT.where;
 const ARTIFACTS = join(REPO_ROOT, 'test/artifacts');
 
 let server: ServerType;
@@ -33,6 +35,9 @@ beforeAll(async () => {
   const app = createApp({ config, runners: throwingRunners(), logger: pino({ level: 'silent' }) });
   handle = (request) => app.fetch(request);
 
+  // Never a silent pass: without the browser this test fails with the one line saying what to install.
+  if (!thisMachine().has(CHROMIUM_REQUIREMENT))
+    throw new Error(missingLine([CHROMIUM_REQUIREMENT], 'npm test installs it only as root, with apt-get'));
   profile = await mkdtemp(join(tmpdir(), 'chromium-profile-'));
   // A fresh profile per run: an old one could make Chromium fetch updates or sync.
   context = await chromium.launchPersistentContext(profile, {
