@@ -99,6 +99,13 @@ describe(`website-checks-cli (built, on ${SYSTEM_NODE})`, () => {
     expect(noKey.stderr).toMatch(/^expiry is paid: set X402_PRIVATE_KEY/);
   });
 
+  it('a payer without enough USDC: one line naming the payer and what is needed, exit 2', async () => {
+    const payer = await service.newPayer(0n);
+    const run = await cli(['cert', 'example.com'], { X402_PRIVATE_KEY: payer.privateKey });
+    console.log(JSON.stringify(run));
+    expect(run.code).toBe(2);
+  });
+
   it('answers --help, -h, help and --version with exit 0 and no request', async () => {
     for (const args of [['--help'], ['-h'], ['help']]) {
       const help = await runCli(args);
