@@ -46,7 +46,7 @@ const DOCUMENT_LINKS: { path: `/${string}`; label: string }[] = [
 
 function example(label: string, command: string): string {
   return `<h3>${escapeHtml(label)}</h3>
-<div class="example" data-label="${escapeHtml(label)}"><pre><code>${escapeHtml(command)}</code></pre></div>`;
+<div class="command" data-label="${escapeHtml(label)}"><pre><code>${escapeHtml(command)}</code></pre></div>`;
 }
 
 function priceRows(local: (path: `/${string}`) => string): string {
@@ -58,8 +58,8 @@ function priceRows(local: (path: `/${string}`) => string): string {
     .map(([route, tool, price, summary]) => {
       const http = route
         ? `<a href="${local(route)}?domain=${EXAMPLE_DOMAIN}"><code>GET ${route}</code></a>`
-        : '—';
-      return `<tr><td>${http}</td><td><code>${tool}</code></td><td class="price">${price}</td><td>${escapeHtml(summary)}</td></tr>`;
+        : 'MCP only';
+      return `<tr><td class="route">${http}</td><td class="tool"><code>${tool}</code></td><td class="price">${price}</td><td class="summary">${escapeHtml(summary)}</td></tr>`;
     })
     .join('\n');
 }
