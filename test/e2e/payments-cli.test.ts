@@ -124,17 +124,8 @@ describe(`website-checks-cli (built, on ${SYSTEM_NODE})`, () => {
   });
 
   it('a 429 is one line with the service’s reason and when to retry: exit 2', async () => {
-    const config = loadConfig({ RATE_LIMIT_BURST: '1', RATE_LIMIT_PER_MINUTE: '1', LOG_LEVEL: 'silent' });
-    const runners = createRunners(config, {
-      fetch: globalThis.fetch,
-      now: () => new Date(),
-      reach: nodeReach(),
-    });
-    const app = createApp({ config, runners, logger: pino({ level: 'silent' }) });
-    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    const { url, server } = await serveUnpaid({ RATE_LIMIT_BURST: '1', RATE_LIMIT_PER_MINUTE: '1' });
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       expect((await runCli(['validate', 'example.com', '--url', url])).code).toBe(0);
       const limited = await runCli(['validate', 'example.com', '--url', url]);
       expect(limited.code).toBe(2);
@@ -192,22 +183,12 @@ describe(`website-checks-cli (built, on ${SYSTEM_NODE})`, () => {
 
   it('on a local service whose upstreams are unreachable (offline), points at npm run world', async () => {
     const nowhere = `http://127.0.0.1:${await freePort()}`;
-    const config = loadConfig({
+    // No payment gate: this case is about the upstreams, not about paying.
+    const { url, server } = await serveUnpaid({
       DOH_URL: `${nowhere}/dns-query`,
       DOH_FALLBACK_URL: `${nowhere}/dns-query`,
-      LOG_LEVEL: 'silent',
     });
-    const runners = createRunners(config, {
-      fetch: globalThis.fetch,
-      now: () => new Date(),
-      reach: nodeReach(),
-    });
-    // No payment gate: this case is about the upstreams, not about paying.
-    const app = createApp({ config, runners, logger: pino({ level: 'silent' }) });
-    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const run = await runCli(['dns', 'example.com', '--url', url], {
         X402_PRIVATE_KEY: `0x${'11'.repeat(32)}`,
       });
@@ -227,4 +208,18 @@ async function freePort(): Promise<number> {
   const { port } = await listen(probe);
   await close(probe);
   return Number(port);
+}
+
+/** The app without a payment gate, configured by `env`, with its real runners, on loopback. */
+async function serveUnpaid(env: Record<string, string>) {
+  const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
+  const runners = createRunners(config, {
+    fetch: globalThis.fetch,
+    now: () => new Date(),
+    reach: nodeReach(),
+  });
+  const app = createApp({ config, runners, logger: pino({ level: 'silent' }) });
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
