@@ -100,7 +100,8 @@ export function thisMachine(): Machine {
     hasAptGet: onPath('apt-get'),
     async run(command, args) {
       const child = spawn(command, args, {
-        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+        // RUNLEVEL=1: invoke-rc.d does not start the installed redis service; the tests start their own.
+        env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive', RUNLEVEL: '1' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
