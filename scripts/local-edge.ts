@@ -8,8 +8,6 @@
  * resolves through its own) and trusts Node's CA store plus `NODE_EXTRA_CA_CERTS`. Cloudflare's
  * refusal of private destinations is not emulated: the Worker's own checks are what tests exercise.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +22,7 @@ import { loadConfig } from '../src/config.ts';
 import { resolveAddresses } from '../src/sources/doh/addresses.ts';
 import { createDohClient } from '../src/sources/doh/client.ts';
 import type { SourceResult } from '../src/sources/failure.ts';
+import { runCollected } from './run-collected.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const WRANGLER_CONFIG = join(ROOT, 'wrangler.jsonc');
@@ -45,7 +44,7 @@ export interface WorkerBundle {
 export async function buildWorker(outDir?: string, entry?: string): Promise<WorkerBundle> {
   outDir ??= await mkdtemp(join(tmpdir(), 'website-checks-worker-'));
   await mkdir(outDir, { recursive: true });
-  const child = spawn(
+  const { code, output } = await runCollected(
     process.execPath,
     [
       join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
@@ -58,13 +57,8 @@ export async function buildWorker(outDir?: string, entry?: string): Promise<Work
     {
       cwd: ROOT,
       env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
   const size = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output);
   if (code !== 0 || !size) throw new Error(`wrangler could not bundle the Worker:\n${output}`);
   const module = (await readdir(outDir)).find((file) => file.endsWith('.js'));

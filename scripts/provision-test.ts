@@ -5,10 +5,9 @@
  * are missing and this runs as root; otherwise, or when the install fails, the line names them and
  * the command that installs them, and `npm test` stops (exit 1) before any test runs.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
+import { runCollected } from './run-collected.ts';
 
 export interface Requirement {
   /** What a person calls it. */
@@ -98,18 +97,11 @@ export function thisMachine(): Machine {
     has: ({ where }) => (where.startsWith('/') ? executable(where) : onPath(where)),
     isRoot: process.getuid?.() === 0,
     hasAptGet: onPath('apt-get'),
-    async run(command, args) {
-      const child = spawn(command, args, {
-        // RUNLEVEL=1: invoke-rc.d does not start the installed redis service; the tests start their own.
+    run: (command, args) =>
+      // RUNLEVEL=1: invoke-rc.d does not start the installed redis service; the tests start their own.
+      runCollected(command, args, {
         env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive', RUNLEVEL: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      const [code] = (await once(child, 'close')) as [number | null];
-      return { code, output };
-    },
+      }),
   };
 }
 
