@@ -4,7 +4,7 @@
  * does, and settles on it through the Worker's settler object. Stops on SIGTERM or Ctrl-C.
  */
 import { type LocalChain, startLocalChain } from '../src/payments/local-chain.ts';
-import { loadConfigOrExit, localChainBanner } from '../src/startup-messages.ts';
+import { listenFailure, loadConfigOrExit, localChainBanner } from '../src/startup-messages.ts';
 import { startLocalEdge } from './local-edge.ts';
 
 /** Receipt polling on the local chain, which mines each transaction at once. */
@@ -29,7 +29,10 @@ variables.PUBLIC_BASE_URL = config.publicBaseUrl;
 const edge = await startLocalEdge({ variables, host: config.host, ports: [config.port] }).catch(
   async (error: unknown) => {
     await local?.stop();
-    throw error;
+    const line = listenFailure(error, config, 'npm run edge:dev');
+    if (!line) throw error;
+    process.stderr.write(`${line}\n`);
+    process.exit(1);
   },
 );
 process.stdout.write(

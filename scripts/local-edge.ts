@@ -8,12 +8,10 @@
  * resolves through its own) and trusts Node's CA store plus `NODE_EXTRA_CA_CERTS`. Cloudflare's
  * refusal of private destinations is not emulated: the Worker's own checks are what tests exercise.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isIP } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { getCACertificates } from 'node:tls';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
@@ -23,6 +21,8 @@ import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { loadConfig } from '../src/config.ts';
 import { resolveAddresses } from '../src/sources/doh/addresses.ts';
 import { createDohClient } from '../src/sources/doh/client.ts';
+import type { SourceResult } from '../src/sources/failure.ts';
+import { runCollected } from './run-collected.ts';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const WRANGLER_CONFIG = join(ROOT, 'wrangler.jsonc');
@@ -44,7 +44,7 @@ export interface WorkerBundle {
 export async function buildWorker(outDir?: string, entry?: string): Promise<WorkerBundle> {
   outDir ??= await mkdtemp(join(tmpdir(), 'website-checks-worker-'));
   await mkdir(outDir, { recursive: true });
-  const child = spawn(
+  const { code, output } = await runCollected(
     process.execPath,
     [
       join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
@@ -57,13 +57,8 @@ export async function buildWorker(outDir?: string, entry?: string): Promise<Work
     {
       cwd: ROOT,
       env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const [code] = (await once(child, 'exit')) as [number | null];
   const size = /Total Upload: ([\d.]+) KiB \/ gzip: ([\d.]+) KiB/.exec(output);
   if (code !== 0 || !size) throw new Error(`wrangler could not bundle the Worker:\n${output}`);
   const module = (await readdir(outDir)).find((file) => file.endsWith('.js'));
@@ -175,31 +170,7 @@ function edgeNetwork(
     connect: {
       // A `ca` replaces the default store, so it is carried along.
       ...(extraCa ? { ca: [...getCACertificates('default'), extraCa] } : {}),
-      lookup(hostname, options, callback) {
-        const answer = (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
-          const [first] = addresses;
-          if (error || !first) {
-            callback(
-              error ?? Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
-              '',
-              0,
-            );
-          } else if (options.all) callback(null, addresses);
-          else callback(null, first.address, first.family);
-        };
-        if (isIP(hostname) || resolverHosts.has(hostname)) {
-          systemLookup(hostname, { all: true }, answer);
-          return;
-        }
-        resolveAddresses(doh, hostname).then(
-          (resolved) =>
-            answer(
-              null,
-              resolved.ok ? resolved.value.map((address) => ({ address, family: isIP(address) })) : [],
-            ),
-          (error: unknown) => answer(error as NodeJS.ErrnoException, []),
-        );
-      },
+      lookup: edgeLookup(resolverHosts, (name) => resolveAddresses(doh, name)),
     },
   });
   return async (request) =>
@@ -211,4 +182,43 @@ function edgeNetwork(
       dispatcher: agent,
       ...(request.body ? { duplex: 'half' } : {}),
     })) as unknown as Response;
+}
+
+/**
+ * How the emulated edge resolves a name: IP literals and the DoH resolvers' own names through the
+ * system, every other name through DoH. Any failure — offline, a transient resolver error, no
+ * address — reaches the connection as an error (the Worker's fetch fails, the check answers 502);
+ * it never throws out of the callback, which would end the dev process.
+ */
+export function edgeLookup(
+  resolverHosts: ReadonlySet<string>,
+  resolve: (name: string) => Promise<SourceResult<string[]>>,
+  system: typeof systemLookup = systemLookup,
+): LookupFunction {
+  return (hostname, options, callback) => {
+    // A failed system lookup passes no addresses at all: the error is read first.
+    const answer = (error: NodeJS.ErrnoException | null, addresses?: LookupAddress[]) => {
+      const first = error ? undefined : addresses?.[0];
+      if (!first) {
+        callback(
+          error ?? Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
+          '',
+          0,
+        );
+      } else if (options.all) callback(null, addresses ?? []);
+      else callback(null, first.address, first.family);
+    };
+    if (isIP(hostname) || resolverHosts.has(hostname)) {
+      system(hostname, { all: true }, answer);
+      return;
+    }
+    resolve(hostname).then(
+      (resolved) =>
+        answer(
+          null,
+          resolved.ok ? resolved.value.map((address) => ({ address, family: isIP(address) })) : [],
+        ),
+      (error: unknown) => answer(error as NodeJS.ErrnoException),
+    );
+  };
 }

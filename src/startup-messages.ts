@@ -64,14 +64,18 @@ export function localChainBanner(config: Config, local: LocalChain): string {
   return `${lines.join('\n')}\n\n`;
 }
 
-/** One line for a listen error a person can fix (port taken, no permission), else undefined. */
-export function listenFailure(error: unknown, config: Config): string | undefined {
+/**
+ * One line for a listen error a person can fix (port taken, no permission), else undefined.
+ * `command` is how the reader started the service (`npm start`, `npm run edge:dev`); Miniflare's
+ * `ERR_ADDRESS_IN_USE` is the edge runtime's port taken.
+ */
+export function listenFailure(error: unknown, config: Config, command = 'npm start'): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   const where = `${config.host}:${config.port}`;
-  if (code === 'EADDRINUSE')
-    return `Port ${config.port} is already in use (${where}): stop the process using it, or start with another PORT, e.g. PORT=8081 npm start.`;
+  if (code === 'EADDRINUSE' || code === 'ERR_ADDRESS_IN_USE')
+    return `Port ${config.port} is already in use (${where}): stop the process using it, or start with another PORT, e.g. PORT=8081 ${command}.`;
   if (code === 'EACCES')
-    return `No permission to listen on ${where}: use a port above 1023, e.g. PORT=8080 npm start.`;
+    return `No permission to listen on ${where}: use a port above 1023, e.g. PORT=8080 ${command}.`;
   if (code === 'EADDRNOTAVAIL')
     return `HOST ${config.host} is not an address of this machine: set HOST to one that is.`;
   return undefined;

@@ -23,6 +23,7 @@ import {
   paymentRequiredProblem,
   RETRY_AFTER_SECONDS,
   SERVICE_STOPPING,
+  x402V1Problem,
 } from './payment-problem.ts';
 import type { Payments } from './payments.ts';
 
@@ -93,8 +94,14 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         if (payment.kind === 'absent') {
           payments.metrics.payment('challenged');
           c.set('payment', { outcome: 'unpaid' });
+          const header = await unpaidHeader(operation);
+          if (c.req.header('x-payment') !== undefined)
+            return sendProblem(c, x402V1Problem(operation.priceUsd), {
+              ...NO_STORE,
+              'payment-required': header,
+            });
           return sendChallenge(c, operation, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
-            header: await unpaidHeader(operation),
+            header,
           });
         }
         const outcome = await paidCall({

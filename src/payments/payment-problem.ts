@@ -54,11 +54,37 @@ export function paymentRequiredProblem(
       detail: `This check costs $${priceUsd} in USDC. Sign one of the x402 v2 \`accepts\` entries in the PAYMENT-REQUIRED header and repeat the request with the PAYMENT-SIGNATURE header.`,
     };
   }
+  if (INSUFFICIENT_BALANCE.has(reason)) {
+    return {
+      status: 402,
+      code: PROBLEM_CODES.paymentRequired,
+      title: 'Payment rejected',
+      detail: `The payer holds too little USDC: $${priceUsd} needed. You were not charged; fund the payer's address and pay again.`,
+      reason,
+    };
+  }
   return {
     status: 402,
     code: PROBLEM_CODES.paymentRequired,
     title: 'Payment rejected',
     detail: `The payment was rejected (${reason}); you were not charged. Sign a new authorization for an entry of the PAYMENT-REQUIRED header.`,
     reason,
+  };
+}
+
+/** The x402 reasons for a payer whose balance is below the price: a new signature would not help. */
+const INSUFFICIENT_BALANCE = new Set(['invalid_exact_evm_insufficient_balance', 'insufficient_funds']);
+
+/**
+ * The 402 for a request carrying only x402 v1's `X-PAYMENT` header: the v2 challenge as for an
+ * unpaid request, with a body that tells a v1 client what this service expects instead.
+ */
+export function x402V1Problem(priceUsd: string): Problem {
+  return {
+    status: 402,
+    code: PROBLEM_CODES.paymentRequired,
+    title: 'x402 v2 required',
+    detail: `This service speaks x402 v2 only and does not read the X-PAYMENT header of x402 v1. This check costs $${priceUsd} in USDC: sign one of the \`accepts\` entries (x402Version 2) of the PAYMENT-REQUIRED header and repeat the request with the PAYMENT-SIGNATURE header.`,
+    x402Version: 2,
   };
 }

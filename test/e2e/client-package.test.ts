@@ -1,7 +1,7 @@
 /**
  * The client package as a stranger gets it: `npm pack`, installed from the tarball into an empty
  * directory (no registry: it has no dependencies to fetch), then run from there under the system
- * Node.js against the paid service on loopback.
+ * Node.js against the paid service on loopback; and the README's `npx ./<tarball>` line as written.
  */
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type * as ClientApi from '../../packages/client/src/index.ts';
 import { REPO_ROOT, run, runCli } from '../support/run-command.ts';
+import { bashCommands } from './readme-commands.ts';
 import { type PaidService, startPaidService } from '../world/paid-service.ts';
 
 let service: PaidService;
@@ -50,6 +51,27 @@ it('packs, installs into an empty directory with no network, and pays for a chec
     ]),
   );
   expect(paths.filter((path) => path.startsWith('src/'))).toEqual([]);
+
+  // The README's line, as written, from the folder holding the tarball (npm offline: nothing to fetch).
+  const readmeLines = bashCommands(await readFile(join(REPO_ROOT, 'README.md'), 'utf8'));
+  expect(readmeLines).toContain('cd packages/client && npm pack   # writes ' + filename);
+  const npx = readmeLines.find((line) => line.startsWith(`npx ./${filename} `))?.replace(/\s+#\s.*$/, '');
+  expect(npx, `README runs npx ./${filename}`).toBeDefined();
+  const help = await run('bash', ['-c', npx ?? ''], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      npm_config_cache: join(dir, '.npm'),
+      npm_config_offline: 'true',
+      npm_config_update_notifier: 'false',
+      // The "Ok to proceed?" a person at a terminal answers with y.
+      npm_config_yes: 'true',
+    },
+    timeoutMs: 120_000,
+  });
+  expect(help.code, help.stderr).toBe(0);
+  expect(help.stdout).toMatch(/^Usage: website-checks-cli <command> <domain>/);
 
   const project = join(dir, 'empty');
   await mkdir(project);

@@ -93,10 +93,48 @@ describe(`website-checks-cli (built, on ${SYSTEM_NODE})`, () => {
     const invalid = await cli(['validate', 'exa_mple..com']);
     expect(invalid.code).toBe(2);
     expect(JSON.parse(invalid.stdout)).toMatchObject({ valid: false });
-    expect(invalid.stderr).toMatch(/^Not a valid domain: exa_mple\.\.com \(/);
+    expect(invalid.stderr).toMatch(/^Not a valid domain: exa_mple\.\.com \([a-z_]+\): [A-Z].*\.\n$/);
+    expect(invalid.stderr).not.toContain('[object Object]');
     const noKey = await cli(['expiry', 'example.com']);
     expect(noKey.code).toBe(1);
     expect(noKey.stderr).toMatch(/^expiry is paid: set X402_PRIVATE_KEY/);
+  });
+
+  it('a payer without enough USDC: one line naming the payer and what is needed, exit 2', async () => {
+    const payer = await service.newPayer(0n);
+    const run = await cli(['cert', 'example.com'], { X402_PRIVATE_KEY: payer.privateKey });
+    expect(run.code).toBe(2);
+    const [line, ...rest] = run.stderr.split('\n');
+    expect(line).toBe(
+      `Payment refused: payer ${payer.address} holds too little USDC: 0.01 needed for cert on eip155:8453. Nothing was charged; send USDC to the payer and run again.`,
+    );
+    expect(rest.join('\n')).toContain('"reason": "invalid_exact_evm_insufficient_balance"');
+    expect(run.stderr).not.toMatch(/sign a new authorization/i);
+    expect(run.stdout).toBe('');
+  });
+
+  it('a malformed X402_PRIVATE_KEY is named malformed, not missing, and never echoed', async () => {
+    const run = await cli(['cert', 'example.com'], { X402_PRIVATE_KEY: '0x1234' });
+    expect(run).toEqual({
+      code: 1,
+      stdout: '',
+      stderr:
+        "X402_PRIVATE_KEY is malformed (6 characters): it must be 0x followed by 64 hex digits, the payer's 32-byte key.\n",
+    });
+  });
+
+  it('a 429 is one line with the service’s reason and when to retry: exit 2', async () => {
+    const { url, server } = await serveUnpaid({ RATE_LIMIT_BURST: '1', RATE_LIMIT_PER_MINUTE: '1' });
+    try {
+      expect((await runCli(['validate', 'example.com', '--url', url])).code).toBe(0);
+      const limited = await runCli(['validate', 'example.com', '--url', url]);
+      expect(limited.code).toBe(2);
+      expect(limited.stderr.split('\n')[0]).toMatch(
+        /^HTTP 429 rate_limited: Free requests from one address are limited to 1 at once and 1 a minute; retry in \d+ s\. Paid requests are not limited\.$/,
+      );
+    } finally {
+      await close(server);
+    }
   });
 
   it('answers --help, -h, help and --version with exit 0 and no request', async () => {
@@ -145,22 +183,12 @@ describe(`website-checks-cli (built, on ${SYSTEM_NODE})`, () => {
 
   it('on a local service whose upstreams are unreachable (offline), points at npm run world', async () => {
     const nowhere = `http://127.0.0.1:${await freePort()}`;
-    const config = loadConfig({
+    // No payment gate: this case is about the upstreams, not about paying.
+    const { url, server } = await serveUnpaid({
       DOH_URL: `${nowhere}/dns-query`,
       DOH_FALLBACK_URL: `${nowhere}/dns-query`,
-      LOG_LEVEL: 'silent',
     });
-    const runners = createRunners(config, {
-      fetch: globalThis.fetch,
-      now: () => new Date(),
-      reach: nodeReach(),
-    });
-    // No payment gate: this case is about the upstreams, not about paying.
-    const app = createApp({ config, runners, logger: pino({ level: 'silent' }) });
-    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
     try {
-      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const run = await runCli(['dns', 'example.com', '--url', url], {
         X402_PRIVATE_KEY: `0x${'11'.repeat(32)}`,
       });
@@ -180,4 +208,18 @@ async function freePort(): Promise<number> {
   const { port } = await listen(probe);
   await close(probe);
   return Number(port);
+}
+
+/** The app without a payment gate, configured by `env`, with its real runners, on loopback. */
+async function serveUnpaid(env: Record<string, string>) {
+  const config = loadConfig({ ...env, LOG_LEVEL: 'silent' });
+  const runners = createRunners(config, {
+    fetch: globalThis.fetch,
+    now: () => new Date(),
+    reach: nodeReach(),
+  });
+  const app = createApp({ config, runners, logger: pino({ level: 'silent' }) });
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

@@ -22,6 +22,10 @@ const COVERED: Record<string, string> = {
     'no Docker daemon in CI; the Dockerfile itself is checked by test/e2e/container.test.ts',
   'docker compose up -d': 'no Docker daemon in CI; compose.yaml is checked by test/e2e/container.test.ts',
   'npm run edge:dev': 'test/e2e/edge-dev.test.ts runs it as written and pays through it',
+  'cd packages/client && npm pack':
+    'test/e2e/client-package.test.ts packs it (without the prepack rebuild, which would race other test files)',
+  'npx ./website-checks-cli-1.0.0.tgz --help':
+    'test/e2e/client-package.test.ts runs it as written, beside the tarball it packed',
   'npm run edge:secret -- X402_SETTLER_PRIVATE_KEY': 'needs a Cloudflare account: never in tests',
   'npm run edge:deploy':
     'needs a Cloudflare account: never in tests; the bundle it uploads is built and run by the edge tests',
@@ -35,7 +39,7 @@ export type CommandPlan =
 
 /** Commands that call the service or its client: the ones this test runs. */
 const RUNNABLE =
-  /^(X402_PRIVATE_KEY=\S+ (BASE_URL=\S+ )?)?(npx website-checks-cli|npm run -s cli|npm exec -- node examples\/|curl |examples\/)/;
+  /^(X402_PRIVATE_KEY=\S+ (BASE_URL=\S+ )?)?(npm run -s cli|npm exec -- node examples\/|curl |examples\/)/;
 
 export function classifyReadmeCommand(line: string, local: { port: number; demoKey: string }): CommandPlan {
   const bare = line.replace(/\s+#\s.*$/, '');
@@ -49,9 +53,7 @@ export function classifyReadmeCommand(line: string, local: { port: number; demoK
     .replaceAll('https://checks.example.com', service)
     .replaceAll('http://localhost:8080', service)
     // The README's placeholders for a payer key.
-    .replace(/X402_PRIVATE_KEY=0x(…|5de4…365a)/g, `X402_PRIVATE_KEY=${local.demoKey}`)
-    // The published package's bin, built from this repository (npx would fetch it from the registry).
-    .replaceAll('npx website-checks-cli', 'node packages/client/dist/cli.js');
+    .replace(/X402_PRIVATE_KEY=0x(…|5de4…365a)/g, `X402_PRIVATE_KEY=${local.demoKey}`);
   return {
     kind: 'run',
     command,

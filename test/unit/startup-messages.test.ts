@@ -43,6 +43,12 @@ describe('listenFailure', () => {
     );
   });
 
+  it('says the same for the edge runtime, with the command that started it', () => {
+    expect(listenFailure(error('ERR_ADDRESS_IN_USE'), config, 'npm run edge:dev')).toBe(
+      'Port 8080 is already in use (0.0.0.0:8080): stop the process using it, or start with another PORT, e.g. PORT=8081 npm run edge:dev.',
+    );
+  });
+
   it('explains a privileged port and a foreign HOST, and leaves other errors alone', () => {
     expect(listenFailure(error('EACCES'), config)).toMatch(/^No permission to listen on 0\.0\.0\.0:8080/);
     expect(listenFailure(error('EADDRNOTAVAIL'), config)).toMatch(/^HOST 0\.0\.0\.0 is not an address/);

@@ -34,8 +34,8 @@ The result is printed on stdout as JSON; the receipt and every refusal on stderr
 Exit codes:
   0  ok
   1  usage error
-  2  refused, nothing charged: 400 (invalid domain), 402, 409, a price above --max-usd,
-     or validate of an invalid domain
+  2  refused, nothing charged: 400 (invalid domain), 402, 409, 429 (too many free
+     requests: retry later), a price above --max-usd, or validate of an invalid domain
   3  upstream failure (5xx, never charged) or the service unreachable
 
 Example:

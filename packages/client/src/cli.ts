@@ -33,10 +33,17 @@ export async function main(argv: readonly string[], deps: CliDeps): Promise<numb
     return EXIT.ok;
   }
   const key = deps.env.X402_PRIVATE_KEY?.trim();
-  if (request.command.paid && !(key && KEY_PATTERN.test(key))) {
+  if (request.command.paid && !key) {
     deps.stderr(
       `${request.command.name} is paid: set X402_PRIVATE_KEY to the payer's key (0x + 64 hex digits).\n` +
         `The free check needs none: ${BIN_NAME} validate ${request.domain}\n`,
+    );
+    return EXIT.usage;
+  }
+  if (request.command.paid && key && !KEY_PATTERN.test(key)) {
+    // The key itself is never echoed: only its shape.
+    deps.stderr(
+      `X402_PRIVATE_KEY is malformed (${key.length} characters): it must be 0x followed by 64 hex digits, the payer's 32-byte key.\n`,
     );
     return EXIT.usage;
   }
@@ -74,9 +81,12 @@ function report(result: CheckResult, request: CheckRequest, deps: CliDeps): numb
           `Paid ${name}: transaction ${transaction} payer ${payer ?? 'unknown'} network ${network}\n`,
         );
       }
-      const verdict = result.body as { valid?: unknown; reason?: unknown };
+      const verdict = result.body as { valid?: unknown; reason?: { code?: unknown; message?: unknown } };
       if (name === 'validate' && verdict.valid === false) {
-        deps.stderr(`Not a valid domain: ${request.domain} (${String(verdict.reason)}).\n`);
+        const { code, message } = verdict.reason ?? {};
+        const what = typeof code === 'string' ? ` (${code})` : '';
+        const why = typeof message === 'string' ? `: ${message}` : '.';
+        deps.stderr(`Not a valid domain: ${request.domain}${what}${why}\n`);
         return EXIT.refused;
       }
       return EXIT.ok;
@@ -88,7 +98,7 @@ function report(result: CheckResult, request: CheckRequest, deps: CliDeps): numb
       );
       return EXIT.refused;
     case 'refused':
-      deps.stderr(`${statusLine(result.status, result.body, result.reason)}\n${json(result.body)}\n`);
+      deps.stderr(`${refusalLine(result, name)}\n${json(result.body)}\n`);
       return EXIT.refused;
     case 'failed':
       deps.stderr(
@@ -98,16 +108,33 @@ function report(result: CheckResult, request: CheckRequest, deps: CliDeps): numb
   }
 }
 
-/** `HTTP 400 invalid_domain: <detail>` from a problem body; the payment's refusal reason on a 402. */
-function statusLine(status: number, body: unknown, reason?: string): string {
+/** x402 reasons for a payer whose balance is below the price. */
+const INSUFFICIENT_BALANCE = new Set(['invalid_exact_evm_insufficient_balance', 'insufficient_funds']);
+
+/** The one line of a refusal: the payer's balance, or the status with the problem's own sentence. */
+function refusalLine(result: Extract<CheckResult, { kind: 'refused' }>, name: string): string {
+  const { payment, reason } = result;
+  if (payment && reason && INSUFFICIENT_BALANCE.has(reason))
+    return `Payment refused: payer ${payment.payer} holds too little USDC: ${payment.priceUsd} needed for ${name} on ${payment.network}. Nothing was charged; send USDC to the payer and run again.`;
+  const problem = (typeof result.body === 'object' && result.body !== null ? result.body : {}) as {
+    detail?: unknown;
+  };
+  // The problem's detail names the cause and the fix (and a 402's reason) itself.
+  if (typeof problem.detail === 'string') return statusLine(result.status, result.body);
+  const why =
+    result.status === 402 ? `: payment refused${reason ? ` (${reason})` : ''}, nothing charged` : '';
+  return `${statusLine(result.status, result.body)}${why}`;
+}
+
+/** `HTTP 400 invalid_domain: <detail>` from a problem body. */
+function statusLine(status: number, body: unknown): string {
   const problem = (typeof body === 'object' && body !== null ? body : {}) as {
     code?: unknown;
     detail?: unknown;
   };
   const code = typeof problem.code === 'string' ? ` ${problem.code}` : '';
   const detail = typeof problem.detail === 'string' ? `: ${problem.detail}` : '';
-  const why = status === 402 ? `: payment refused${reason ? ` (${reason})` : ''}, nothing charged` : '';
-  return `HTTP ${status}${code}${detail}${why}`;
+  return `HTTP ${status}${code}${detail}`;
 }
 
 /**

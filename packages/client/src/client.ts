@@ -33,12 +33,22 @@ export interface Receipt {
 export type CheckResult =
   /** 2xx: the result, and the receipt when the call was paid. */
   | { kind: 'ok'; status: number; body: unknown; receipt?: Receipt }
-  /** 4xx: refused and not charged (invalid input, payment required or rejected, payment in flight). */
-  | { kind: 'refused'; status: number; body: unknown; reason?: string }
+  /**
+   * 4xx: refused and not charged (invalid input, payment required or rejected, payment in flight,
+   * too many free requests). A refused signed payment names its `reason` and what was signed.
+   */
+  | { kind: 'refused'; status: number; body: unknown; reason?: string; payment?: SignedPayment }
   /** The price is above `maxUsd`: nothing was signed or sent. */
   | { kind: 'over-cap'; priceUsd: string; maxUsd: string }
   /** 5xx: an upstream or the service failed; a paid call is not settled. */
   | { kind: 'failed'; status: number; body: unknown };
+
+/** A payment this client signed: who pays, how much and where. */
+export interface SignedPayment {
+  payer: string;
+  priceUsd: string;
+  network: string;
+}
 
 /** The service could not be reached at all (connection refused, unknown host, TLS, …). */
 export class ServiceUnreachableError extends Error {
@@ -98,12 +108,13 @@ export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
       const first = await send(target);
       if (first.status !== 402 || !command.paid) return classify(first);
       if (!payer) throw new PaymentError(`${command.name} is a paid check: a payer key is needed.`);
-      const challenge = payer.getPaymentRequiredResponse((header) => first.headers.get(header));
+      const challenge = payer.http.getPaymentRequiredResponse((header) => first.headers.get(header));
       const price = cheapestPayable(challenge, command);
-      if (price > usdToAtomic(maxUsd)) return { kind: 'over-cap', priceUsd: atomicToUsd(price), maxUsd };
+      if (price.amount > usdToAtomic(maxUsd))
+        return { kind: 'over-cap', priceUsd: atomicToUsd(price.amount), maxUsd };
       let signature: Record<string, string>;
       try {
-        signature = payer.encodePaymentSignatureHeader(await payer.createPaymentPayload(challenge));
+        signature = payer.http.encodePaymentSignatureHeader(await payer.http.createPaymentPayload(challenge));
       } catch (error) {
         throw new PaymentError(
           `Could not sign the payment: ${error instanceof Error ? error.message : error}`,
@@ -116,27 +127,30 @@ export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
           transaction,
           network,
           payer: from,
-        } = payer.getPaymentSettleResponse((h) => paid.headers.get(h));
+        } = payer.http.getPaymentSettleResponse((h) => paid.headers.get(h));
         return { ...result, receipt: { transaction, network, ...(from ? { payer: from } : {}) } };
       }
-      if (result.kind === 'refused' && paid.status === 402)
-        return { ...result, reason: rejection(payer, paid) };
+      if (result.kind === 'refused' && paid.status === 402) {
+        const payment = { payer: payer.address, priceUsd: atomicToUsd(price.amount), network: price.network };
+        return { ...result, reason: rejection(payer.http, paid), payment };
+      }
       return result;
     },
   };
 }
 
-function payingClient(privateKey: `0x${string}`, maxUsd: string): x402HTTPClient {
+function payingClient(privateKey: `0x${string}`, maxUsd: string): { http: x402HTTPClient; address: string } {
+  const account = privateKeyToAccount(privateKey);
   const client = x402Client.fromConfig({
     // Every EVM chain: the service's 402 names the one to pay on (eip155:8453 in production).
-    schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(privateKeyToAccount(privateKey)) }],
+    schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(account) }],
     spendControls: { maxAmountPerPayment: `$${maxUsd}` },
   });
-  return new x402HTTPClient(client);
+  return { http: new x402HTTPClient(client), address: account.address };
 }
 
-/** The lowest price, in atomic units, among the options this client can sign (exact scheme, EVM). */
-function cheapestPayable(challenge: PaymentRequired, command: Command): bigint {
+/** The cheapest option this client can sign (exact scheme, EVM): its amount in atomic units. */
+function cheapestPayable(challenge: PaymentRequired, command: Command): { amount: bigint; network: string } {
   const payable = challenge.accepts.filter(
     (option: PaymentRequirements) => option.scheme === 'exact' && option.network.startsWith('eip155:'),
   );
@@ -146,7 +160,9 @@ function cheapestPayable(challenge: PaymentRequired, command: Command): bigint {
       `${command.name} asks for a payment this client cannot make (${offered || 'none'}).`,
     );
   }
-  return payable.map((option) => BigInt(option.amount)).reduce((a, b) => (b < a ? b : a));
+  return payable
+    .map((option) => ({ amount: BigInt(option.amount), network: option.network }))
+    .reduce((a, b) => (b.amount < a.amount ? b : a));
 }
 
 /** Why a signed payment was refused: the challenge's `error`, or the failed settlement's reason. */

@@ -7,6 +7,7 @@ export {
   DEFAULT_SERVICE_URL,
   PaymentError,
   type Receipt,
+  type SignedPayment,
   ServiceUnreachableError,
   type WebsiteChecksClient,
 } from './client.ts';

@@ -13,6 +13,7 @@ import {
 } from './document-paths.ts';
 import { FAVICON, PAGE_ASSETS } from './page-assets.ts';
 import { escapeXml as escapeHtml } from './sitemap.ts';
+import { REPO_CLI } from '../../startup-messages.ts';
 
 export const HTML_MEDIA_TYPE = 'text/html; charset=utf-8';
 
@@ -32,9 +33,6 @@ export const HOME_PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** The published npm name of the client; never the unrelated `website-checks` package. */
-export const CLIENT_PACKAGE = 'website-checks-cli';
-
 const DOCUMENT_LINKS: { path: `/${string}`; label: string }[] = [
   { path: DOCUMENT_PATHS.openapi, label: 'OpenAPI 3.1 with prices (x-payment-info)' },
   { path: DOCUMENT_PATHS.llmsTxt, label: 'llms.txt: the service for language models' },
@@ -48,7 +46,7 @@ const DOCUMENT_LINKS: { path: `/${string}`; label: string }[] = [
 
 function example(label: string, command: string): string {
   return `<h3>${escapeHtml(label)}</h3>
-<div class="example" data-label="${escapeHtml(label)}"><pre><code>${escapeHtml(command)}</code></pre></div>`;
+<div class="command" data-label="${escapeHtml(label)}"><pre><code>${escapeHtml(command)}</code></pre></div>`;
 }
 
 function priceRows(local: (path: `/${string}`) => string): string {
@@ -60,8 +58,8 @@ function priceRows(local: (path: `/${string}`) => string): string {
     .map(([route, tool, price, summary]) => {
       const http = route
         ? `<a href="${local(route)}?domain=${EXAMPLE_DOMAIN}"><code>GET ${route}</code></a>`
-        : '—';
-      return `<tr><td>${http}</td><td><code>${tool}</code></td><td class="price">${price}</td><td>${escapeHtml(summary)}</td></tr>`;
+        : 'MCP only';
+      return `<tr><td class="route">${http}</td><td class="tool"><code>${tool}</code></td><td class="price">${price}</td><td class="summary">${escapeHtml(summary)}</td></tr>`;
     })
     .join('\n');
 }
@@ -115,7 +113,7 @@ ${priceRows(local)}
 <h2 id="examples">Examples</h2>
 ${example('Validate a domain (free)', `curl -s '${absoluteUrl(base, '/v1/validate')}?domain=${EXAMPLE_DOMAIN}'`)}
 ${example('See the price: decode the 402 challenge', `curl -s -o /dev/null -D - '${cert}' | grep -i '^payment-required:' | cut -d' ' -f2 | tr -d '\\r' | base64 -d`)}
-${example('Pay for a check with the command-line client', `X402_PRIVATE_KEY=0x… npx ${CLIENT_PACKAGE} site-health ${EXAMPLE_DOMAIN} --url ${base} --max-usd 0.05`)}
+${example('Pay for a check with the command-line client (in a clone of the service, after npm ci)', `X402_PRIVATE_KEY=0x… ${REPO_CLI} site-health ${EXAMPLE_DOMAIN} --url ${base} --max-usd 0.05`)}
 ${example('Add the MCP server to Claude Code', `claude mcp add --transport http website-checks ${absoluteUrl(base, DOCUMENT_PATHS.mcp)}`)}
 <p>Over MCP, a paid tool called without payment returns <code>isError</code> with the x402 <code>PaymentRequired</code> in <code>structuredContent</code>; send the signed payload in <code>_meta["x402/payment"]</code> and read the receipt from <code>_meta["x402/payment-response"]</code>.</p>
 

@@ -62,6 +62,35 @@ function problemResponse(description: string): JsonObject {
   return { description, content: { [PROBLEM_MEDIA_TYPE]: { schema: ref('Problem') } } };
 }
 
+/**
+ * 429 of the free-work limit (`RATE_LIMIT_*`): a paid route's unpaid challenge and `/v1/validate`
+ * are free work; a paid request carrying a payment never is.
+ */
+const rateLimitedResponse: JsonObject = {
+  ...problemResponse(
+    'rate_limited: too many free requests (the unpaid 402 challenge, validation) from one client address; retry after Retry-After seconds. Requests carrying a payment are not limited.',
+  ),
+  headers: {
+    'Retry-After': {
+      description: 'Seconds until a free request is allowed again.',
+      schema: { type: 'integer' },
+    },
+    'RateLimit-Policy': {
+      description: 'The limit: burst and window (draft-ietf-httpapi-ratelimit-headers).',
+      schema: { type: 'string' },
+    },
+  },
+};
+
+/**
+ * The client errors of the operational endpoints, which take no input: a request the HTTP server
+ * itself refuses before any route (malformed, or headers over its size limit: 400, 431).
+ */
+const malformedRequestResponse: JsonObject = {
+  description:
+    'The HTTP request is malformed or too large (e.g. 431 for headers over the server limit); refused before any route runs.',
+};
+
 const domainParameter = {
   name: 'domain',
   in: 'query',
@@ -128,6 +157,7 @@ function paidPathItems(): Record<string, JsonObject> {
           '409': problemResponse(
             'payment_in_flight: a request carrying the same payment signature is still running; that payment runs the check once. Not charged; retry later with a new payment.',
           ),
+          '429': rateLimitedResponse,
           '502': problemResponse('An upstream data source failed; the payment is not settled.'),
           '503': problemResponse(
             'payment_unavailable: payments cannot be verified or settled right now (facilitator, RPC or chain), or shutting_down: the service stopped before settling. Never charged; see Retry-After.',
@@ -153,6 +183,7 @@ function freePathItems(): Record<string, JsonObject> {
             content: { 'application/json': { schema: ref(`${operation.id}_result`) } },
           },
           '400': problemResponse('The domain parameter is missing or too long.'),
+          '429': rateLimitedResponse,
         },
       },
     };
@@ -168,6 +199,7 @@ function freePathItems(): Record<string, JsonObject> {
           description: 'The service is up.',
           content: { 'application/json': { schema: ref('Health') } },
         },
+        '4XX': malformedRequestResponse,
       },
     },
   };
@@ -182,6 +214,7 @@ function freePathItems(): Record<string, JsonObject> {
           description: 'Ready for traffic.',
           content: { 'application/json': { schema: ref('Readiness') } },
         },
+        '4XX': malformedRequestResponse,
         '503': {
           description: 'Not ready: the facilitator cannot be reached, or the process is stopping.',
           content: { 'application/json': { schema: ref('Readiness') } },
@@ -215,6 +248,7 @@ export function buildOpenApiDocument(publicBaseUrl: string): JsonObject {
         'Pay-per-call domain checks for software agents: certificate status from Certificate Transparency logs with a renewal-stall heuristic, DNS and email authentication, registration expiry from RDAP, and a site-health bundle. Paid with x402 v2 in USDC on Base.',
       'x-guidance': AGENT_GUIDANCE,
       contact: { name: SERVICE_TITLE, url: absoluteUrl(publicBaseUrl, DOCUMENT_PATHS.index) },
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     'x-agentcash-guidance': { llmsTxtUrl: absoluteUrl(publicBaseUrl, DOCUMENT_PATHS.llmsTxt) },
     servers: [{ url: publicBaseUrl }],

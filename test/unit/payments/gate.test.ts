@@ -162,6 +162,58 @@ describe('payment gate', () => {
     expect(events).toEqual(['facilitator:/verify']);
   });
 
+  it('tells a payer with too little USDC so, with the price, instead of asking for a new signature', async () => {
+    const app = buildApp();
+    const signature = await signFor(app, '/v1/cert?domain=example.com');
+    facilitator.verifyAnswer = () => ({
+      isValid: false,
+      invalidReason: 'invalid_exact_evm_insufficient_balance',
+    });
+    const res = await app.request('/v1/cert?domain=example.com', {
+      headers: { 'payment-signature': signature },
+    });
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as { detail: string; reason: string };
+    expect(body.reason).toBe('invalid_exact_evm_insufficient_balance');
+    expect(body.detail).toBe(
+      "The payer holds too little USDC: $0.01 needed. You were not charged; fund the payer's address and pay again.",
+    );
+  });
+
+  it.each([
+    [
+      'a v1 payload',
+      () => Buffer.from(JSON.stringify({ x402Version: 1, scheme: 'exact' })).toString('base64'),
+    ],
+    ['junk', () => '%%not base64%%'],
+    ['an empty header', () => ''],
+  ])('answers an x402 v1 X-PAYMENT (%s) with the v2 challenge and how to pay with v2', async (_, header) => {
+    const app = buildApp();
+    const res = await app.request('/v1/dns?domain=example.com', { headers: { 'x-payment': header() } });
+    expect(res.status).toBe(402);
+    expect(res.headers.get('content-type')).toBe('application/problem+json');
+    const body = (await res.json()) as { detail: string; code: string; x402Version: number };
+    expect(body).toMatchObject({ code: 'payment_required', title: 'x402 v2 required', x402Version: 2 });
+    expect(body.detail).toMatch(
+      /speaks x402 v2 only .*X-PAYMENT.* \$0\.01 .*PAYMENT-REQUIRED.*PAYMENT-SIGNATURE/,
+    );
+    // A v2 client reading the same answer still finds its challenge.
+    const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
+    expect(required).toMatchObject({ x402Version: 2, accepts: [{ amount: '10000', payTo: PAY_TO }] });
+    expect(paths('/verify')).toHaveLength(0);
+    expect(events.filter((e) => e.startsWith('upstream:'))).toEqual([]);
+  });
+
+  it('pays a v2 PAYMENT-SIGNATURE as usual when an X-PAYMENT header comes along', async () => {
+    const app = buildApp();
+    const signature = await signFor(app, '/v1/dns?domain=example.com');
+    const res = await app.request('/v1/dns?domain=example.com', {
+      headers: { 'payment-signature': signature, 'x-payment': 'v1-leftover' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('payment-response')).not.toBeNull();
+  });
+
   it.for([
     [400, 402, 'payment_required'],
     [422, 402, 'payment_required'],

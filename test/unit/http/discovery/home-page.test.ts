@@ -41,8 +41,9 @@ describe('content negotiation at /', () => {
       expect(html).toContain(`<code>GET ${operation.route}</code>`);
       expect(html).toContain(`$${operation.priceUsd}`);
     }
-    expect(html).toContain('npx website-checks-cli site-health');
-    expect(html).not.toMatch(/npx website-checks /);
+    // The client is not on the registry: the page runs it from a clone, and never through npx.
+    expect(html).toContain('npm run -s cli -- site-health');
+    expect(html).not.toMatch(/\bnpx\b/);
     expect(html).not.toMatch(/(src|href)="https?:\/\/(?!x402\.org)/); // no CDN: every file is local
     for (const asset of Object.values(PAGE_ASSETS)) expect(html).toContain(`"${asset.path}"`);
 

@@ -86,7 +86,7 @@ describe('GET /openapi.json', () => {
       resolveRef(doc, doc.paths['/health'].get.responses['200'].content['application/json'].schema),
     ).toMatchObject({ properties: { status: { const: 'ok' } }, required: ['status'] });
     const readiness = doc.paths['/readyz'].get.responses;
-    expect(Object.keys(readiness).sort()).toEqual(['200', '503']);
+    expect(Object.keys(readiness).sort()).toEqual(['200', '4XX', '503']);
     expect(resolveRef(doc, readiness['503'].content['application/json'].schema)).toMatchObject({
       properties: { status: { enum: ['ready', 'not_ready'] } },
       required: ['status', 'payments', 'stopping', 'breakers'],
@@ -121,7 +121,7 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('describes 400, 409, 502 and 503 as application/problem+json with the contract fields', async () => {
+  it('describes 400, 409, 429, 502 and 503 as application/problem+json with the contract fields', async () => {
     const { doc } = await fetchOpenApi();
     const problem = doc.components.schemas.Problem;
     expect(Object.keys(problem.properties).sort()).toEqual([
@@ -135,12 +135,12 @@ describe('GET /openapi.json', () => {
     expect(problem.required.sort()).toEqual(['code', 'detail', 'status', 'title', 'type']);
     for (const operation of paidOperations) {
       const responses = doc.paths[operation.route].get.responses;
-      for (const status of ['400', '409', '502', '503']) {
+      for (const status of ['400', '409', '429', '502', '503']) {
         expect(responses[status].content['application/problem+json'].schema).toEqual({
           $ref: '#/components/schemas/Problem',
         });
       }
-      expect(Object.keys(responses).sort()).toEqual(['200', '400', '402', '409', '502', '503']);
+      expect(Object.keys(responses).sort()).toEqual(['200', '400', '402', '409', '429', '502', '503']);
     }
   });
 });

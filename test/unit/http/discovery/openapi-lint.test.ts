@@ -1,0 +1,86 @@
+/**
+ * `/openapi.json` against Redocly's `recommended` ruleset (@redocly/openapi-core, run in-process:
+ * the built-in ruleset, no config file, no plugin, and the document has only local `$ref`s, so the
+ * linter has nothing to fetch; `fetch` is replaced for the run to prove it). And the 429 of the
+ * free-work limit is documented on exactly the operations the limit covers.
+ */
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { Hono } from 'hono';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { loadConfig } from '../../../../src/config.ts';
+import { createApp } from '../../../../src/http/app.ts';
+import { isFreeWork } from '../../../../src/ops/free-work.ts';
+import { type Json, throwingRunners } from './discovery-app.ts';
+
+/** A production-like origin: the ruleset warns about example.com and localhost servers. */
+const PUBLIC_BASE_URL = 'https://checks.website-checks.test';
+
+async function servedDocument(): Promise<Json> {
+  const app = createApp({
+    config: loadConfig({ PUBLIC_BASE_URL }),
+    logger: pino({ level: 'silent' }),
+    runners: throwingRunners(),
+  });
+  return (await (await app.request('/openapi.json')).json()) as Json;
+}
+
+async function recommendedLint(doc: Json): Promise<string[]> {
+  const offline = vi.fn(() => Promise.reject(new Error('the linter tried to reach the network')));
+  vi.stubGlobal('fetch', offline);
+  try {
+    const config = await createConfig({ extends: ['recommended'] });
+    const problems = await lintFromString({
+      source: JSON.stringify(doc),
+      absoluteRef: `${process.cwd()}/openapi.json`,
+      config,
+    });
+    expect(offline).not.toHaveBeenCalled();
+    return problems.map(
+      (problem) =>
+        `${problem.severity} ${problem.ruleId} ${problem.location[0]?.pointer}: ${problem.message}`,
+    );
+  } finally {
+    vi.unstubAllGlobals();
+  }
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('OpenAPI document and Redocly recommended', () => {
+  it('lints clean: no error and no warning', async () => {
+    expect(await recommendedLint(await servedDocument())).toEqual([]);
+  }, 30_000);
+
+  it('the linter bites: without the licence, or without a 4xx, it warns', async () => {
+    const doc = await servedDocument();
+    expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
+    delete doc.info.license;
+    delete doc.paths['/health'].get.responses['4XX'];
+    const problems = await recommendedLint(doc);
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^warn info-license #\/info/),
+        expect.stringMatching(/^warn operation-4xx-response #\/paths\/~1health\/get\/responses/),
+      ]),
+    );
+  }, 30_000);
+
+  it('documents 429 on exactly the operations the free-work limit covers', async () => {
+    const doc = await servedDocument();
+    // The limit's own decision, asked through a real Hono context for each documented GET.
+    const probe = new Hono().get('*', async (c) => c.json({ limited: await isFreeWork(c) }));
+    const paths = Object.keys(doc.paths as Record<string, unknown>);
+    expect(paths.length).toBeGreaterThan(5);
+    for (const path of paths) {
+      const { limited } = (await (await probe.request(`${path}?domain=example.com`)).json()) as {
+        limited: boolean;
+      };
+      const responses = doc.paths[path].get.responses as Record<string, Json>;
+      expect('429' in responses, `${path}: 429 documented iff limited`).toBe(limited);
+      if (limited) expect(responses['429']?.headers).toHaveProperty('Retry-After');
+    }
+    expect(doc.paths['/v1/cert'].get.responses['429']).toBeDefined();
+    expect(doc.paths['/health'].get.responses['429']).toBeUndefined();
+  });
+});
