@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { ACME_CAS, type AcmeCa } from './sources/ari/acme-cas.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -51,10 +52,6 @@ const ipList = z
     (addresses) => addresses.every((entry) => isIP(entry) !== 0),
     'a comma-separated list of IP addresses',
   );
-
-/** The CAs whose ACME Renewal Information the service can read (contract: `renewal.ari.ca`). */
-export const ACME_CAS = ['letsencrypt', 'google'] as const;
-export type AcmeCa = (typeof ACME_CAS)[number];
 
 const ACME_DIRECTORIES_EXPECTED = `comma-separated ca=directory URL pairs with ca one of ${ACME_CAS.join(', ')}, each at most once, or an empty value (ARI off)`;
 

@@ -5,6 +5,8 @@
 import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { type BreakerBoard, createBreakerBoard } from '../ops/breaker.ts';
+import { createAriLookup } from '../sources/ari/lookup.ts';
+import { createAriClient } from '../sources/ari/renewal-info.ts';
 import type { FetchLike } from '../sources/bounded-fetch.ts';
 import { CRTSH_SOURCE } from '../sources/ct/crtsh.ts';
 import { createCtLookup } from '../sources/ct/index.ts';
@@ -67,7 +69,13 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
     }),
   );
 
-  const cert = withinBudget('ct', createCertRunner({ ct, probe, now }));
+  // ARI from the configured CAs (none: ARI off, `renewal.ari` null).
+  const ari =
+    upstreams.acmeDirectories.length > 0
+      ? createAriLookup({ client: createAriClient({ fetch, directories: upstreams.acmeDirectories, now }) })
+      : null;
+
+  const cert = withinBudget('ct', createCertRunner({ ct, probe, ari, now }));
   const dns = withinBudget('doh', createDnsRunner({ doh, now }));
   const expiry = withinBudget('rdap', createExpiryRunner({ rdap, now }));
   const admitExpiry = createExpiryAdmission({ rdap });

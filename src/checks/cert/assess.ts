@@ -1,7 +1,9 @@
 /** Pure cert analysis: CT issuances + live probe at `now` → the check-specific part of the result. */
+import type { AriOutcome } from '../../sources/ari/lookup.ts';
 import type { Issuance } from '../../sources/ct/issuance.ts';
 import type { Finding } from '../result-common.ts';
 import { toTimestamp } from '../result-common.ts';
+import { assessAriWindow, followsAriWindow, type ServedLeaf } from './ari-verdict.ts';
 import { type CertificateView, currentIssuance, describeCertificate } from './current-certificate.ts';
 import {
   expiryFindings,
@@ -12,12 +14,20 @@ import {
 } from './findings.ts';
 import { detectFixedRenewalDay } from './fixed-day.ts';
 import { assessCadence } from './renewal.ts';
-import type { CertResult, LiveProbe } from './result.ts';
+import type { AriField, CertResult, LiveProbe } from './result.ts';
 import { assessStall } from './stall.ts';
 import { hasWebPkiValidity } from './webpki.ts';
 
 /** Most issuances listed in `history`. */
 export const HISTORY_MAX = 10;
+
+/** What ARI adds to the analysis. */
+export interface AriContext {
+  /** The CA's answer about the current certificate; null when ARI is off or nothing was asked. */
+  answer: AriOutcome | null;
+  /** The leaf the site served (Node, after a good handshake); null when unknown. */
+  servedLeaf: ServedLeaf | null;
+}
 
 export interface CertAssessment {
   certificate: CertificateView | null;
@@ -26,27 +36,43 @@ export interface CertAssessment {
   findings: Finding[];
 }
 
+/** The newest issuance covering `domain` that a publicly trusted CA could have made: the one ARI is asked about. */
+export function currentTrustedIssuance(seen: readonly Issuance[], domain: string): Issuance | null {
+  return currentIssuance(seen.filter(hasWebPkiValidity), domain);
+}
+
 /**
- * Analyses the CT history of `domain` (lower-case ASCII) and the live probe, as seen at `now`.
- * Issuances no publicly trusted CA could have made (webpki.ts) are left out of every part.
+ * Analyses the CT history of `domain` (lower-case ASCII), the live probe and the CA's renewal
+ * information, as seen at `now`. Issuances no publicly trusted CA could have made (webpki.ts) are
+ * left out of every part. The stall verdict comes from the CA's window when it gave one, else
+ * from the cadence.
  */
 export function assessCertificates(
   seen: readonly Issuance[],
   probe: LiveProbe,
   domain: string,
   now: Date,
+  ari: AriContext = { answer: null, servedLeaf: null },
 ): CertAssessment {
   const issuances = seen.filter(hasWebPkiValidity);
   const current = currentIssuance(issuances, domain);
   const cadence = current ? assessCadence(issuances, current, domain) : null;
-  const { stall, expectedRenewalAt } = assessStall(current, cadence?.cadenceDays ?? null, now);
-  const fixed = cadence ? detectFixedRenewalDay(cadence) : null;
+  const byCadence = assessStall(current, cadence?.cadenceDays ?? null, now);
+  const byAri = current
+    ? assessAriWindow({ current, issuances, domain, ari: ari.answer, servedLeaf: ari.servedLeaf, now })
+    : null;
+  const stall = byAri?.stall ?? byCadence.stall;
+  // Renewals landing inside the CA's window follow ARI: their steady interval is no fixed day.
+  const followsAri = current ? followsAriWindow(cadence?.renewsAtPercent ?? null, current, ari.answer) : null;
+  const fixed = cadence && !followsAri ? detectFixedRenewalDay(cadence) : null;
   const findings: Finding[] = [
     ...(current ? expiryFindings(current, now) : [notFoundFinding(domain)]),
     ...stallFindings(stall),
+    ...(byAri?.findings ?? []),
     ...(fixed ? [fixedRenewalDayFinding(fixed)] : []),
     ...probeFindings(probe, domain),
   ];
+  const renewBy = byAri?.renewBy ?? byCadence.renewBy;
   const newestFirst = [...issuances].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
   return {
     certificate: current ? describeCertificate(current, domain, now) : null,
@@ -54,8 +80,10 @@ export function assessCertificates(
       issuances_seen: issuances.length,
       cadence_days: cadence?.cadenceDays ?? null,
       renews_at_percent: cadence?.renewsAtPercent ?? null,
-      expected_renewal_at: expectedRenewalAt ? toTimestamp(expectedRenewalAt) : null,
+      expected_renewal_at: byCadence.expectedRenewalAt ? toTimestamp(byCadence.expectedRenewalAt) : null,
+      renew_by: renewBy ? toTimestamp(renewBy) : null,
       stall,
+      ari: current && ari.answer ? ariField(ari.answer) : null,
     },
     history: newestFirst.slice(0, HISTORY_MAX).map((issuance) => ({
       issuer: issuance.issuer,
@@ -64,5 +92,19 @@ export function assessCertificates(
       not_after: toTimestamp(issuance.notAfter),
     })),
     findings,
+  };
+}
+
+/** The result's `renewal.ari` for the CA's answer. */
+function ariField(answer: AriOutcome): AriField {
+  return {
+    status: answer.status,
+    ca: answer.ca,
+    cert_id: answer.certId,
+    window: answer.window
+      ? { start: toTimestamp(answer.window.start), end: toTimestamp(answer.window.end) }
+      : null,
+    explanation_url: answer.explanationUrl,
+    checked_at: answer.checkedAt ? toTimestamp(answer.checkedAt) : null,
   };
 }

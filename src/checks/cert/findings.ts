@@ -67,12 +67,17 @@ const LATE_RENEWAL = {
   stalled: { code: CERT_FINDINGS.renewalStalled, severity: 'critical' },
 } as const;
 
-/** `cert.renewal_watch` / `cert.renewal_stalled` for a late renewal, or nothing. */
+/**
+ * `cert.renewal_watch` / `cert.renewal_stalled` for a late renewal, or nothing. Inside the CA's ARI
+ * window a renewal is not late: that watch is information, not a warning.
+ */
 export function stallFindings(stall: Stall): Finding[] {
   if (stall.status !== 'watch' && stall.status !== 'stalled') return [];
+  const inWindow = stall.status === 'watch' && stall.basis === 'ari';
   return [
     {
       ...LATE_RENEWAL[stall.status],
+      ...(inWindow ? { severity: 'info' as const } : {}),
       message: stall.reason,
       evidence: `overdue_days ${stall.overdue_days ?? 0}`,
     },

@@ -11,7 +11,8 @@ import type { Issuance } from '../ct/issuance.ts';
 import { issuerDnKey, issuerFriendlyName } from '../ct/issuer-name.ts';
 import { certIdOf, serialContentFromHex, serialHex } from './cert-id.ts';
 import { type CertificateFacts, readCertificate } from './certificate.ts';
-import { type AriAnswer, type AriClient, acmeCaOf } from './renewal-info.ts';
+import { acmeCaOf } from './acme-cas.ts';
+import type { AriAnswer, AriClient } from './renewal-info.ts';
 
 /** Most issuers whose key identifier is remembered. */
 export const ISSUER_KEYS_MAX = 1_000;

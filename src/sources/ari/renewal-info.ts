@@ -7,7 +7,8 @@
  * budget: trouble is an `unavailable` answer.
  */
 import { z } from 'zod';
-import type { AcmeCa, AcmeDirectory } from '../../config.ts';
+import type { AcmeDirectory } from '../../config.ts';
+import { type AcmeCa, acmeCaOf } from './acme-cas.ts';
 import { boundedFetch, type BoundedResponse, type FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache } from '../cache.ts';
 import { type SourceCall, type SourceResult, succeed } from '../failure.ts';
@@ -28,12 +29,6 @@ export const ACME_DIRECTORY_TTL_MS = 3_600_000;
 export const ARI_MAX_BYTES = 64 * 1024;
 /** Most CertIDs whose answer is kept. */
 export const ARI_CACHE_MAX_ENTRIES = 10_000;
-
-/** The friendly issuer name (issuer-name.ts) of each CA that may publish ARI. */
-const CA_ISSUERS: Record<AcmeCa, string> = {
-  letsencrypt: "Let's Encrypt",
-  google: 'Google Trust Services',
-};
 
 export type AriStatus = 'ok' | 'not_supported' | 'not_found' | 'unavailable';
 
@@ -85,12 +80,6 @@ const renewalInfoSchema = z.object({
 });
 
 const directorySchema = z.object({ renewalInfo: z.string().max(2_048).optional() });
-
-/** The CA of a friendly issuer name among the configured ones, or null. */
-export function acmeCaOf(issuer: string): AcmeCa | null {
-  const entry = Object.entries(CA_ISSUERS).find(([, name]) => name === issuer);
-  return entry ? (entry[0] as AcmeCa) : null;
-}
 
 export function createAriClient(options: AriClientOptions): AriClient {
   const clock = options.clock ?? (() => performance.now());
