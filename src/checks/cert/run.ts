@@ -9,13 +9,15 @@ import { DISCLAIMER, toTimestamp } from '../result-common.ts';
 import { assessCertificates } from './assess.ts';
 import type { CertResult, LiveProbe } from './result.ts';
 
+type ProbeAnswer = LiveProbe & { cached?: boolean; leaf?: Uint8Array | null };
+
 export interface CertRunnerDeps {
   ct: CtLookup;
   /**
-   * The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing, and
-   * `cached` when it reused a recent verdict.
+   * The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing,
+   * `cached` when it reused a recent verdict, and on Node the served leaf's DER (never answered).
    */
-  probe: (domain: string) => Promise<LiveProbe & { cached?: boolean }>;
+  probe: (domain: string) => Promise<ProbeAnswer>;
   now: () => Date;
 }
 
@@ -24,7 +26,8 @@ export function createCertRunner(
   deps: CertRunnerDeps,
 ): (domain: ValidDomain) => Promise<RunOutcome<CertResult>> {
   return async function runCert({ domain }) {
-    const [ct, { cached = false, ...probe }] = await Promise.all([
+    // The leaf is kept out of `probe`, which goes into the answer as it is.
+    const [ct, { cached = false, leaf: _leaf = null, ...probe }] = await Promise.all([
       deps.ct(domain),
       probeSafely(deps.probe, domain),
     ]);
@@ -59,10 +62,7 @@ export function createCertRunner(
 }
 
 /** A probe that throws is a bug, but it must not sink the CT answer: report it as a failed probe. */
-async function probeSafely(
-  probe: CertRunnerDeps['probe'],
-  domain: string,
-): Promise<LiveProbe & { cached?: boolean }> {
+async function probeSafely(probe: CertRunnerDeps['probe'], domain: string): Promise<ProbeAnswer> {
   try {
     return await probe(domain);
   } catch {

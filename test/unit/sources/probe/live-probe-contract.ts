@@ -181,8 +181,9 @@ export function liveProbeContract(
 
     it('reports ms from the injected clock', async () => {
       let tick = 1_000;
-      const result = await loopbackProbe({ now: () => (tick += 7) })(HEALTHY.domain);
-      expect(result).toEqual({ ok: true, http_status: 200, ms: 7, error: null });
+      // The served leaf (Node only) is checked by the runtime's own tests.
+      const { leaf: _leaf, ...verdict } = await loopbackProbe({ now: () => (tick += 7) })(HEALTHY.domain);
+      expect(verdict).toEqual({ ok: true, http_status: 200, ms: 7, error: null });
     });
   });
 
