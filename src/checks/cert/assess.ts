@@ -8,11 +8,13 @@ import {
   fixedRenewalDayFinding,
   notFoundFinding,
   probeFindings,
+  renewedNotDeployedFinding,
   stallFindings,
 } from './findings.ts';
 import { detectFixedRenewalDay } from './fixed-day.ts';
 import { assessCadence } from './renewal.ts';
 import type { CertResult, LiveProbe } from './result.ts';
+import { compareServed, type ServedCertificate } from './serves-newest.ts';
 import { assessStall } from './stall.ts';
 import { hasWebPkiValidity } from './webpki.ts';
 
@@ -24,15 +26,20 @@ export interface CertAssessment {
   renewal: CertResult['renewal'];
   history: CertResult['history'];
   findings: Finding[];
+  live_probe: CertResult['live_probe'];
 }
 
+/** The probe's verdict and, when it read one (Node), the served leaf. */
+export type ProbeView = LiveProbe & { served?: ServedCertificate | null };
+
 /**
- * Analyses the CT history of `domain` (lower-case ASCII) and the live probe, as seen at `now`.
+ * Analyses the CT history of `domain` (lower-case ASCII) and the live probe, as seen at `now`; the
+ * served leaf, when the probe read one, is compared with CT (serves-newest.ts).
  * Issuances no publicly trusted CA could have made (webpki.ts) are left out of every part.
  */
 export function assessCertificates(
   seen: readonly Issuance[],
-  probe: LiveProbe,
+  { served = null, ...probe }: ProbeView,
   domain: string,
   now: Date,
 ): CertAssessment {
@@ -41,11 +48,13 @@ export function assessCertificates(
   const cadence = current ? assessCadence(issuances, current, domain) : null;
   const { stall, expectedRenewalAt } = assessStall(current, cadence?.cadenceDays ?? null, now);
   const fixed = cadence ? detectFixedRenewalDay(cadence) : null;
+  const { servesNewest, successor } = compareServed(served, issuances, domain, now);
   const findings: Finding[] = [
     ...(current ? expiryFindings(current, now) : [notFoundFinding(domain)]),
     ...stallFindings(stall),
     ...(fixed ? [fixedRenewalDayFinding(fixed)] : []),
     ...probeFindings(probe, domain),
+    ...(served && successor ? [renewedNotDeployedFinding(served, successor, domain, now)] : []),
   ];
   const newestFirst = [...issuances].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
   return {
@@ -64,5 +73,6 @@ export function assessCertificates(
       not_after: toTimestamp(issuance.notAfter),
     })),
     findings,
+    live_probe: { ...probe, serves_newest: servesNewest },
   };
 }

@@ -4,6 +4,7 @@
  */
 import type { ValidDomain } from '../../domain/normalize.ts';
 import type { CtLookup } from '../../sources/ct/lookup.ts';
+import { readCertificate } from '../../sources/ct/x509.ts';
 import type { RunOutcome } from '../outcome.ts';
 import { DISCLAIMER, toTimestamp } from '../result-common.ts';
 import { assessCertificates } from './assess.ts';
@@ -26,8 +27,8 @@ export function createCertRunner(
   deps: CertRunnerDeps,
 ): (domain: ValidDomain) => Promise<RunOutcome<CertResult>> {
   return async function runCert({ domain }) {
-    // The leaf is kept out of `probe`, which goes into the answer as it is.
-    const [ct, { cached = false, leaf: _leaf = null, ...probe }] = await Promise.all([
+    // The leaf is only compared with CT: it never goes into the answer.
+    const [ct, { cached = false, leaf = null, ...probe }] = await Promise.all([
       deps.ct(domain),
       probeSafely(deps.probe, domain),
     ]);
@@ -42,7 +43,8 @@ export function createCertRunner(
       };
     }
     const now = deps.now();
-    const assessment = assessCertificates(ct.result.value.issuances, probe, domain, now);
+    const served = leaf ? readCertificate(leaf) : null;
+    const assessment = assessCertificates(ct.result.value.issuances, { ...probe, served }, domain, now);
     return {
       type: 'result',
       result: {
@@ -53,7 +55,6 @@ export function createCertRunner(
           { name: 'probe', url: `https://${domain}/`, ok: probe.ok, ms: Math.round(probe.ms), cached },
         ],
         ...assessment,
-        live_probe: probe,
         ct_source: ct.result.value.source,
         disclaimer: DISCLAIMER,
       },

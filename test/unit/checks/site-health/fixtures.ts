@@ -50,7 +50,7 @@ export function certResult(findings: Finding[] = [], overrides: Partial<CertResu
       stall: { status: 'ok', reason: 'The next renewal is expected around 2026-11-30.', overdue_days: null },
     },
     history: [],
-    live_probe: { ok: true, http_status: 200, ms: 80, error: null },
+    live_probe: { ok: true, http_status: 200, ms: 80, error: null, serves_newest: true },
     ct_source: 'crt.sh',
     ...overrides,
   };
