@@ -9,7 +9,7 @@ import { createAriLookup } from '../sources/ari/lookup.ts';
 import { createAriClient } from '../sources/ari/renewal-info.ts';
 import type { FetchLike } from '../sources/bounded-fetch.ts';
 import { CRTSH_SOURCE } from '../sources/ct/crtsh.ts';
-import { createCtLookup } from '../sources/ct/index.ts';
+import { createCertificateDer, createCtLookup } from '../sources/ct/index.ts';
 import { resolveAddresses } from '../sources/doh/addresses.ts';
 import { createDohClient, DOH_SOURCE } from '../sources/doh/client.ts';
 import { shareProbes } from '../sources/probe/shared.ts';
@@ -72,7 +72,10 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
   // ARI from the configured CAs (none: ARI off, `renewal.ari` null).
   const ari =
     upstreams.acmeDirectories.length > 0
-      ? createAriLookup({ client: createAriClient({ fetch, directories: upstreams.acmeDirectories, now }) })
+      ? createAriLookup({
+          client: createAriClient({ fetch, directories: upstreams.acmeDirectories, now }),
+          certificateDer: createCertificateDer({ fetch, crtshUrl: upstreams.crtshUrl }),
+        })
       : null;
 
   const cert = withinBudget('ct', createCertRunner({ ct, probe, ari, now }));

@@ -70,7 +70,7 @@ const certExample: CertResult = {
       not_after: '2026-12-30T08:00:00Z',
     },
   ],
-  live_probe: { ok: true, http_status: 200, ms: 120, error: null },
+  live_probe: { ok: true, http_status: 200, ms: 120, error: null, serves_newest: true },
   ct_source: 'crt.sh',
 };
 

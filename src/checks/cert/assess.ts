@@ -3,38 +3,36 @@ import type { AriOutcome } from '../../sources/ari/lookup.ts';
 import type { Issuance } from '../../sources/ct/issuance.ts';
 import type { Finding } from '../result-common.ts';
 import { toTimestamp } from '../result-common.ts';
-import { assessAriWindow, followsAriWindow, type ServedLeaf } from './ari-verdict.ts';
+import { assessAriWindow, followsAriWindow } from './ari-verdict.ts';
 import { type CertificateView, currentIssuance, describeCertificate } from './current-certificate.ts';
 import {
   expiryFindings,
   fixedRenewalDayFinding,
   notFoundFinding,
   probeFindings,
+  renewedNotDeployedFinding,
   stallFindings,
 } from './findings.ts';
 import { detectFixedRenewalDay } from './fixed-day.ts';
 import { assessCadence } from './renewal.ts';
 import type { AriField, CertResult, LiveProbe } from './result.ts';
+import { compareServed, type ServedCertificate } from './serves-newest.ts';
 import { assessStall } from './stall.ts';
 import { hasWebPkiValidity } from './webpki.ts';
 
 /** Most issuances listed in `history`. */
 export const HISTORY_MAX = 10;
 
-/** What ARI adds to the analysis. */
-export interface AriContext {
-  /** The CA's answer about the current certificate; null when ARI is off or nothing was asked. */
-  answer: AriOutcome | null;
-  /** The leaf the site served (Node, after a good handshake); null when unknown. */
-  servedLeaf: ServedLeaf | null;
-}
-
 export interface CertAssessment {
   certificate: CertificateView | null;
   renewal: CertResult['renewal'];
   history: CertResult['history'];
   findings: Finding[];
+  live_probe: CertResult['live_probe'];
 }
+
+/** The probe's verdict and, when it read one (Node), the served leaf. */
+export type ProbeView = LiveProbe & { served?: ServedCertificate | null };
 
 /** The newest issuance covering `domain` that a publicly trusted CA could have made: the one ARI is asked about. */
 export function currentTrustedIssuance(seen: readonly Issuance[], domain: string): Issuance | null {
@@ -43,34 +41,36 @@ export function currentTrustedIssuance(seen: readonly Issuance[], domain: string
 
 /**
  * Analyses the CT history of `domain` (lower-case ASCII), the live probe and the CA's renewal
- * information, as seen at `now`. Issuances no publicly trusted CA could have made (webpki.ts) are
- * left out of every part. The stall verdict comes from the CA's window when it gave one, else
- * from the cadence.
+ * information (ARI), as seen at `now`; the served leaf, when the probe read one, is compared with
+ * CT (serves-newest.ts). Issuances no publicly trusted CA could have made (webpki.ts) are left out
+ * of every part. The stall verdict comes from the CA's window when it gave one, else from the cadence.
  */
 export function assessCertificates(
   seen: readonly Issuance[],
-  probe: LiveProbe,
+  { served = null, ...probe }: ProbeView,
   domain: string,
   now: Date,
-  ari: AriContext = { answer: null, servedLeaf: null },
+  ariAnswer: AriOutcome | null = null,
 ): CertAssessment {
   const issuances = seen.filter(hasWebPkiValidity);
   const current = currentIssuance(issuances, domain);
   const cadence = current ? assessCadence(issuances, current, domain) : null;
   const byCadence = assessStall(current, cadence?.cadenceDays ?? null, now);
   const byAri = current
-    ? assessAriWindow({ current, issuances, domain, ari: ari.answer, servedLeaf: ari.servedLeaf, now })
+    ? assessAriWindow({ current, issuances, domain, ari: ariAnswer, servedLeaf: probe.ok ? served : null, now })
     : null;
   const stall = byAri?.stall ?? byCadence.stall;
   // Renewals landing inside the CA's window follow ARI: their steady interval is no fixed day.
-  const followsAri = current ? followsAriWindow(cadence?.renewsAtPercent ?? null, current, ari.answer) : null;
+  const followsAri = current ? followsAriWindow(cadence?.renewsAtPercent ?? null, current, ariAnswer) : null;
   const fixed = cadence && !followsAri ? detectFixedRenewalDay(cadence) : null;
+  const { servesNewest, successor } = compareServed(served, issuances, domain, now);
   const findings: Finding[] = [
     ...(current ? expiryFindings(current, now) : [notFoundFinding(domain)]),
     ...stallFindings(stall),
     ...(byAri?.findings ?? []),
     ...(fixed ? [fixedRenewalDayFinding(fixed)] : []),
     ...probeFindings(probe, domain),
+    ...(served && successor ? [renewedNotDeployedFinding(served, successor, domain, now)] : []),
   ];
   const renewBy = byAri?.renewBy ?? byCadence.renewBy;
   const newestFirst = [...issuances].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
@@ -83,7 +83,7 @@ export function assessCertificates(
       expected_renewal_at: byCadence.expectedRenewalAt ? toTimestamp(byCadence.expectedRenewalAt) : null,
       renew_by: renewBy ? toTimestamp(renewBy) : null,
       stall,
-      ari: current && ari.answer ? ariField(ari.answer) : null,
+      ari: current && ariAnswer ? ariField(ariAnswer) : null,
     },
     history: newestFirst.slice(0, HISTORY_MAX).map((issuance) => ({
       issuer: issuance.issuer,
@@ -92,6 +92,7 @@ export function assessCertificates(
       not_after: toTimestamp(issuance.notAfter),
     })),
     findings,
+    live_probe: { ...probe, serves_newest: servesNewest },
   };
 }
 

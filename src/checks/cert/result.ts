@@ -32,7 +32,9 @@ export const certificateSchema = z.object({
   serial: z
     .string()
     .nullable()
-    .describe('Lower-case hex serial number; null when the CT source does not report it (Cert Spotter).'),
+    .describe(
+      'Lower-case hex serial number; null when the CT source does not report it (Cert Spotter without the certificate bytes).',
+    ),
   not_before: timestampSchema,
   not_after: timestampSchema,
   days_left: z.number().describe('Whole days until not_after; negative once expired.'),
@@ -102,7 +104,8 @@ export const historyEntrySchema = z.object({
   not_after: timestampSchema,
 });
 
-export const liveProbeSchema = z.object({
+/** The probe's own verdict: pass/fail only (the served certificate is not reported). */
+export const probeVerdictSchema = z.object({
   ok: z.boolean(),
   http_status: z.number().int().nullable(),
   ms: z.number(),
@@ -111,6 +114,15 @@ export const liveProbeSchema = z.object({
     .nullable()
     .describe(
       'Error kind when the probe failed, e.g. `timeout`, `tls`, `refused`, `blocked_address`, `no_address`.',
+    ),
+});
+
+export const liveProbeSchema = probeVerdictSchema.extend({
+  serves_newest: z
+    .boolean()
+    .nullable()
+    .describe(
+      'True when the served leaf is the newest trusted certificate CT holds for the name; false when CT holds a newer one issued more than 6 hours ago (renewed but not deployed, finding `cert.renewed_not_deployed`); null when it cannot be known (on the Cloudflare Workers deployment, which cannot read the served certificate; a probe that read no certificate; a newer certificate still within the 6 hours; a served certificate CT does not show).',
     ),
 });
 
@@ -124,5 +136,5 @@ export const certResultSchema = z.object({
 });
 export type CertResult = z.infer<typeof certResultSchema>;
 
-/** The live HTTPS probe outcome: pass/fail only (the served certificate is not reported). */
-export type LiveProbe = z.infer<typeof liveProbeSchema>;
+/** The live HTTPS probe's verdict: pass/fail only (the served certificate is not reported). */
+export type LiveProbe = z.infer<typeof probeVerdictSchema>;

@@ -4,10 +4,10 @@
  * a finding; ARI trouble is only a status (it never fails or slows the check past its budget).
  */
 import type { ValidDomain } from '../../domain/normalize.ts';
-import { serialHex } from '../../sources/ari/cert-id.ts';
 import type { AriLookup, AriOutcome, EarlyAri } from '../../sources/ari/lookup.ts';
 import { ARI_BUDGET_MS } from '../../sources/ari/renewal-info.ts';
 import type { CtLookup } from '../../sources/ct/lookup.ts';
+import { readCertificate } from '../../sources/ct/x509.ts';
 import { CHECK_BUDGET_MS } from '../check-budget.ts';
 import type { RunOutcome } from '../outcome.ts';
 import { DISCLAIMER, toTimestamp } from '../result-common.ts';
@@ -17,12 +17,14 @@ import type { CertResult, LiveProbe } from './result.ts';
 /** Time kept back from the check's budget for the analysis and the answer, in milliseconds. */
 const ANSWER_RESERVE_MS = 250;
 
-/** The probe's answer: pass/fail, `cached` when it reused a recent verdict, and on Node the served leaf's DER (never reported). */
-export type ProbeAnswer = LiveProbe & { cached?: boolean; leaf?: Uint8Array | null };
+type ProbeAnswer = LiveProbe & { cached?: boolean; leaf?: Uint8Array | null };
 
 export interface CertRunnerDeps {
   ct: CtLookup;
-  /** The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing. */
+  /**
+   * The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing,
+   * `cached` when it reused a recent verdict, and on Node the served leaf's DER (never answered).
+   */
   probe: (domain: string) => Promise<ProbeAnswer>;
   /** ACME Renewal Information; null when `ACME_DIRECTORIES` is empty. */
   ari?: AriLookup | null;
@@ -41,12 +43,16 @@ export function createCertRunner(
     const started = clock();
     /** ARI's own bound, inside what is left of the check's budget. */
     const ariBudget = () => Math.min(ARI_BUDGET_MS, started + CHECK_BUDGET_MS - ANSWER_RESERVE_MS - clock());
-    const probing = probeSafely(deps.probe, domain);
+    // The leaf is only read and compared with CT: it never goes into the answer.
+    const probing = probeSafely(deps.probe, domain).then(({ leaf = null, ...answer }) => ({
+      ...answer,
+      served: leaf ? readCertificate(leaf) : null,
+    }));
     // The served leaf usually is the current certificate and arrives before CT: ask about it now.
-    const early: Promise<EarlyAri | null> = probing.then(({ leaf, ok }) =>
-      ari && leaf && ok ? ari.aboutLeaf(leaf, deps.now(), ariBudget()) : null,
+    const early: Promise<EarlyAri | null> = probing.then(({ served }) =>
+      ari && served ? ari.aboutLeaf(served, deps.now(), ariBudget()) : null,
     );
-    const [ct, { cached = false, leaf: _leaf, ...probe }] = await Promise.all([deps.ct(domain), probing]);
+    const [ct, { cached = false, served, ...probe }] = await Promise.all([deps.ct(domain), probing]);
     if (!ct.result.ok) {
       return {
         type: 'upstream_failed',
@@ -59,14 +65,10 @@ export function createCertRunner(
     }
     const { issuances } = ct.result.value;
     const current = currentTrustedIssuance(issuances, domain);
-    const served = await early;
     let answer: AriOutcome | null = null;
-    if (ari && current) answer = await ari.aboutIssuance(current, deps.now(), ariBudget(), served);
+    if (ari && current) answer = await ari.aboutIssuance(current, deps.now(), ariBudget(), await early);
     const now = deps.now();
-    const servedLeaf = served
-      ? { serial: serialHex(served.leaf.serial), notBefore: served.leaf.notBefore }
-      : null;
-    const assessment = assessCertificates(issuances, probe, domain, now, { answer, servedLeaf });
+    const assessment = assessCertificates(issuances, { ...probe, served }, domain, now, answer);
     return {
       type: 'result',
       result: {
@@ -78,7 +80,6 @@ export function createCertRunner(
           ...(answer?.call ? [answer.call] : []),
         ],
         ...assessment,
-        live_probe: probe,
         ct_source: ct.result.value.source,
         disclaimer: DISCLAIMER,
       },

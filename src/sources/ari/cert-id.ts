@@ -29,12 +29,6 @@ export function serialContentFromHex(hex: string): Uint8Array | null {
   return bytes;
 }
 
-/** Lower-case hex of `bytes` without the sign byte: the form the cert result reports serials in. */
-export function serialHex(serial: Uint8Array): string {
-  const hex = Array.from(serial, (byte) => byte.toString(16).padStart(2, '0')).join('');
-  return hex.replace(/^(00)+(?=[0-9a-f]{2})/, '');
-}
-
 function base64url(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);

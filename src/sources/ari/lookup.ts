@@ -7,10 +7,11 @@
  * is the newest issuance. Expired certificates are not asked (RFC 9773 §4.3).
  */
 import { LRUCache } from 'lru-cache';
+import type { CertificateDer } from '../ct/certificate-der.ts';
 import type { Issuance } from '../ct/issuance.ts';
 import { issuerDnKey, issuerFriendlyName } from '../ct/issuer-name.ts';
-import { certIdOf, serialContentFromHex, serialHex } from './cert-id.ts';
-import { type CertificateFacts, readCertificate } from './certificate.ts';
+import { type CertificateFacts, readCertificate } from '../ct/x509.ts';
+import { certIdOf, serialContentFromHex } from './cert-id.ts';
 import { acmeCaOf } from './acme-cas.ts';
 import type { AriAnswer, AriClient } from './renewal-info.ts';
 
@@ -22,9 +23,6 @@ export interface AriOutcome extends AriAnswer {
   certId: string | null;
 }
 
-/** A certificate's DER from CT (crt.sh `?d=`, Cert Spotter's `cert_der`), or null. */
-export type CertificateBytes = (issuance: Issuance) => Promise<Uint8Array | null>;
-
 /** The served leaf, read, with ARI already asked about it. */
 export interface EarlyAri {
   leaf: CertificateFacts;
@@ -32,21 +30,16 @@ export interface EarlyAri {
 }
 
 export interface AriLookup {
-  /** Reads the served leaf and asks about it at once; null for bytes that are no certificate. */
-  aboutLeaf(der: Uint8Array, now: Date, budgetMs: number): EarlyAri | null;
+  /** Asks about the served leaf at once (and learns its issuer's key identifier). */
+  aboutLeaf(leaf: CertificateFacts, now: Date, budgetMs: number): EarlyAri;
   /** Asks about `issuance`, reusing `early` when the served leaf is that certificate. */
-  aboutIssuance(
-    issuance: Issuance & { der?: Uint8Array | null },
-    now: Date,
-    budgetMs: number,
-    early: EarlyAri | null,
-  ): Promise<AriOutcome>;
+  aboutIssuance(issuance: Issuance, now: Date, budgetMs: number, early: EarlyAri | null): Promise<AriOutcome>;
 }
 
 export interface AriLookupOptions {
   client: AriClient;
-  /** Where a certificate's bytes come from when nothing cheaper gives its CertID. */
-  certificateBytes?: CertificateBytes;
+  /** Where a certificate's bytes come from when nothing cheaper gives its CertID (crt.sh `?d=`). */
+  certificateDer?: CertificateDer;
   /** Monotonic clock in milliseconds. */
   clock?: () => number;
 }
@@ -55,13 +48,13 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
   const clock = options.clock ?? (() => performance.now());
   const issuerKeys = new LRUCache<string, Uint8Array>({ max: ISSUER_KEYS_MAX });
 
-  const read = (der: Uint8Array): CertificateFacts | null => {
-    const facts = readCertificate(der);
-    if (facts?.authorityKeyId) issuerKeys.set(issuerDnKey(facts.issuerDn), facts.authorityKeyId);
-    return facts;
+  /** The CertID of a read certificate, its issuer's key identifier remembered on the way. */
+  const idOf = (facts: CertificateFacts | null) => {
+    if (!facts?.authorityKeyId) return null;
+    issuerKeys.set(issuerDnKey(facts.issuerDn), facts.authorityKeyId);
+    return certIdOf(facts.authorityKeyId, facts.serialNumber);
   };
-  const idOf = (facts: CertificateFacts | null) =>
-    facts?.authorityKeyId ? certIdOf(facts.authorityKeyId, facts.serial) : null;
+  const idOfDer = (der: Uint8Array | null) => (der ? idOf(readCertificate(der)) : null);
 
   const ask = async (issuer: string, certId: string | null, budgetMs: number): Promise<AriOutcome> => {
     if (certId === null) return { ...notAsked(issuer, 'unavailable'), certId };
@@ -69,8 +62,8 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
   };
 
   /** The CertID of `issuance` without fetching anything, or null. */
-  const cheapCertId = (issuance: Issuance & { der?: Uint8Array | null }, early: EarlyAri | null) => {
-    if (issuance.der) return idOf(read(issuance.der));
+  const cheapCertId = (issuance: Issuance, early: EarlyAri | null) => {
+    if (issuance.der) return idOfDer(issuance.der);
     if (early && isSameCertificate(early.leaf, issuance)) return idOf(early.leaf);
     const key = issuerKeys.get(issuerDnKey(issuance.issuerDn));
     const serial = issuance.serial === null ? null : serialContentFromHex(issuance.serial);
@@ -78,9 +71,7 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
   };
 
   return {
-    aboutLeaf(der, now, budgetMs) {
-      const leaf = read(der);
-      if (!leaf) return null;
+    aboutLeaf(leaf, now, budgetMs) {
       const issuer = issuerFriendlyName(leaf.issuerDn);
       const answer =
         leaf.notAfter <= now
@@ -97,9 +88,8 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
       if (issuance.notAfter <= now) return expired(issuance.issuer, certId);
       if (!options.client.supports(issuance.issuer))
         return { ...notAsked(issuance.issuer, 'not_supported'), certId };
-      if (certId === null && options.certificateBytes) {
-        const der = await withinMs(options.certificateBytes(issuance), budgetMs);
-        certId = der ? idOf(read(der)) : null;
+      if (certId === null && options.certificateDer) {
+        certId = idOfDer(await withinMs(options.certificateDer(issuance), budgetMs));
       }
       return ask(issuance.issuer, certId, budgetMs - (clock() - started));
     },
@@ -110,7 +100,7 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
 function isSameCertificate(leaf: CertificateFacts, issuance: Issuance): boolean {
   return (
     issuance.serial !== null &&
-    serialHex(leaf.serial) === issuance.serial &&
+    leaf.serial === issuance.serial &&
     issuerDnKey(leaf.issuerDn) === issuerDnKey(issuance.issuerDn)
   );
 }

@@ -1,6 +1,7 @@
 /**
  * SSLMate Cert Spotter API v1 client: unexpired issuances for a name and its covering wildcard,
- * following `after=` pages until an empty one (upstreams.md §3). Precert and cert come merged.
+ * following `after=` pages until an empty one (upstreams.md §3). Precert and cert come merged, with
+ * the DER of one of them (`expand=cert_der`).
  */
 import { z } from 'zod';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
@@ -8,9 +9,10 @@ import { fail, type SourceResult, succeed } from '../failure.ts';
 import { type Issuance, issuanceCovers, normalizeNames } from './issuance.ts';
 import { issuerFriendlyName } from './issuer-name.ts';
 import { parseJsonReply } from './parse-reply.ts';
+import { base64Der, readCertificate } from './x509.ts';
 
 export const CERTSPOTTER_SOURCE = 'certspotter';
-/** Largest page body accepted, in bytes (a page holds at most 100 issuances). */
+/** Largest page body accepted, in bytes (a page holds at most 100 issuances, each with its DER). */
 export const CERTSPOTTER_MAX_BYTES = 2 * 1024 * 1024;
 /** Most pages followed; more means a name with over 1,000 live certificates, which we refuse. */
 export const CERTSPOTTER_MAX_PAGES = 10;
@@ -36,6 +38,8 @@ const certspotterIssuanceSchema = z.object({
   not_before: rfc3339,
   not_after: rfc3339,
   revoked: z.boolean().optional(),
+  // Base64 DER of the certificate or its precertificate, sent with `expand=cert_der`.
+  cert_der: z.string().optional(),
 });
 type CertspotterIssuance = z.infer<typeof certspotterIssuanceSchema>;
 
@@ -62,6 +66,7 @@ export function certspotterPageUrl(baseUrl: URL, domain: string, after: string |
   url.searchParams.set('match_wildcards', 'true');
   url.searchParams.append('expand', 'dns_names');
   url.searchParams.append('expand', 'issuer');
+  url.searchParams.append('expand', 'cert_der');
   if (after !== null) url.searchParams.set('after', after);
   return url;
 }
@@ -113,15 +118,21 @@ async function fetchPage(
 
 function toIssuances(items: readonly CertspotterIssuance[], domain: string): Issuance[] {
   return items
-    .map((item): Issuance => ({
-      issuer: issuerFriendlyName(item.issuer.name),
-      issuerDn: item.issuer.name,
-      serial: null,
-      notBefore: item.not_before,
-      notAfter: item.not_after,
-      names: normalizeNames(item.dns_names),
-      loggedAt: null,
-    }))
+    .map((item): Issuance => {
+      const der = item.cert_der === undefined ? null : base64Der(item.cert_der);
+      return {
+        issuer: issuerFriendlyName(item.issuer.name),
+        issuerDn: item.issuer.name,
+        // Cert Spotter v1 has no serial field: it is read from the DER when that was sent.
+        serial: der ? (readCertificate(der)?.serial ?? null) : null,
+        notBefore: item.not_before,
+        notAfter: item.not_after,
+        names: normalizeNames(item.dns_names),
+        loggedAt: null,
+        crtshId: null,
+        der,
+      };
+    })
     .filter((issuance) => issuanceCovers(issuance, domain))
     .sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
 }

@@ -21,9 +21,12 @@ export interface ProbeTarget {
 /** Opens the connection for one request; tests inject one that records targets. */
 export type ProbeConnector = (target: ProbeTarget) => Socket;
 
-/** What one request produced: a status (and whether TLS was verified), or a failure kind. */
+/**
+ * What one request produced: a status, whether TLS was verified and then the served leaf's DER, or
+ * a failure kind.
+ */
 export type RequestOutcome =
-  | { kind: 'response'; status: number; verified: boolean }
+  | { kind: 'response'; status: number; verified: boolean; leaf: Uint8Array | null }
   | { kind: 'failure'; error: ProbeErrorKind; handshaken: boolean };
 
 /** Fails any lookup: the probe only ever connects to IP literals it has already checked. */
@@ -42,6 +45,12 @@ export const connectPinned: ProbeConnector = (target) =>
     lookup: refuseLookup,
     ...(target.ca ? { ca: [...target.ca] } : {}),
   });
+
+/** The DER of the leaf certificate the server presented; null when the socket has none. */
+function servedLeaf(socket: Partial<TLSSocket>): Uint8Array | null {
+  const raw = socket.getPeerCertificate?.(false)?.raw;
+  return raw && raw.length > 0 ? new Uint8Array(raw) : null;
+}
 
 /** RFC 9110 §7.2: Host carries the port only when it is not the scheme's default. */
 function hostHeader(target: ProbeTarget): string {
@@ -79,8 +88,14 @@ export function pinnedRequest(
       },
       (res) => {
         // `authorized` exists only on a TLS socket, and is true only after chain and name checks.
-        const verified = (res.socket as Partial<TLSSocket>).authorized === true;
-        resolve({ kind: 'response', status: res.statusCode ?? 0, verified });
+        const socket = res.socket as Partial<TLSSocket>;
+        const verified = socket.authorized === true;
+        resolve({
+          kind: 'response',
+          status: res.statusCode ?? 0,
+          verified,
+          leaf: verified ? servedLeaf(socket) : null,
+        });
         res.destroy();
       },
     );

@@ -3,7 +3,6 @@
  * allows, HEAD (GET when HEAD is refused), never follow redirects, all within one time budget.
  */
 import { getCACertificates } from 'node:tls';
-import type { LiveProbe } from '../../checks/cert/result.ts';
 import type { SourceResult } from '../failure.ts';
 import { isPermittedAddress } from '../public-fetch/address-policy.ts';
 import { beforeAbort } from '../public-fetch/before-abort.ts';
@@ -15,7 +14,7 @@ import {
   pinnedRequest,
   type RequestOutcome,
 } from './pinned-request.ts';
-import { startVerdict } from './verdict.ts';
+import { type ProbeAnswer, startVerdict } from './verdict.ts';
 
 export { PROBE_TIMEOUT_MS };
 
@@ -40,7 +39,7 @@ export interface ProbeDeps {
 }
 
 /** Probes one domain; never rejects. */
-export type Probe = (domain: string) => Promise<LiveProbe>;
+export type Probe = (domain: string) => Promise<ProbeAnswer>;
 
 /** HEAD is retried as GET when the server refuses the method, or drops it after a good handshake. */
 function wantsGet(outcome: RequestOutcome): boolean {
@@ -81,8 +80,9 @@ export function createProbe(deps: ProbeDeps): Probe {
       if (wantsGet(outcome)) outcome = await pinnedRequest('GET', target, connect, budget.signal);
       if (outcome.kind === 'failure') return verdict(false, null, outcome.error);
       if (!outcome.verified) return verdict(false, outcome.status, 'tls');
-      if (outcome.status >= 500) return verdict(false, outcome.status, 'http_error');
-      return verdict(true, outcome.status, null);
+      const { leaf } = outcome;
+      if (outcome.status >= 500) return { ...verdict(false, outcome.status, 'http_error'), leaf };
+      return { ...verdict(true, outcome.status, null), leaf };
     } finally {
       clearTimeout(timer);
     }

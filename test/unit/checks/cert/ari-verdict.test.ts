@@ -119,10 +119,7 @@ describe("the verdict from the CA's renewal window", () => {
 
 describe('assessCertificates with ARI', () => {
   it('stalled by the window: cert.renewal_stalled (critical) beside cert.ari_window_passed, renew_by the window end', () => {
-    const result = assessCertificates(history([65, 125, 185]), PROBE_OK, 'shop.com', NOW, {
-      answer: answer(-6, -4),
-      servedLeaf: null,
-    });
+    const result = assessCertificates(history([65, 125, 185]), PROBE_OK, 'shop.com', NOW, answer(-6, -4));
     expect(result.renewal.stall).toMatchObject({ status: 'stalled', basis: 'ari' });
     expect(result.renewal.renew_by).toBe('2026-10-16T12:00:00Z');
     // The 60-day renewals landed in the CA's window (days 59–61): no fixed renewal day.
@@ -139,10 +136,7 @@ describe('assessCertificates with ARI', () => {
   });
 
   it('in the window: the watch is information, not a warning', () => {
-    const result = assessCertificates(history([60, 118, 179]), PROBE_OK, 'shop.com', NOW, {
-      answer: answer(-0.5, 1.5),
-      servedLeaf: null,
-    });
+    const result = assessCertificates(history([60, 118, 179]), PROBE_OK, 'shop.com', NOW, answer(-0.5, 1.5));
     expect(result.findings.find((f) => f.code === 'cert.renewal_watch')?.severity).toBe('info');
   });
 
@@ -150,10 +144,7 @@ describe('assessCertificates with ARI', () => {
     // Renewals every 45 days, the current one 52 days old: the cadence says watch.
     const cadenceOnly = assessCertificates(history([52, 97, 142]), PROBE_OK, 'shop.com', NOW);
     expect(cadenceOnly.renewal.stall).toMatchObject({ status: 'watch', basis: 'cadence' });
-    const withAri = assessCertificates(history([52, 97, 142]), PROBE_OK, 'shop.com', NOW, {
-      answer: answer(7, 9),
-      servedLeaf: null,
-    });
+    const withAri = assessCertificates(history([52, 97, 142]), PROBE_OK, 'shop.com', NOW, answer(7, 9));
     expect(withAri.renewal.stall).toMatchObject({ status: 'ok', basis: 'ari' });
     expect(withAri.findings.map((f) => f.code)).not.toContain('cert.renewal_watch');
   });
@@ -164,22 +155,18 @@ describe('assessCertificates with ARI', () => {
     expect(codes(assessCertificates(history(ages), PROBE_OK, 'shop.com', NOW).findings)).toContain(
       'cert.fixed_renewal_day',
     );
-    const result = assessCertificates(history(ages), PROBE_OK, 'shop.com', NOW, {
-      answer: answer(39, 41),
-      servedLeaf: null,
-    });
+    const result = assessCertificates(history(ages), PROBE_OK, 'shop.com', NOW, answer(39, 41));
     expect(codes(result.findings)).not.toContain('cert.fixed_renewal_day');
   });
 
   it('ARI off or no certificate: renewal.ari is null; not answered: the status with the cadence verdict', () => {
     expect(assessCertificates(history([20]), PROBE_OK, 'shop.com', NOW).renewal.ari).toBeNull();
-    expect(
-      assessCertificates([], PROBE_OK, 'shop.com', NOW, { answer: answer(1, 2), servedLeaf: null }).renewal
-        .ari,
-    ).toBeNull();
+    expect(assessCertificates([], PROBE_OK, 'shop.com', NOW, answer(1, 2)).renewal.ari).toBeNull();
     const unavailable = assessCertificates(history([20, 80]), PROBE_OK, 'shop.com', NOW, {
-      answer: { ...answer(1, 2), status: 'unavailable', window: null, checkedAt: null },
-      servedLeaf: null,
+      ...answer(1, 2),
+      status: 'unavailable',
+      window: null,
+      checkedAt: null,
     });
     expect(unavailable.renewal.ari).toMatchObject({ status: 'unavailable', window: null, checked_at: null });
     expect(unavailable.renewal.stall.basis).toBe('cadence');

@@ -57,7 +57,7 @@ export function certResult(findings: Finding[] = [], overrides: Partial<CertResu
       ari: null,
     },
     history: [],
-    live_probe: { ok: true, http_status: 200, ms: 80, error: null },
+    live_probe: { ok: true, http_status: 200, ms: 80, error: null, serves_newest: true },
     ct_source: 'crt.sh',
     ...overrides,
   };

@@ -52,7 +52,7 @@ describe('Cert Spotter client: answers', () => {
     expect(result.value[0]?.notBefore.getTime()).toBeGreaterThan(result.value[1]?.notBefore.getTime() ?? 0);
     const first = fake.requests[0];
     expect(first?.url.pathname).toBe('/v1/issuances');
-    expect(first?.url.searchParams.getAll('expand')).toEqual(['dns_names', 'issuer']);
+    expect(first?.url.searchParams.getAll('expand')).toEqual(['dns_names', 'issuer', 'cert_der']);
     expect(first?.url.searchParams.get('include_subdomains')).toBe('false');
     expect(first?.url.searchParams.get('match_wildcards')).toBe('true');
     expect(first?.headers.authorization).toBe('Bearer k-123');
