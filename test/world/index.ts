@@ -2,6 +2,7 @@
  * The whole closed world: every upstream fake on loopback, answering from the scenario files, plus
  * the environment that points the service at it. Used by integration tests and `npm run world`.
  */
+import { type AcmeCaFake, startAcmeCa } from './acme.ts';
 import { type CertspotterFake, startCertspotter } from './certspotter.ts';
 import { type CrtshFake, startCrtsh } from './crtsh.ts';
 import { type FakeDoh, startDoh } from './doh.ts';
@@ -20,6 +21,8 @@ export interface World {
   rdapBootstrap: RdapBootstrapFake;
   rdapRegistry: RdapRegistryFake;
   site: HttpsSite;
+  /** Let's Encrypt and Google Trust Services with ACME Renewal Information. */
+  acme: { letsencrypt: AcmeCaFake; google: AcmeCaFake };
   /** The service's environment variables pointing at this world (contract §1 names). */
   env: Record<string, string>;
   /** Sets every fake back to normal answers (tests switch failure modes per case). */
@@ -38,7 +41,11 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
     startRdapRegistry(scenarios, clock),
     startHttpsSite(scenarios),
   ]);
-  const rdapBootstrap = await startRdapBootstrap(rdapRegistry.url);
+  const [rdapBootstrap, letsencrypt, google] = await Promise.all([
+    startRdapBootstrap(rdapRegistry.url),
+    startAcmeCa('letsencrypt', scenarios, clock),
+    startAcmeCa('google', scenarios, clock),
+  ]);
   const fakes = [
     crtsh,
     certspotter,
@@ -48,6 +55,8 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
     rdapRegistry.registrar,
     rdapBootstrap,
     site,
+    letsencrypt,
+    google,
   ];
 
   return {
@@ -59,6 +68,7 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
     rdapBootstrap,
     rdapRegistry,
     site,
+    acme: { letsencrypt, google },
     env: {
       CRTSH_URL: crtsh.url.href,
       CERTSPOTTER_URL: certspotter.url.href,
@@ -67,6 +77,7 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
       RDAP_BOOTSTRAP_URL: rdapBootstrap.fileUrl.href,
       PROBE_PORT: String(site.port),
       PROBE_ALLOW_PRIVATE: 'true',
+      ACME_DIRECTORIES: `letsencrypt=${letsencrypt.directoryUrl.href},google=${google.directoryUrl.href}`,
     },
     reset() {
       crtsh.mode = null;
@@ -83,6 +94,11 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
       rdapRegistry.referralHref = null;
       rdapRegistry.redirectTo = null;
       site.mode = null;
+      for (const acme of [letsencrypt, google]) {
+        acme.mode = null;
+        acme.failureRetryAfter = '120';
+        acme.renewalInfoOverride = null;
+      }
     },
     close: async () => {
       await Promise.all(fakes.map((fake) => fake.close()));

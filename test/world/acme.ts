@@ -1,0 +1,191 @@
+/**
+ * Loopback ACME CAs speaking ACME Renewal Information (RFC 9773) as the real ones do: a directory
+ * whose `renewalInfo` names the endpoint (Let's Encrypt `/acme/renewal-info`, Google Trust Services
+ * `/renewal-info`), and `GET {renewalInfo}/{CertID}` answering the window of every world
+ * certificate the CA issued, with `Retry-After` (Let's Encrypt 21600 s, Google an empty
+ * `explanationURL`), 404 problem JSON for a CertID it does not know, and the failure modes.
+ */
+import type { ServerResponse } from 'node:http';
+import { certIdOf, serialContentFromHex } from '../../src/sources/ari/cert-id.ts';
+import { type DatedCertificate, datedCertificates } from './ct-history.ts';
+import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
+import type { Scenario } from './scenario.ts';
+
+const DAY_MS = 86_400_000;
+
+/**
+ * How a CA answers for a scenario's certificates: `window` its usual window (or the scenario's);
+ * `not_found` 404; `rate_limited` 429 and `unavailable` 503, both with `Retry-After`; `hang` never;
+ * `invalid` a window whose end is before its start.
+ */
+export type AcmeMode = 'window' | 'not_found' | 'rate_limited' | 'unavailable' | 'hang' | 'invalid';
+
+/** A scenario's `ari` section: what the issuing CA says about its certificates. */
+export interface AriScenario {
+  mode?: AcmeMode;
+  /** The window, in days from now (negative: past); default the CA's usual one for each certificate. */
+  window?: { startDays: number; endDays: number };
+  /** An explanation URL (an incident or a drill). */
+  explanationUrl?: string;
+}
+
+export type AcmeCaName = 'letsencrypt' | 'google';
+
+/** The ARI-speaking CAs of the world, by the issuers' friendly name. */
+const CA_OF_ISSUER: Record<string, AcmeCaName> = {
+  "Let's Encrypt": 'letsencrypt',
+  'Google Trust Services': 'google',
+};
+
+/** Each CA's `renewalInfo` path and what it sends beside the window. */
+const CA_SHAPES: Record<AcmeCaName, { path: string; retryAfter: string; emptyExplanation: boolean }> = {
+  letsencrypt: { path: '/acme/renewal-info', retryAfter: '21600', emptyExplanation: false },
+  google: { path: '/renewal-info', retryAfter: '21600', emptyExplanation: true },
+};
+
+export interface AcmeCaFake extends LoopbackServer {
+  ca: AcmeCaName;
+  directoryUrl: URL;
+  /** Overrides every scenario's mode while set. */
+  mode: AcmeMode | null;
+  /** `Retry-After` of a 429 / 503, in seconds. */
+  failureRetryAfter: string;
+  /** When set, the directory advertises this `renewalInfo` instead of its own. */
+  renewalInfoOverride: string | null;
+}
+
+export interface AcmeFakeOptions {
+  now?: () => Date;
+  /** The CertID of a world certificate (its issuer's key identifier and its serial); default `worldCertId`. */
+  certIdOf?: (cert: DatedCertificate) => string | null;
+}
+
+/** The key identifier of each world issuer, as its leaves' AKI carries it. */
+export function worldIssuerKeyId(dn: string): Uint8Array {
+  const bytes = new Uint8Array(20);
+  for (let i = 0; i < dn.length; i++) bytes[i % 20] = ((bytes[i % 20] ?? 0) * 31 + dn.charCodeAt(i)) & 0xff;
+  return bytes;
+}
+
+/** The CertID of a world certificate from its issuer's key identifier and its serial. */
+export function worldCertId(cert: DatedCertificate): string | null {
+  const serial = serialContentFromHex(cert.serial);
+  return serial ? certIdOf(worldIssuerKeyId(cert.issuer.dn), serial) : null;
+}
+
+/** Boulder's usual window: the middle of the last third of the lifetime, ± 1 % of it. */
+function usualWindow(cert: DatedCertificate): { start: Date; end: Date } {
+  const lifetime = cert.notAfter.getTime() + 1000 - cert.notBefore.getTime();
+  const ideal = cert.notAfter.getTime() - lifetime / 3;
+  const margin = lifetime / 100;
+  return { start: new Date(ideal - margin), end: new Date(ideal + margin) };
+}
+
+/** Starts one CA. */
+export async function startAcmeCa(
+  ca: AcmeCaName,
+  scenarios: Map<string, Scenario>,
+  options: AcmeFakeOptions = {},
+): Promise<AcmeCaFake> {
+  const now = options.now ?? (() => new Date());
+  const idOf = options.certIdOf ?? worldCertId;
+  const shape = CA_SHAPES[ca];
+  let fake: AcmeCaFake | undefined;
+  const server = await startLoopbackServer(async (_req, res, url) => {
+    const base = fake?.url.href.replace(/\/$/, '') ?? '';
+    if (url.pathname === '/directory') {
+      return sendJson(res, 200, {
+        keyChange: `${base}/acme/key-change`,
+        meta: { caaIdentities: [ca === 'google' ? 'pki.goog' : 'letsencrypt.org'] },
+        newAccount: `${base}/acme/new-acct`,
+        newNonce: `${base}/acme/new-nonce`,
+        newOrder: `${base}/acme/new-order`,
+        renewalInfo: fake?.renewalInfoOverride ?? `${base}${shape.path}`,
+        revokeCert: `${base}/acme/revoke-cert`,
+      });
+    }
+    if (!url.pathname.startsWith(`${shape.path}/`)) return problem(res, 404, 'malformed', 'Not found');
+    const certId = decodeURIComponent(url.pathname.slice(shape.path.length + 1));
+    const found = findCertificate(ca, scenarios, now(), certId, idOf);
+    if (!found) return problem(res, 404, 'malformed', 'Certificate not found');
+    const mode = fake?.mode ?? found.scenario.ari?.mode ?? 'window';
+    const retryAfter = { 'retry-after': fake?.failureRetryAfter ?? '120' };
+    switch (mode) {
+      case 'hang':
+        return;
+      case 'not_found':
+        return problem(res, 404, 'malformed', 'Certificate not found');
+      case 'rate_limited':
+        return problem(res, 429, 'rateLimited', 'Too many renewalInfo requests', retryAfter);
+      case 'unavailable':
+        return problem(res, 503, 'serverInternal', 'Service unavailable', retryAfter);
+      default: {
+        const custom = found.scenario.ari?.window;
+        const window = custom
+          ? {
+              start: new Date(now().getTime() + custom.startDays * DAY_MS),
+              end: new Date(now().getTime() + custom.endDays * DAY_MS),
+            }
+          : usualWindow(found.cert);
+        const [start, end] = mode === 'invalid' ? [window.end, window.start] : [window.start, window.end];
+        const explanation = found.scenario.ari?.explanationUrl ?? (shape.emptyExplanation ? '' : undefined);
+        return sendJson(
+          res,
+          200,
+          {
+            suggestedWindow: { start: rfc3339(start), end: rfc3339(end) },
+            ...(explanation !== undefined ? { explanationURL: explanation } : {}),
+          },
+          { 'retry-after': shape.retryAfter },
+        );
+      }
+    }
+  });
+  fake = Object.assign(server, {
+    ca,
+    directoryUrl: new URL('/directory', server.url),
+    mode: null,
+    failureRetryAfter: '120',
+    renewalInfoOverride: null,
+  });
+  return fake;
+}
+
+/** The world certificate `ca` issued whose CertID is `certId`, with its scenario. */
+function findCertificate(
+  ca: AcmeCaName,
+  scenarios: Map<string, Scenario>,
+  now: Date,
+  certId: string,
+  idOf: (cert: DatedCertificate) => string | null,
+): { cert: DatedCertificate; scenario: Scenario } | null {
+  for (const scenario of scenarios.values()) {
+    const certificates = datedCertificates(new Map([[scenario.domain, scenario]]), now);
+    const cert = certificates.find(
+      (candidate) => CA_OF_ISSUER[candidate.issuer.friendlyName] === ca && idOf(candidate) === certId,
+    );
+    // A CA does not know its expired certificates for ARI.
+    if (cert && cert.notAfter > now) return { cert, scenario };
+  }
+  return null;
+}
+
+function rfc3339(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function problem(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  detail: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/problem+json', ...headers });
+  res.end(JSON.stringify({ type: `urn:ietf:params:acme:error:${type}`, detail, status }));
+}
