@@ -74,7 +74,8 @@ export type CertspotterMode = 'ok' | 'rate_limited' | 'server_error' | 'hang';
 /** The `ct` section of a scenario. */
 export interface CtScenario {
   certificates: CtCertificate[];
-  crtsh?: { mode?: CrtshMode; delayMs?: number };
+  /** `mode` answers the searches, `downloadMode` the certificate downloads (`?d=`) of this scenario's certificates. */
+  crtsh?: { mode?: CrtshMode; delayMs?: number; downloadMode?: CrtshMode };
   certspotter?: { mode?: CertspotterMode; delayMs?: number };
 }
 

@@ -29,6 +29,8 @@ export interface CertificateDerOptions {
   timeoutMs?: number;
   /** Default `CERTIFICATE_DER_CACHE_MAX`. */
   maxEntries?: number;
+  /** Clock in milliseconds, for tests. */
+  now?: () => number;
 }
 
 /** crt.sh's download URL for certificate `id`: `?d=<id>`. */
@@ -42,6 +44,7 @@ export function createCertificateDer(options: CertificateDerOptions): Certificat
   const cache = createSourceCache<Uint8Array>({
     max: options.maxEntries ?? CERTIFICATE_DER_CACHE_MAX,
     ttlMs: Number.POSITIVE_INFINITY,
+    now: options.now,
   });
   const timeoutMs = options.timeoutMs ?? CRTSH_DER_TIMEOUT_MS;
   return async function certificateDer(issuance) {
