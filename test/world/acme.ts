@@ -6,7 +6,9 @@
  * `explanationURL`), 404 problem JSON for a CertID it does not know, and the failure modes.
  */
 import type { ServerResponse } from 'node:http';
-import { certIdOf, serialContentFromHex } from '../../src/sources/ari/cert-id.ts';
+import { certIdOf } from '../../src/sources/ari/cert-id.ts';
+import { readCertificate } from '../../src/sources/ct/x509.ts';
+import type { CtCertificates } from './ct-certificates.ts';
 import { type DatedCertificate, datedCertificates } from './ct-history.ts';
 import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 import type { Scenario } from './scenario.ts';
@@ -56,21 +58,17 @@ export interface AcmeCaFake extends LoopbackServer {
 
 export interface AcmeFakeOptions {
   now?: () => Date;
-  /** The CertID of a world certificate (its issuer's key identifier and its serial); default `worldCertId`. */
-  certIdOf?: (cert: DatedCertificate) => string | null;
+  /** The world's certificate bytes (shared with the CT fakes), whose AKI and serial make each CertID. */
+  certificates: CtCertificates;
 }
 
-/** The key identifier of each world issuer, as its leaves' AKI carries it. */
-export function worldIssuerKeyId(dn: string): Uint8Array {
-  const bytes = new Uint8Array(20);
-  for (let i = 0; i < dn.length; i++) bytes[i % 20] = ((bytes[i % 20] ?? 0) * 31 + dn.charCodeAt(i)) & 0xff;
-  return bytes;
-}
-
-/** The CertID of a world certificate from its issuer's key identifier and its serial. */
-export function worldCertId(cert: DatedCertificate): string | null {
-  const serial = serialContentFromHex(cert.serial);
-  return serial ? certIdOf(worldIssuerKeyId(cert.issuer.dn), serial) : null;
+/** The CertID of a world certificate, read from its bytes as any ARI client would. */
+export async function worldCertId(
+  certificates: CtCertificates,
+  cert: DatedCertificate,
+): Promise<string | null> {
+  const facts = readCertificate(await certificates.der(cert, 'certificate'));
+  return facts?.authorityKeyId ? certIdOf(facts.authorityKeyId, facts.serialNumber) : null;
 }
 
 /** Boulder's usual window: the middle of the last third of the lifetime, ± 1 % of it. */
@@ -85,10 +83,10 @@ function usualWindow(cert: DatedCertificate): { start: Date; end: Date } {
 export async function startAcmeCa(
   ca: AcmeCaName,
   scenarios: Map<string, Scenario>,
-  options: AcmeFakeOptions = {},
+  options: AcmeFakeOptions,
 ): Promise<AcmeCaFake> {
   const now = options.now ?? (() => new Date());
-  const idOf = options.certIdOf ?? worldCertId;
+  const idOf = (cert: DatedCertificate) => worldCertId(options.certificates, cert);
   const shape = CA_SHAPES[ca];
   let fake: AcmeCaFake | undefined;
   const server = await startLoopbackServer(async (_req, res, url) => {
@@ -106,7 +104,7 @@ export async function startAcmeCa(
     }
     if (!url.pathname.startsWith(`${shape.path}/`)) return problem(res, 404, 'malformed', 'Not found');
     const certId = decodeURIComponent(url.pathname.slice(shape.path.length + 1));
-    const found = findCertificate(ca, scenarios, now(), certId, idOf);
+    const found = await findCertificate(ca, scenarios, now(), certId, idOf);
     if (!found) return problem(res, 404, 'malformed', 'Certificate not found');
     const mode = fake?.mode ?? found.scenario.ari?.mode ?? 'window';
     const retryAfter = { 'retry-after': fake?.failureRetryAfter ?? '120' };
@@ -152,20 +150,19 @@ export async function startAcmeCa(
 }
 
 /** The world certificate `ca` issued whose CertID is `certId`, with its scenario. */
-function findCertificate(
+async function findCertificate(
   ca: AcmeCaName,
   scenarios: Map<string, Scenario>,
   now: Date,
   certId: string,
-  idOf: (cert: DatedCertificate) => string | null,
-): { cert: DatedCertificate; scenario: Scenario } | null {
+  idOf: (cert: DatedCertificate) => Promise<string | null>,
+): Promise<{ cert: DatedCertificate; scenario: Scenario } | null> {
   for (const scenario of scenarios.values()) {
-    const certificates = datedCertificates(new Map([[scenario.domain, scenario]]), now);
-    const cert = certificates.find(
-      (candidate) => CA_OF_ISSUER[candidate.issuer.friendlyName] === ca && idOf(candidate) === certId,
-    );
-    // A CA does not know its expired certificates for ARI.
-    if (cert && cert.notAfter > now) return { cert, scenario };
+    for (const cert of datedCertificates(new Map([[scenario.domain, scenario]]), now)) {
+      // A CA does not know its expired certificates for ARI.
+      if (CA_OF_ISSUER[cert.issuer.friendlyName] !== ca || cert.notAfter <= now) continue;
+      if ((await idOf(cert)) === certId) return { cert, scenario };
+    }
   }
   return null;
 }

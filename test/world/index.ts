@@ -5,11 +5,13 @@
 import { type AcmeCaFake, startAcmeCa } from './acme.ts';
 import { type CertspotterFake, startCertspotter } from './certspotter.ts';
 import { type CrtshFake, startCrtsh } from './crtsh.ts';
+import { type CtCertificates, ctCertificates } from './ct-certificates.ts';
 import { type FakeDoh, startDoh } from './doh.ts';
 import { type HttpsSite, startHttpsSite } from './https-site.ts';
 import { type RdapBootstrapFake, startRdapBootstrap } from './rdap-bootstrap.ts';
 import { type RdapRegistryFake, startRdapRegistry } from './rdap-registry.ts';
 import type { Scenario } from './scenario.ts';
+import { createTestCa } from './test-ca.ts';
 import { loadScenarios } from './scenarios/index.ts';
 
 export interface World {
@@ -21,6 +23,8 @@ export interface World {
   rdapBootstrap: RdapBootstrapFake;
   rdapRegistry: RdapRegistryFake;
   site: HttpsSite;
+  /** The real bytes of every CT certificate (shared by the CT fakes and the ACME CAs). */
+  certificates: CtCertificates;
   /** Let's Encrypt and Google Trust Services with ACME Renewal Information. */
   acme: { letsencrypt: AcmeCaFake; google: AcmeCaFake };
   /** The service's environment variables pointing at this world (contract §1 names). */
@@ -33,18 +37,21 @@ export interface World {
 export async function startWorld(options: { now?: () => Date } = {}): Promise<World> {
   const scenarios = await loadScenarios();
   const clock = options.now ? { now: options.now } : {};
+  // One CA for the world: CT's certificates, what the sites serve and what the ACME CAs know agree.
+  const ca = await createTestCa();
+  const certificates = ctCertificates(ca);
   const [crtsh, certspotter, doh, dohFallback, rdapRegistry, site] = await Promise.all([
-    startCrtsh(scenarios, clock),
-    startCertspotter(scenarios, clock),
+    startCrtsh(scenarios, { ...clock, certificates }),
+    startCertspotter(scenarios, { ...clock, certificates }),
     startDoh(scenarios),
     startDoh(scenarios),
     startRdapRegistry(scenarios, clock),
-    startHttpsSite(scenarios),
+    startHttpsSite(scenarios, { ca }),
   ]);
   const [rdapBootstrap, letsencrypt, google] = await Promise.all([
     startRdapBootstrap(rdapRegistry.url),
-    startAcmeCa('letsencrypt', scenarios, clock),
-    startAcmeCa('google', scenarios, clock),
+    startAcmeCa('letsencrypt', scenarios, { ...clock, certificates }),
+    startAcmeCa('google', scenarios, { ...clock, certificates }),
   ]);
   const fakes = [
     crtsh,
@@ -68,6 +75,7 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
     rdapBootstrap,
     rdapRegistry,
     site,
+    certificates,
     acme: { letsencrypt, google },
     env: {
       CRTSH_URL: crtsh.url.href,

@@ -13,6 +13,7 @@ import {
   retryAfterMs,
 } from '../../../../src/sources/ari/renewal-info.ts';
 import { type AcmeCaFake, startAcmeCa, worldCertId } from '../../../world/acme.ts';
+import { ctCertificates } from '../../../world/ct-certificates.ts';
 import { datedCertificates } from '../../../world/ct-history.ts';
 import type { Scenario } from '../../../world/scenario.ts';
 
@@ -52,11 +53,12 @@ const SCENARIOS = new Map<string, Scenario>(
   ].map((s) => [s.domain, s]),
 );
 
-/** The CertID of a scenario's certificate, as the world's CA knows it. */
+const certificates = ctCertificates();
+const certIds = new Map<string, string>();
+
+/** The CertID of a scenario's certificate, read from its bytes (filled in beforeAll). */
 function certIdOf(domain: string): string {
-  const [cert] = datedCertificates(new Map([[domain, SCENARIOS.get(domain) as Scenario]]), NOW);
-  if (!cert) throw new Error(`no certificate for ${domain}`);
-  return worldCertId(cert) ?? '';
+  return certIds.get(domain) ?? '';
 }
 
 let letsencrypt: AcmeCaFake;
@@ -65,9 +67,13 @@ let directories: AcmeDirectory[];
 
 beforeAll(async () => {
   [letsencrypt, google] = await Promise.all([
-    startAcmeCa('letsencrypt', SCENARIOS, { now: () => NOW }),
-    startAcmeCa('google', SCENARIOS, { now: () => NOW }),
+    startAcmeCa('letsencrypt', SCENARIOS, { now: () => NOW, certificates }),
+    startAcmeCa('google', SCENARIOS, { now: () => NOW, certificates }),
   ]);
+  for (const [domain, scenario] of SCENARIOS) {
+    const [cert] = datedCertificates(new Map([[domain, scenario]]), NOW);
+    if (cert) certIds.set(domain, (await worldCertId(certificates, cert)) ?? '');
+  }
   directories = [
     { ca: 'letsencrypt', directoryUrl: letsencrypt.directoryUrl },
     { ca: 'google', directoryUrl: google.directoryUrl },
