@@ -45,6 +45,7 @@ const certExample: CertResult = {
     cadence_days: 60,
     renews_at_percent: 66.7,
     expected_renewal_at: '2026-11-30T08:00:00Z',
+    follows_ari_window: true,
     renew_by: '2026-11-30T20:00:00Z',
     stall: {
       status: 'ok',

@@ -81,6 +81,8 @@ describe("the cert verdict from the CA's window", () => {
     expect(result.renewal.stall).toMatchObject({ status: 'stalled', basis: 'ari' });
     expect(result.renewal.stall.overdue_days).toBeGreaterThanOrEqual(4);
     expect(codes(result)).toEqual(['cert.ari_window_passed', 'cert.renewal_stalled', 'probe.failed']);
+    // Its renewals landed inside the CA's windows at varying times: they follow ARI.
+    expect(result.renewal.follows_ari_window).toBe(true);
     // Without ARI the cadence calls the same history only a watch (24 days are left).
     const cadence = await checkCert('missed-window.net', runners({ ACME_DIRECTORIES: '' }));
     expect(cadence.renewal.stall).toMatchObject({ status: 'watch', basis: 'cadence' });

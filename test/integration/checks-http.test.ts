@@ -106,7 +106,8 @@ describe('a healthy domain on every route', () => {
     const { body } = await get('/v1/site-health', 'healthy-shop.com');
     expect(body.partial).toBe(false);
     expect(body.summary.status).toBe('ok');
-    expect(body.renewal_stall.status).toBe('ok');
+    expect(body.renewal_stall).toMatchObject({ status: 'ok', basis: 'ari' });
+    expect(body.cert.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });
     expect(body.lifetime_note.applies).toBe(false);
   });
 });
@@ -117,16 +118,23 @@ describe('domains with problems', () => {
     expect(status).toBe(200);
     expectMatchesOpenApi('/v1/site-health', body);
     expect(body.partial).toBe(false);
+    // Fixed 60-day renewals, the CA's window ended 9 days ago (20 days left): stalled by ARI.
     expect(codes(body.cert)).toEqual(
-      expect.arrayContaining(['cert.renewal_watch', 'cert.fixed_renewal_day', 'probe.failed']),
+      expect.arrayContaining([
+        'cert.renewal_stalled',
+        'cert.ari_window_passed',
+        'cert.fixed_renewal_day',
+        'probe.failed',
+      ]),
     );
     expect(codes(body.dns)).toEqual(
       expect.arrayContaining(['spf.permissive_all', 'dmarc.policy_none', 'dnssec.unsigned']),
     );
     expect(codes(body.expiry)).toContain('expiry.expires_soon');
     expect(codes(body)).toEqual(['caa.issuer_not_permitted']);
-    expect(body.renewal_stall.status).toBe('watch');
+    expect(body.renewal_stall).toMatchObject({ status: 'stalled', basis: 'ari' });
     expect(body.lifetime_note.applies).toBe(true);
+    expect(body.lifetime_note.follows_ari_window).toBe(false);
     expect(body.summary.status).not.toBe('ok');
     expect(body.summary.counts.warning).toBeGreaterThanOrEqual(6);
     expect(body.summary.headline).toMatch(/^neglected-bistro\.com (has warnings|needs attention now): /);
@@ -135,8 +143,11 @@ describe('domains with problems', () => {
   it('cert: a stalled renewal with fixed 60-day renewals', async () => {
     const { status, body } = await get('/v1/cert', 'stalled-renewal.net');
     expect(status).toBe(200);
-    expect(body.renewal.stall.status).toBe('stalled');
-    expect(codes(body)).toEqual(expect.arrayContaining(['cert.renewal_stalled', 'cert.fixed_renewal_day']));
+    expect(body.renewal.stall).toMatchObject({ status: 'stalled', basis: 'ari' });
+    expect(body.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });
+    expect(codes(body)).toEqual(
+      expect.arrayContaining(['cert.renewal_stalled', 'cert.ari_window_passed', 'cert.fixed_renewal_day']),
+    );
     expectMatchesOpenApi('/v1/cert', body);
   });
 

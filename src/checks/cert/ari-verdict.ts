@@ -21,6 +21,8 @@ export const ARI_FINDINGS = {
 export const EARLY_WINDOW_SHARE = 0.5;
 /** Slack around the window when judging whether past renewals landed inside it, in days. */
 export const WINDOW_SLACK_DAYS = 1;
+/** Renewal intervals varying less than this (6 hours) are a schedule, not ARI's random pick. */
+export const CRON_SPREAD_DAYS = 0.25;
 
 /** The ARI answer as the verdict needs it. */
 export interface AriWindowAnswer {
@@ -99,24 +101,28 @@ export function assessAriWindow(input: {
 }
 
 /**
- * Whether the series' renewals land inside the CA's window, placed at the same share of each
- * lifetime as the current certificate's window (the CA computes windows that way): then they
- * follow ARI, and a steady interval is the window, not a hard-coded day that 64-day certificates
- * would break. Null when the CA gave no window to compare with.
+ * Whether the renewals follow the CA's window: each renewal landed inside the window placed at the
+ * same share of the previous lifetime as the current certificate's window (the CA computes windows
+ * that way), at varying times (an ARI client picks a random moment in the window; a cron renewing
+ * on a fixed day lands on the same hour each time). Such renewals move with the lifetime, so their
+ * steady interval is no fixed day that 64-day certificates would break. Null when the CA gave no
+ * window or the history has fewer than two renewals.
  */
 export function followsAriWindow(
-  renewsAtPercent: number | null,
+  cadence: { intervalsDays: readonly number[]; renewsAtPercents: readonly number[] },
   current: { notBefore: Date; notAfter: Date },
   ari: AriWindowAnswer | null,
 ): boolean | null {
   if (ari?.status !== 'ok' || !ari.window || isEarlyWindow(current, ari)) return null;
-  if (renewsAtPercent === null) return null;
+  const { intervalsDays, renewsAtPercents } = cadence;
+  if (intervalsDays.length < 2) return null;
   const lifetime = current.notAfter.getTime() - current.notBefore.getTime();
   const share = (at: Date) => ((at.getTime() - current.notBefore.getTime()) / lifetime) * 100;
   const slack = ((WINDOW_SLACK_DAYS * DAY_MS) / lifetime) * 100;
-  return (
-    renewsAtPercent >= share(ari.window.start) - slack && renewsAtPercent <= share(ari.window.end) + slack
-  );
+  const [from, to] = [share(ari.window.start) - slack, share(ari.window.end) + slack];
+  const inWindow = renewsAtPercents.every((percent) => percent >= from && percent <= to);
+  const spread = Math.max(...intervalsDays) - Math.min(...intervalsDays);
+  return inWindow && spread >= CRON_SPREAD_DAYS;
 }
 
 /** A window opening before half the lifetime, or one the CA explains: the CA asks for early renewal. */

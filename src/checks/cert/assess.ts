@@ -57,11 +57,18 @@ export function assessCertificates(
   const cadence = current ? assessCadence(issuances, current, domain) : null;
   const byCadence = assessStall(current, cadence?.cadenceDays ?? null, now);
   const byAri = current
-    ? assessAriWindow({ current, issuances, domain, ari: ariAnswer, servedLeaf: probe.ok ? served : null, now })
+    ? assessAriWindow({
+        current,
+        issuances,
+        domain,
+        ari: ariAnswer,
+        servedLeaf: probe.ok ? served : null,
+        now,
+      })
     : null;
   const stall = byAri?.stall ?? byCadence.stall;
   // Renewals landing inside the CA's window follow ARI: their steady interval is no fixed day.
-  const followsAri = current ? followsAriWindow(cadence?.renewsAtPercent ?? null, current, ariAnswer) : null;
+  const followsAri = current && cadence ? followsAriWindow(cadence, current, ariAnswer) : null;
   const fixed = cadence && !followsAri ? detectFixedRenewalDay(cadence) : null;
   const { servesNewest, successor } = compareServed(served, issuances, domain, now);
   const findings: Finding[] = [
@@ -80,6 +87,7 @@ export function assessCertificates(
       issuances_seen: issuances.length,
       cadence_days: cadence?.cadenceDays ?? null,
       renews_at_percent: cadence?.renewsAtPercent ?? null,
+      follows_ari_window: followsAri,
       expected_renewal_at: byCadence.expectedRenewalAt ? toTimestamp(byCadence.expectedRenewalAt) : null,
       renew_by: renewBy ? toTimestamp(renewBy) : null,
       stall,

@@ -84,6 +84,12 @@ export const renewalSchema = z.object({
     .nullable()
     .describe("Median point in the previous certificate's lifetime at which the next was issued, 0–100."),
   expected_renewal_at: timestampSchema.nullable(),
+  follows_ari_window: z
+    .boolean()
+    .nullable()
+    .describe(
+      "Whether the renewals follow the CA's ARI window: each landed inside the window (at the same share of the lifetime as the current certificate's) at varying times, as ARI clients renew, rather than on a fixed day. Such renewals move with the lifetime, so 64-day certificates will not break them. Null when the CA gave no window or CT holds fewer than three renewals.",
+    ),
   renew_by: timestampSchema
     .nullable()
     .describe(

@@ -12,7 +12,7 @@ const scenario: Scenario = {
       names: ['missed-window.net', 'www.missed-window.net'],
       count: 3,
       lastIssuedDaysAgo: 66,
-      everyDays: 60,
+      everyDays: [59.4, 60.5],
     }),
   },
 };

@@ -122,8 +122,13 @@ describe('assessCertificates with ARI', () => {
     const result = assessCertificates(history([65, 125, 185]), PROBE_OK, 'shop.com', NOW, answer(-6, -4));
     expect(result.renewal.stall).toMatchObject({ status: 'stalled', basis: 'ari' });
     expect(result.renewal.renew_by).toBe('2026-10-16T12:00:00Z');
-    // The 60-day renewals landed in the CA's window (days 59–61): no fixed renewal day.
-    expect(codes(result.findings)).toEqual(['cert.ari_window_passed', 'cert.renewal_stalled']);
+    // Exactly 60 days each time: a schedule inside today's window, still a fixed renewal day.
+    expect(codes(result.findings)).toEqual([
+      'cert.ari_window_passed',
+      'cert.fixed_renewal_day',
+      'cert.renewal_stalled',
+    ]);
+    expect(result.renewal.follows_ari_window).toBe(false);
     expect(result.findings.find((f) => f.code === 'cert.renewal_stalled')?.severity).toBe('critical');
     expect(result.renewal.ari).toEqual({
       status: 'ok',
@@ -149,14 +154,15 @@ describe('assessCertificates with ARI', () => {
     expect(withAri.findings.map((f) => f.code)).not.toContain('cert.renewal_watch');
   });
 
-  it('renewals inside the (projected) window are no fixed renewal day', () => {
-    // Every 60 days, at 66.7 % of the lifetime; the CA's window for the current one is days 59–61.
-    const ages = [20, 80, 140];
+  it('renewals at varying times inside the (projected) window are no fixed renewal day', () => {
+    // 59.5 and 60.5 days: within the fixed-day tolerance, and inside the CA's window (days 59–61).
+    const ages = [20, 79.5, 140];
     expect(codes(assessCertificates(history(ages), PROBE_OK, 'shop.com', NOW).findings)).toContain(
       'cert.fixed_renewal_day',
     );
     const result = assessCertificates(history(ages), PROBE_OK, 'shop.com', NOW, answer(39, 41));
     expect(codes(result.findings)).not.toContain('cert.fixed_renewal_day');
+    expect(result.renewal.follows_ari_window).toBe(true);
   });
 
   it('ARI off or no certificate: renewal.ari is null; not answered: the status with the cadence verdict', () => {
@@ -175,13 +181,21 @@ describe('assessCertificates with ARI', () => {
 
 describe('followsAriWindow', () => {
   const current = { notBefore: at(-20), notAfter: at(70) };
-  it('true when the renewal point lies in the window share (one day of slack), null without a window', () => {
-    expect(followsAriWindow(66.7, current, answer(39, 41))).toBe(true);
-    expect(followsAriWindow(68, current, answer(39, 41))).toBe(true);
-    expect(followsAriWindow(80, current, answer(39, 41))).toBe(false);
-    expect(followsAriWindow(null, current, answer(39, 41))).toBeNull();
-    expect(followsAriWindow(66.7, current, null)).toBeNull();
+  const series = (intervalsDays: number[]) => ({
+    intervalsDays,
+    renewsAtPercents: intervalsDays.map((days) => (days / 90) * 100),
+  });
+  it('true when every renewal landed in the window share at varying times; null without a window', () => {
+    expect(followsAriWindow(series([59.5, 60.6]), current, answer(39, 41))).toBe(true);
+    // One day of slack around the window.
+    expect(followsAriWindow(series([61.4, 60.2]), current, answer(39, 41))).toBe(true);
+    // A renewal outside it.
+    expect(followsAriWindow(series([59.5, 72]), current, answer(39, 41))).toBe(false);
+    // The same day every time: a schedule that happens to fall in today's window.
+    expect(followsAriWindow(series([60, 60.05]), current, answer(39, 41))).toBe(false);
+    expect(followsAriWindow(series([60]), current, answer(39, 41))).toBeNull();
+    expect(followsAriWindow(series([59.5, 60.6]), current, null)).toBeNull();
     // An early-renewal window says nothing about the usual one.
-    expect(followsAriWindow(66.7, current, answer(1, 2))).toBeNull();
+    expect(followsAriWindow(series([59.5, 60.6]), current, answer(1, 2))).toBeNull();
   });
 });

@@ -47,6 +47,7 @@ export function certResult(findings: Finding[] = [], overrides: Partial<CertResu
       cadence_days: 60,
       renews_at_percent: 66.7,
       expected_renewal_at: '2026-11-30T09:00:04Z',
+      follows_ari_window: null,
       renew_by: '2026-12-04T21:00:04Z',
       stall: {
         status: 'ok',
