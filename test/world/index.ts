@@ -4,12 +4,14 @@
  */
 import { type CertspotterFake, startCertspotter } from './certspotter.ts';
 import { type CrtshFake, startCrtsh } from './crtsh.ts';
+import { ctCertificates } from './ct-certificates.ts';
 import { type FakeDoh, startDoh } from './doh.ts';
 import { type HttpsSite, startHttpsSite } from './https-site.ts';
 import { type RdapBootstrapFake, startRdapBootstrap } from './rdap-bootstrap.ts';
 import { type RdapRegistryFake, startRdapRegistry } from './rdap-registry.ts';
 import type { Scenario } from './scenario.ts';
 import { loadScenarios } from './scenarios/index.ts';
+import { createTestCa } from './test-ca.ts';
 
 export interface World {
   scenarios: Map<string, Scenario>;
@@ -30,13 +32,16 @@ export interface World {
 export async function startWorld(options: { now?: () => Date } = {}): Promise<World> {
   const scenarios = await loadScenarios();
   const clock = options.now ? { now: options.now } : {};
+  // One CA for the CT fakes' certificate bytes and the site, so a site can serve what CT holds.
+  const ca = await createTestCa();
+  const certificates = ctCertificates(ca);
   const [crtsh, certspotter, doh, dohFallback, rdapRegistry, site] = await Promise.all([
-    startCrtsh(scenarios, clock),
-    startCertspotter(scenarios, clock),
+    startCrtsh(scenarios, { ...clock, certificates }),
+    startCertspotter(scenarios, { ...clock, certificates }),
     startDoh(scenarios),
     startDoh(scenarios),
     startRdapRegistry(scenarios, clock),
-    startHttpsSite(scenarios),
+    startHttpsSite(scenarios, { ...clock, ca, certificates }),
   ]);
   const rdapBootstrap = await startRdapBootstrap(rdapRegistry.url);
   const fakes = [
