@@ -181,6 +181,67 @@ describe('domains with problems', () => {
   });
 });
 
+describe('the served certificate against CT (renewed but not deployed)', () => {
+  it('a site still serving the certificate before its renewal: serves_newest false, with the finding', async () => {
+    const { status, body } = await get('/v1/cert', 'stale-deploy.net');
+    expect(status).toBe(200);
+    expectMatchesOpenApi('/v1/cert', body);
+    // The probe itself passes: pass/fail is unchanged, and no certificate detail is reported.
+    expect(body.live_probe).toEqual({
+      ok: true,
+      http_status: 200,
+      ms: expect.any(Number),
+      error: null,
+      serves_newest: false,
+    });
+    const finding = body.findings.find((f: { code: string }) => f.code === 'cert.renewed_not_deployed');
+    expect(finding.severity).toBe('warning');
+    expect(finding.message).toMatch(
+      /^stale-deploy\.net still serves a certificate issued on \d{4}-\d{2}-\d{2}, although a newer one from Let's Encrypt was issued \d+ (hours|days) ago: the renewal worked but the new certificate was not deployed/,
+    );
+    const [newest, served] = body.history as { serial: string; not_before: string }[];
+    // The served leaf was minted when the world started: its dates may trail CT's by a second.
+    const stamp = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z';
+    expect(finding.evidence).toMatch(
+      new RegExp(
+        `^served serial ${served?.serial} not_before ${stamp}; newest in CT serial ${newest?.serial} not_before ${newest?.not_before}$`,
+      ),
+    );
+    expect(codes(body)).not.toContain('probe.failed');
+  });
+
+  it('the same verdict when only Cert Spotter answers (serials read from cert_der)', async () => {
+    world.crtsh.mode = 'bad_gateway';
+    app = freshApp(); // no CT answer cached from the test before
+    const { body } = await get('/v1/cert', 'stale-deploy.net');
+    expect(body.ct_source).toBe('certspotter');
+    expect(body.certificate.serial).toMatch(/^04[0-9a-f]{34}$/);
+    expect(body.live_probe.serves_newest).toBe(false);
+    expect(codes(body)).toContain('cert.renewed_not_deployed');
+  });
+
+  it('a site serving the newest certificate (high-bit serial): serves_newest true, no finding', async () => {
+    const { body } = await get('/v1/cert', 'fresh-deploy.net');
+    expect(body.certificate.serial).toBe('d2c1b0a9f8e7d6c5b4a39281706f5e4d');
+    expect(body.live_probe.serves_newest).toBe(true);
+    expect(codes(body)).not.toContain('cert.renewed_not_deployed');
+  });
+
+  it('a served leaf CT does not show (a private test CA): null', async () => {
+    const { body } = await get('/v1/cert', 'healthy-shop.com');
+    expect(body.live_probe.serves_newest).toBeNull();
+  });
+
+  it('site-health carries the verdict and the finding; the leaf bytes are in no answer', async () => {
+    const { body } = await get('/v1/site-health', 'stale-deploy.net');
+    expectMatchesOpenApi('/v1/site-health', body);
+    expect(body.cert.live_probe.serves_newest).toBe(false);
+    expect(codes(body.cert)).toContain('cert.renewed_not_deployed');
+    const text = JSON.stringify(body);
+    expect(text).not.toMatch(/leaf|served"|"der"|MII/);
+  });
+});
+
 describe('upstream failures', () => {
   beforeEach(() => {
     app = freshApp();

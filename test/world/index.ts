@@ -11,8 +11,8 @@ import { type HttpsSite, startHttpsSite } from './https-site.ts';
 import { type RdapBootstrapFake, startRdapBootstrap } from './rdap-bootstrap.ts';
 import { type RdapRegistryFake, startRdapRegistry } from './rdap-registry.ts';
 import type { Scenario } from './scenario.ts';
-import { createTestCa } from './test-ca.ts';
 import { loadScenarios } from './scenarios/index.ts';
+import { createTestCa } from './test-ca.ts';
 
 export interface World {
   scenarios: Map<string, Scenario>;
@@ -46,7 +46,7 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
     startDoh(scenarios),
     startDoh(scenarios),
     startRdapRegistry(scenarios, clock),
-    startHttpsSite(scenarios, { ca }),
+    startHttpsSite(scenarios, { ...clock, ca, certificates }),
   ]);
   const [rdapBootstrap, letsencrypt, google] = await Promise.all([
     startRdapBootstrap(rdapRegistry.url),

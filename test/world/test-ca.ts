@@ -98,7 +98,8 @@ export async function createTestCa(now: Date = new Date()): Promise<TestCa> {
     notAfter: new Date(notAfter.getTime() + DAY_MS),
     signingAlgorithm: P256,
     extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
+      // Path length 1: the intermediates named like real CAs (issueAs) sit below it.
+      new x509.BasicConstraintsExtension(true, 1, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
       await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
     ],

@@ -4,7 +4,7 @@
  */
 import { request } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
-import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { type SecureContext, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { USER_AGENT } from '../bounded-fetch.ts';
 import { errorKindOf, type ProbeErrorKind } from './error-kind.ts';
 
@@ -14,8 +14,8 @@ export interface ProbeTarget {
   port: number;
   /** The domain: sent as SNI and in the Host header, and checked against the certificate. */
   servername: string;
-  /** Trust anchors replacing Node's default store; `undefined` keeps the default store. */
-  ca: readonly (string | Buffer)[] | undefined;
+  /** The TLS context (trust anchors) of every connection of one probe, made once. */
+  secureContext: SecureContext;
 }
 
 /** Opens the connection for one request; tests inject one that records targets. */
@@ -34,7 +34,10 @@ const refuseLookup: LookupFunction = (hostname, _options, callback) => {
   callback(Object.assign(new Error(`probe refused to resolve ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
 };
 
-/** The real connector: TLS to the IP with verification on (`rejectUnauthorized`), SNI set to the domain. */
+/**
+ * The real connector: TLS to the IP with verification on (`rejectUnauthorized`), SNI set to the
+ * domain, in the probe's context.
+ */
 export const connectPinned: ProbeConnector = (target) =>
   tlsConnect({
     host: target.address,
@@ -43,7 +46,7 @@ export const connectPinned: ProbeConnector = (target) =>
     rejectUnauthorized: true,
     ALPNProtocols: ['http/1.1'],
     lookup: refuseLookup,
-    ...(target.ca ? { ca: [...target.ca] } : {}),
+    secureContext: target.secureContext,
   });
 
 /** The DER of the leaf certificate the server presented; null when the socket has none. */

@@ -136,10 +136,11 @@ describe('cert runner', () => {
     expect(result.renewal.stall.status).toBe('ok');
   });
 
-  it('crt.sh down: Cert Spotter answers, serial null still validates', async () => {
+  it('crt.sh down: Cert Spotter answers, serials read from its cert_der', async () => {
     const result = await check('crtsh-outage.net');
     expect(result.ct_source).toBe('certspotter');
-    expect(result.certificate?.serial).toBeNull();
+    expect(result.certificate?.serial).toMatch(/^04[0-9a-f]{34}$/);
+    expect(result.history.every((entry) => entry.serial !== null)).toBe(true);
   });
 
   it('a failed probe is a finding, not a failure; a throwing probe too', async () => {
