@@ -165,6 +165,16 @@ describe('where the CertID comes from, and the cache', () => {
     expect(result.renewal.ari?.cert_id).toBe(await worldCertId(world.certificates, newest));
   });
 
+  it("on Node the world's site serves the newest certificate: its answer is used, no bytes are downloaded", async () => {
+    const downloadsBefore = downloads().length;
+    const result = await checkCert('healthy-shop.com');
+    expect(result.live_probe).toMatchObject({ ok: true, serves_newest: true });
+    expect(result.renewal.ari?.cert_id).toBe(
+      await worldCertId(world.certificates, newestOf('healthy-shop.com')),
+    );
+    expect(downloads().length - downloadsBefore).toBe(0);
+  });
+
   it('the served leaf is asked about before CT answers, and that answer is used when it is the newest', async () => {
     const config = loadConfig(world.env);
     const newest = newestOf('healthy-shop.com');

@@ -24,7 +24,7 @@ describe('the demo domain', () => {
     expect(upstreamsAreLocal(config)).toBe(true);
     expect(demoDomain(config)).toBe(WORLD_DEMO_DOMAIN);
     const scenario = (await loadScenarios()).get(WORLD_DEMO_DOMAIN);
-    expect(scenario?.https).toEqual({ mode: 'ok' });
+    expect(scenario?.https).toMatchObject({ mode: 'ok' });
     expect(scenario?.ct?.certificates.length).toBeGreaterThan(0);
   });
 
