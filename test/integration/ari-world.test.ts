@@ -13,8 +13,7 @@ import { createAriLookup } from '../../src/sources/ari/lookup.ts';
 import { createAriClient } from '../../src/sources/ari/renewal-info.ts';
 import { createCtLookup } from '../../src/sources/ct/lookup.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
-import { type AcmeCaFake, worldCertId } from '../world/acme.ts';
-import { datedCertificates } from '../world/ct-history.ts';
+import { type AcmeCaFake, newestCertificate, worldCertId } from '../world/acme.ts';
 import { startWorld, type World } from '../world/index.ts';
 
 let world: World;
@@ -43,14 +42,6 @@ async function checkCert(domain: string, run = runners()): Promise<CertResult> {
   const outcome = await run.cert(valid(domain));
   if (outcome.type !== 'result') throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
   return certResultSchema.parse(outcome.result);
-}
-
-/** The newest world certificate of a scenario. */
-function newestOf(domain: string) {
-  const scenario = world.scenarios.get(domain);
-  const newest = scenario && datedCertificates(new Map([[domain, scenario]]), new Date()).at(-1);
-  if (!newest) throw new Error(`no certificate for ${domain}`);
-  return newest;
 }
 
 const codes = (result: CertResult) => result.findings.map((f) => f.code).sort();
@@ -160,7 +151,7 @@ describe('where the CertID comes from, and the cache', () => {
 
   it("the CertID is the newest certificate's, as the CA computes it from the certificate", async () => {
     const result = await checkCert('healthy-shop.com');
-    const newest = newestOf('healthy-shop.com');
+    const newest = newestCertificate(world.scenarios, 'healthy-shop.com');
     expect(result.certificate?.serial).toBe(newest.serial);
     expect(result.renewal.ari?.cert_id).toBe(await worldCertId(world.certificates, newest));
   });
@@ -170,14 +161,14 @@ describe('where the CertID comes from, and the cache', () => {
     const result = await checkCert('healthy-shop.com');
     expect(result.live_probe).toMatchObject({ ok: true, serves_newest: true });
     expect(result.renewal.ari?.cert_id).toBe(
-      await worldCertId(world.certificates, newestOf('healthy-shop.com')),
+      await worldCertId(world.certificates, newestCertificate(world.scenarios, 'healthy-shop.com')),
     );
     expect(downloads().length - downloadsBefore).toBe(0);
   });
 
   it('the served leaf is asked about before CT answers, and that answer is used when it is the newest', async () => {
     const config = loadConfig(world.env);
-    const newest = newestOf('healthy-shop.com');
+    const newest = newestCertificate(world.scenarios, 'healthy-shop.com');
     // The site's leaf: the newest certificate's bytes, as the world's CA issued them.
     const der = await world.certificates.der(newest, 'certificate');
     const ct = createCtLookup({

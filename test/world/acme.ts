@@ -71,6 +71,18 @@ export async function worldCertId(
   return facts?.authorityKeyId ? certIdOf(facts.authorityKeyId, facts.serialNumber) : null;
 }
 
+/** The newest world certificate of a scenario domain (the one ARI is asked about). */
+export function newestCertificate(
+  scenarios: Map<string, Scenario>,
+  domain: string,
+  now = new Date(),
+): DatedCertificate {
+  const scenario = scenarios.get(domain);
+  const newest = scenario && datedCertificates(new Map([[domain, scenario]]), now).at(-1);
+  if (!newest) throw new Error(`no certificate for ${domain}`);
+  return newest;
+}
+
 /** Boulder's usual window: the middle of the last third of the lifetime, ± 1 % of it. */
 function usualWindow(cert: DatedCertificate): { start: Date; end: Date } {
   const lifetime = cert.notAfter.getTime() + 1000 - cert.notBefore.getTime();
