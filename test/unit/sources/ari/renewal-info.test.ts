@@ -2,6 +2,7 @@
  * The ARI client against the loopback CAs (test/world/acme.ts): directory, windows, the real
  * shapes of Let's Encrypt and Google, the failure modes, the cache, the pace and the bound.
  */
+import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AcmeDirectory } from '../../../../src/config.ts';
 import { createPace } from '../../../../src/sources/ari/pace.ts';
@@ -15,6 +16,7 @@ import {
 import { type AcmeCaFake, startAcmeCa, worldCertId } from '../../../world/acme.ts';
 import { ctCertificates } from '../../../world/ct-certificates.ts';
 import { datedCertificates } from '../../../world/ct-history.ts';
+import { startLoopbackServer } from '../../../world/loopback-server.ts';
 import type { Scenario } from '../../../world/scenario.ts';
 
 const NOW = new Date('2026-11-20T12:00:00Z');
@@ -241,5 +243,67 @@ describe('Retry-After', () => {
     expect(retryAfterMs(headers('Fri, 20 Nov 2026 14:00:00 GMT'), NOW)).toBe(2 * 3_600_000);
     expect(retryAfterMs(headers('soon'), NOW)).toBeNull();
     expect(retryAfterMs(new Headers(), NOW)).toBeNull();
+  });
+});
+
+describe('hostile CA answers', () => {
+  /** A CA on loopback whose renewalInfo answers `reply` for every CertID. */
+  async function hostileCa(reply: (res: ServerResponse) => void) {
+    const server = await startLoopbackServer((_req, res, url) => {
+      if (url.pathname === '/directory') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ renewalInfo: new URL('/ri', server.url).href }));
+      }
+      reply(res);
+    });
+    const ari = createAriClient({
+      fetch,
+      directories: [{ ca: 'letsencrypt', directoryUrl: new URL('/directory', server.url) }],
+      now: () => NOW,
+    });
+    return { server, ari };
+  }
+  const json =
+    (body: string, type = 'application/json') =>
+    (res: ServerResponse) => {
+      res.writeHead(200, { 'content-type': type });
+      res.end(body);
+    };
+
+  it.each([
+    ['not JSON', json('{"suggestedWindow":')],
+    ['no window', json('{"explanationURL":"https://x.example/"}')],
+    ['dates that are not RFC 3339', json('{"suggestedWindow":{"start":"yesterday","end":"tomorrow"}}')],
+    ['an HTML page', json('<html>error</html>', 'text/html')],
+    [
+      'a body over 64 KiB',
+      json(
+        `{"suggestedWindow":{"start":"2026-12-01T00:00:00Z","end":"2026-12-02T00:00:00Z"},"x":"${'a'.repeat(70_000)}"}`,
+      ),
+    ],
+    ['a 500', (res: ServerResponse) => void res.writeHead(500).end()],
+    [
+      'a redirect',
+      (res: ServerResponse) => void res.writeHead(302, { location: 'http://169.254.169.254/' }).end(),
+    ],
+  ])('%s: unavailable', async (_name, reply) => {
+    const { server, ari } = await hostileCa(reply);
+    try {
+      expect(await ari.ask(LE, 'AQ.AQ')).toMatchObject({ status: 'unavailable', window: null });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('an explanation URL that is not http(s) is no explanation', async () => {
+    const window = '"suggestedWindow":{"start":"2026-12-01T00:00:00Z","end":"2026-12-02T00:00:00Z"}';
+    for (const url of ['javascript:alert(1)', 'data:text/html,x', 'not a url']) {
+      const { server, ari } = await hostileCa(json(`{${window},"explanationURL":${JSON.stringify(url)}}`));
+      try {
+        expect(await ari.ask(LE, 'AQ.AQ')).toMatchObject({ status: 'ok', explanationUrl: null });
+      } finally {
+        await server.close();
+      }
+    }
   });
 });
