@@ -39,7 +39,8 @@ const bool = z
 const count = (expected: string, min: number) =>
   z.coerce.number({ error: expected }).int(expected).min(min, expected).max(1_000_000, expected);
 
-const ipList = z
+/** A comma-separated list: entries trimmed, empty ones dropped. */
+const commaList = z
   .string()
   .trim()
   .transform((list) =>
@@ -47,27 +48,22 @@ const ipList = z
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean),
-  )
-  .refine(
-    (addresses) => addresses.every((entry) => isIP(entry) !== 0),
-    'a comma-separated list of IP addresses',
   );
+
+const ipList = commaList.refine(
+  (addresses) => addresses.every((entry) => isIP(entry) !== 0),
+  'a comma-separated list of IP addresses',
+);
 
 const ACME_DIRECTORIES_EXPECTED = `comma-separated ca=directory URL pairs with ca one of ${ACME_CAS.join(', ')}, each at most once, or an empty value (ARI off)`;
 
 /** `ACME_DIRECTORIES`: `ca=URL` pairs; every CA named once and every URL http(s). */
-const acmeDirectories = z
-  .string()
-  .trim()
-  .transform((list) =>
-    list
-      .split(',')
-      .map((entry) => entry.trim())
-      .filter(Boolean)
-      .map((entry) => {
-        const equals = entry.indexOf('=');
-        return [entry.slice(0, equals).trim(), entry.slice(equals + 1).trim()] as const;
-      }),
+const acmeDirectories = commaList
+  .transform((entries) =>
+    entries.map((entry) => {
+      const equals = entry.indexOf('=');
+      return [entry.slice(0, equals).trim(), entry.slice(equals + 1).trim()] as const;
+    }),
   )
   .refine(
     (pairs) =>

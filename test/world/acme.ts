@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { certIdOf } from '../../src/sources/ari/cert-id.ts';
 import { readCertificate } from '../../src/sources/ct/x509.ts';
 import type { CtCertificates } from './ct-certificates.ts';
-import { type DatedCertificate, datedCertificates } from './ct-history.ts';
+import { type DatedCertificate, datedCertificates, renewalSeries } from './ct-history.ts';
 import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 import type { Scenario } from './scenario.ts';
 
@@ -32,6 +32,24 @@ export interface AriScenario {
 }
 
 export type AcmeCaName = 'letsencrypt' | 'google';
+
+/** A scenario whose Let's Encrypt certificates (a regular series, newest 30 days old) get `mode` from the CA. */
+export function ariModeScenario(domain: string, mode: AcmeMode, about: string): Scenario {
+  return {
+    domain,
+    about: `ARI: ${about}`,
+    ct: {
+      certificates: renewalSeries({
+        issuer: 'le-r11',
+        names: [domain, `www.${domain}`],
+        count: 3,
+        lastIssuedDaysAgo: 30,
+        everyDays: [58, 61],
+      }),
+    },
+    ari: { mode },
+  };
+}
 
 /** The ARI-speaking CAs of the world, by the issuers' friendly name. */
 const CA_OF_ISSUER: Record<string, AcmeCaName> = {
