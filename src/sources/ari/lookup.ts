@@ -89,7 +89,9 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
       if (!options.client.supports(issuance.issuer))
         return { ...notAsked(issuance.issuer, 'not_supported'), certId };
       if (certId === null && options.certificateDer) {
-        certId = idOfDer(await withinMs(options.certificateDer(issuance), budgetMs));
+        // The issuer's key is learnt when the bytes arrive, even after this check stopped waiting.
+        const learning = options.certificateDer(issuance).then(idOfDer);
+        certId = await withinMs(learning, budgetMs);
       }
       return ask(issuance.issuer, certId, budgetMs - (clock() - started));
     },

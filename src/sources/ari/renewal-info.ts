@@ -21,6 +21,8 @@ export const ARI_BUDGET_MS = 2_000;
 /** Clamp of `Retry-After` (RFC 9773 §4.3 lets a client pick its own bounds). */
 export const ARI_MIN_RETRY_MS = 60_000;
 export const ARI_MAX_RETRY_MS = 86_400_000;
+/** A timeout after at least this long (not one cut short by the check's budget) pauses the CA. */
+export const ARI_PAUSE_AFTER_TIMEOUT_MS = 1_000;
 /** How long an answer without `Retry-After`, and a "not found", is kept (RFC 9773: about 6 hours). */
 export const ARI_DEFAULT_RETRY_MS = 6 * 3_600_000;
 /** How long a directory is kept once read. */
@@ -113,10 +115,11 @@ export function createAriClient(options: AriClientOptions): AriClient {
     const wait = paceOf(ca).reserve(deadline - clock());
     if (wait === null) return null;
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const timeoutMs = Math.max(1, Math.floor(deadline - clock()));
     const reply = await boundedFetch(url, {
       source: ARI_SOURCE,
       fetch: options.fetch,
-      timeoutMs: Math.max(1, Math.floor(deadline - clock())),
+      timeoutMs,
       maxBytes: ARI_MAX_BYTES,
       accept,
       statusOnly: [400, 404, 429, 503],
@@ -125,6 +128,11 @@ export function createAriClient(options: AriClientOptions): AriClient {
       const retry = retryAfterMs(reply.value.headers, options.now());
       if (retry !== null) paceOf(ca).pauseUntil(clock() + retry);
     }
+    // A CA that cannot be reached, or let a full second pass, is left alone for a minute: while
+    // it is down, checks of its certificates do not each wait out ARI's bound.
+    const unreachable = !reply.ok && (reply.failure.code === 'network' || reply.failure.code === 'timeout');
+    if (unreachable && timeoutMs >= ARI_PAUSE_AFTER_TIMEOUT_MS)
+      paceOf(ca).pauseUntil(clock() + ARI_MIN_RETRY_MS);
     return reply;
   }
 

@@ -189,6 +189,18 @@ describe('ARI from the CA', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
+  it('a CA that let a full second pass is left alone for a minute: its other certificates do not wait', async () => {
+    const { ari, advance } = client();
+    expect((await ari.ask(LE, certIdOf('stuck.com'), 1_200)).status).toBe('unavailable');
+    const asked = letsencrypt.requests.length;
+    const started = performance.now();
+    expect((await ari.ask(LE, certIdOf('second.com'))).status).toBe('unavailable');
+    expect(performance.now() - started).toBeLessThan(100);
+    expect(letsencrypt.requests).toHaveLength(asked);
+    advance(ARI_MIN_RETRY_MS + 1);
+    expect((await ari.ask(LE, certIdOf('third.com'))).status).toBe('ok');
+  });
+
   it('a window ending before it starts is no answer', async () => {
     expect((await client().ari.ask(LE, certIdOf('garbled.com'))).status).toBe('unavailable');
   });
