@@ -16,6 +16,11 @@ export const CERTSPOTTER_SOURCE = 'certspotter';
 export const CERTSPOTTER_MAX_BYTES = 2 * 1024 * 1024;
 /** Most pages followed; more means a name with over 1,000 live certificates, which we refuse. */
 export const CERTSPOTTER_MAX_PAGES = 10;
+/**
+ * Issuances, newest first, that keep their DER (the current certificate's is the one read); older
+ * ones keep only the serial read from it, so a cached answer of 1,000 issuances stays small.
+ */
+export const CERTSPOTTER_DER_KEPT = 5;
 
 // Observed with `Z`; an old doc example uses `-00:00`, so any numeric offset is accepted.
 const rfc3339 = z
@@ -134,5 +139,6 @@ function toIssuances(items: readonly CertspotterIssuance[], domain: string): Iss
       };
     })
     .filter((issuance) => issuanceCovers(issuance, domain))
-    .sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
+    .sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime())
+    .map((issuance, index) => (index < CERTSPOTTER_DER_KEPT ? issuance : { ...issuance, der: null }));
 }

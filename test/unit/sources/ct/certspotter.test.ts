@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CERTSPOTTER_MAX_PAGES, fetchCertspotterIssuances } from '../../../../src/sources/ct/certspotter.ts';
+import {
+  CERTSPOTTER_DER_KEPT,
+  CERTSPOTTER_MAX_PAGES,
+  fetchCertspotterIssuances,
+} from '../../../../src/sources/ct/certspotter.ts';
 import { readCertificate } from '../../../../src/sources/ct/x509.ts';
 import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
 import { startLoopbackServer } from '../../../world/loopback-server.ts';
@@ -82,6 +86,11 @@ describe('Cert Spotter client: answers', () => {
     const result = await lookup('busy-host.com');
     if (!result.ok) throw new Error(result.failure.detail);
     expect(result.value).toHaveLength(150);
+    // Every issuance has its serial; only the newest few keep their bytes (the CT cache stays small).
+    expect(result.value.every((issuance) => issuance.serial !== null)).toBe(true);
+    expect(result.value.map((issuance) => issuance.der !== null)).toEqual(
+      result.value.map((_, index) => index < CERTSPOTTER_DER_KEPT),
+    );
     expect(fake.requests).toHaveLength(3);
     expect(fake.requests[0]?.url.searchParams.has('after')).toBe(false);
     const secondAfter = BigInt(fake.requests[1]?.url.searchParams.get('after') ?? '0');
