@@ -27,10 +27,13 @@ export function createCertRunner(
   deps: CertRunnerDeps,
 ): (domain: ValidDomain) => Promise<RunOutcome<CertResult>> {
   return async function runCert({ domain }) {
-    // The leaf is only compared with CT: it never goes into the answer.
-    const [ct, { cached = false, leaf = null, ...probe }] = await Promise.all([
+    // The leaf is only compared with CT, never answered; it is read while CT is still awaited.
+    const [ct, { cached = false, served, ...probe }] = await Promise.all([
       deps.ct(domain),
-      probeSafely(deps.probe, domain),
+      probeSafely(deps.probe, domain).then(({ leaf = null, ...answer }) => ({
+        ...answer,
+        served: leaf ? readCertificate(leaf) : null,
+      })),
     ]);
     if (!ct.result.ok) {
       return {
@@ -43,7 +46,6 @@ export function createCertRunner(
       };
     }
     const now = deps.now();
-    const served = leaf ? readCertificate(leaf) : null;
     const assessment = assessCertificates(ct.result.value.issuances, { ...probe, served }, domain, now);
     return {
       type: 'result',
