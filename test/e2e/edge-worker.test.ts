@@ -164,6 +164,21 @@ describe('the Worker in workerd', () => {
     },
   );
 
+  it('cannot read the served certificate: serves_newest null where Node finds one renewed but not deployed', async () => {
+    const payer = await newPayer();
+    const res = await wrapFetchWithPayment(
+      fetch,
+      x402ClientFor(payer),
+    )(at('/v1/cert?domain=stale-deploy.net'));
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      live_probe: { ok: boolean; serves_newest: boolean | null };
+      findings: { code: string }[];
+    };
+    expect(body.live_probe).toMatchObject({ ok: true, http_status: 200, serves_newest: null });
+    expect(body.findings.map((finding) => finding.code)).not.toContain('cert.renewed_not_deployed');
+  });
+
   it('refuses a replay of a delivered payment with 402: a result that arrived is not claimable again', async () => {
     const payer = await newPayer();
     const path = `/v1/expiry?domain=${DOMAIN}`;

@@ -14,9 +14,9 @@ import { pemCertificateDer, readCertificate } from './x509.ts';
 /** Budget for one `?d=` download, in milliseconds. */
 export const CRTSH_DER_TIMEOUT_MS = 2_000;
 /** Largest `?d=` body accepted, in bytes: a leaf's PEM is 2–8 KB, even with a hundred names. */
-export const CRTSH_DER_MAX_BYTES = 64 * 1024;
-/** Most certificates kept. */
-export const CERTIFICATE_DER_CACHE_MAX = 2_000;
+export const CRTSH_DER_MAX_BYTES = 32 * 1024;
+/** Most certificates kept (a few MiB as leaves go, 24 MiB at most). */
+export const CERTIFICATE_DER_CACHE_MAX = 1_000;
 
 /** The DER of `issuance`'s certificate (or precertificate), or null when no source has it. Never throws. */
 export type CertificateDer = (issuance: Issuance) => Promise<Uint8Array | null>;

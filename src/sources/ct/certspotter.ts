@@ -16,6 +16,11 @@ export const CERTSPOTTER_SOURCE = 'certspotter';
 export const CERTSPOTTER_MAX_BYTES = 2 * 1024 * 1024;
 /** Most pages followed; more means a name with over 1,000 live certificates, which we refuse. */
 export const CERTSPOTTER_MAX_PAGES = 10;
+/**
+ * Issuances, newest first, whose DER is read and kept (the current certificate's is the one that
+ * matters); so a cached answer of 1,000 issuances stays small and quick to make.
+ */
+export const CERTSPOTTER_DER_KEPT = 5;
 
 // Observed with `Z`; an old doc example uses `-00:00`, so any numeric offset is accepted.
 const rfc3339 = z
@@ -118,21 +123,31 @@ async function fetchPage(
 
 function toIssuances(items: readonly CertspotterIssuance[], domain: string): Issuance[] {
   return items
-    .map((item): Issuance => {
-      const der = item.cert_der === undefined ? null : base64Der(item.cert_der);
-      return {
+    .map((item) => ({
+      item,
+      issuance: {
         issuer: issuerFriendlyName(item.issuer.name),
         issuerDn: item.issuer.name,
-        // Cert Spotter v1 has no serial field: it is read from the DER when that was sent.
-        serial: der ? (readCertificate(der)?.serial ?? null) : null,
+        serial: null,
         notBefore: item.not_before,
         notAfter: item.not_after,
         names: normalizeNames(item.dns_names),
         loggedAt: null,
         crtshId: null,
-        der,
-      };
-    })
-    .filter((issuance) => issuanceCovers(issuance, domain))
-    .sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
+        der: null,
+      } satisfies Issuance as Issuance,
+    }))
+    .filter(({ issuance }) => issuanceCovers(issuance, domain))
+    .sort((a, b) => b.issuance.notBefore.getTime() - a.issuance.notBefore.getTime())
+    .map(({ item, issuance }, index) => (index < CERTSPOTTER_DER_KEPT ? withDer(issuance, item) : issuance));
+}
+
+/**
+ * Cert Spotter v1 has no serial field: the newest issuances read theirs from their DER, which they
+ * keep. Reading one costs about a millisecond, too much for each of a thousand, whose serials stay
+ * null (as before `cert_der` was asked for).
+ */
+function withDer(issuance: Issuance, item: CertspotterIssuance): Issuance {
+  const der = item.cert_der === undefined ? null : base64Der(item.cert_der);
+  return der ? { ...issuance, der, serial: readCertificate(der)?.serial ?? null } : issuance;
 }

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CERTSPOTTER_MAX_PAGES, fetchCertspotterIssuances } from '../../../../src/sources/ct/certspotter.ts';
+import {
+  CERTSPOTTER_DER_KEPT,
+  CERTSPOTTER_MAX_PAGES,
+  fetchCertspotterIssuances,
+} from '../../../../src/sources/ct/certspotter.ts';
 import { readCertificate } from '../../../../src/sources/ct/x509.ts';
 import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
 import { startLoopbackServer } from '../../../world/loopback-server.ts';
@@ -82,6 +86,11 @@ describe('Cert Spotter client: answers', () => {
     const result = await lookup('busy-host.com');
     if (!result.ok) throw new Error(result.failure.detail);
     expect(result.value).toHaveLength(150);
+    // Only the newest few have their bytes read and kept, and so a serial (the CT cache stays small).
+    const kept = result.value.map((_, index) => index < CERTSPOTTER_DER_KEPT);
+    expect(result.value.map((issuance) => issuance.der !== null)).toEqual(kept);
+    expect(result.value.map((issuance) => issuance.serial !== null)).toEqual(kept);
+    expect(result.value[0]?.serial).toBe('04000000'); // busy-host.com's newest (certificate 0, issued now)
     expect(fake.requests).toHaveLength(3);
     expect(fake.requests[0]?.url.searchParams.has('after')).toBe(false);
     const secondAfter = BigInt(fake.requests[1]?.url.searchParams.get('after') ?? '0');
