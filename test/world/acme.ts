@@ -116,7 +116,17 @@ export async function startAcmeCa(
   options: AcmeFakeOptions,
 ): Promise<AcmeCaFake> {
   const now = options.now ?? (() => new Date());
-  const idOf = (cert: DatedCertificate) => worldCertId(options.certificates, cert);
+  // A certificate's CertID never changes: read each once (the world's dates move, its serials do not).
+  const ids = new Map<string, Promise<string | null>>();
+  const idOf = (cert: DatedCertificate) => {
+    const key = `${cert.issuer.dn}|${cert.serial}`;
+    let id = ids.get(key);
+    if (!id) {
+      id = worldCertId(options.certificates, cert);
+      ids.set(key, id);
+    }
+    return id;
+  };
   const shape = CA_SHAPES[ca];
   let fake: AcmeCaFake | undefined;
   const server = await startLoopbackServer(async (_req, res, url) => {
