@@ -15,6 +15,8 @@ import { certIdOf, serialContentFromHex } from './cert-id.ts';
 import { acmeCaOf } from './acme-cas.ts';
 import type { AriAnswer, AriClient } from './renewal-info.ts';
 
+/** Least time worth asking in, in milliseconds. */
+export const ARI_MIN_ASK_MS = 50;
 /** Most issuers whose key identifier is remembered. */
 export const ISSUER_KEYS_MAX = 1_000;
 
@@ -57,7 +59,8 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
   const idOfDer = (der: Uint8Array | null) => (der ? idOf(readCertificate(der)) : null);
 
   const ask = async (issuer: string, certId: string | null, budgetMs: number): Promise<AriOutcome> => {
-    if (certId === null) return { ...notAsked(issuer, 'unavailable'), certId };
+    // Too little of the check's budget left for a round trip: not asked (and nothing kept).
+    if (certId === null || budgetMs < ARI_MIN_ASK_MS) return { ...notAsked(issuer, 'unavailable'), certId };
     return { ...(await options.client.ask(issuer, certId, budgetMs)), certId };
   };
 
@@ -88,7 +91,7 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
       if (issuance.notAfter <= now) return expired(issuance.issuer, certId);
       if (!options.client.supports(issuance.issuer))
         return { ...notAsked(issuance.issuer, 'not_supported'), certId };
-      if (certId === null && options.certificateDer) {
+      if (certId === null && options.certificateDer && budgetMs >= ARI_MIN_ASK_MS) {
         // The issuer's key is learnt when the bytes arrive, even after this check stopped waiting.
         const learning = options.certificateDer(issuance).then(idOfDer);
         certId = await withinMs(learning, budgetMs);

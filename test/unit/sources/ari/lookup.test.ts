@@ -148,6 +148,22 @@ describe('the ARI lookup', () => {
     expect(client.asked).toEqual([]);
   });
 
+  it("nothing is asked or downloaded when the check's budget is (nearly) spent", async () => {
+    const client = recordingClient();
+    let downloads = 0;
+    const lookup = createAriLookup({ client, certificateDer: async () => (downloads++, null) });
+    expect(await lookup.aboutIssuance(issuance('04ab'), NOW, 10, null)).toMatchObject({
+      status: 'unavailable',
+    });
+    expect(downloads).toBe(0);
+    const der = await leafDer({ serial: '04ac', authorityKeyId: AKI, issuer: R11 });
+    expect(await lookup.aboutIssuance(issuance(null, { der }), NOW, -5, null)).toMatchObject({
+      status: 'unavailable',
+      certId: expectedId('04ac'),
+    });
+    expect(client.asked).toEqual([]);
+  });
+
   it('a certificate without an AKI gives no CertID: unavailable, not asked', async () => {
     const client = recordingClient();
     const der = await leafDer({ serial: '0402', issuer: R11 });
