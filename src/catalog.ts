@@ -84,7 +84,7 @@ export const paidOperations: readonly PaidOperation[] = [
     title: 'Certificate status',
     summary:
       'Certificate status from Certificate Transparency logs, renewal cadence and stall heuristic, live HTTPS probe.',
-    description: `Returns the newest certificate covering the domain as seen in Certificate Transparency logs (issuer, validity, days left, percent of lifetime used), the renewal cadence inferred from CT history with a renewal-stall verdict (ok, watch, stalled, unknown), the last issuances, and a live HTTPS pass/fail probe. Use it to learn whether a site's certificate is about to lapse or its automated renewal has stopped. Certificate details come from CT logs, not from the certificate the site serves. Price: $0.01. ${PAYMENT_NOTE}`,
+    description: `Returns the newest certificate covering the domain as seen in Certificate Transparency logs (issuer, validity, days left, percent of lifetime used), the renewal cadence inferred from CT history with a renewal-stall verdict (ok, watch, stalled, unknown) taken from the CA's own renewal window (ACME Renewal Information, RFC 9773: Let's Encrypt, Google Trust Services) when it publishes one and from the cadence otherwise, the last issuances, and a live HTTPS pass/fail probe. Use it to learn whether a site's certificate is about to lapse or its automated renewal has stopped. Certificate details come from CT logs, not from the certificate the site serves. Price: $0.01. ${PAYMENT_NOTE}`,
     priceUsd: '0.01',
     output: certResultSchema,
     run: (runners, domain) => runners.cert(domain),

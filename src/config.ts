@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { ACME_CAS, type AcmeCa } from './sources/ari/acme-cas.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -38,7 +39,8 @@ const bool = z
 const count = (expected: string, min: number) =>
   z.coerce.number({ error: expected }).int(expected).min(min, expected).max(1_000_000, expected);
 
-const ipList = z
+/** A comma-separated list: entries trimmed, empty ones dropped. */
+const commaList = z
   .string()
   .trim()
   .transform((list) =>
@@ -46,11 +48,46 @@ const ipList = z
       .split(',')
       .map((entry) => entry.trim())
       .filter(Boolean),
+  );
+
+const ipList = commaList.refine(
+  (addresses) => addresses.every((entry) => isIP(entry) !== 0),
+  'a comma-separated list of IP addresses',
+);
+
+const ACME_DIRECTORIES_EXPECTED = `comma-separated ca=directory URL pairs with ca one of ${ACME_CAS.join(', ')}, each at most once, or an empty value (ARI off)`;
+
+/** `ACME_DIRECTORIES`: `ca=URL` pairs; every CA named once and every URL http(s). */
+const acmeDirectories = commaList
+  .transform((entries) =>
+    entries.map((entry) => {
+      const equals = entry.indexOf('=');
+      return [entry.slice(0, equals).trim(), entry.slice(equals + 1).trim()] as const;
+    }),
   )
   .refine(
-    (addresses) => addresses.every((entry) => isIP(entry) !== 0),
-    'a comma-separated list of IP addresses',
+    (pairs) =>
+      new Set(pairs.map(([ca]) => ca)).size === pairs.length &&
+      pairs.every(
+        ([ca, url]) =>
+          (ACME_CAS as readonly string[]).includes(ca) &&
+          URL.canParse(url) &&
+          /^https?:$/.test(new URL(url).protocol),
+      ),
+    ACME_DIRECTORIES_EXPECTED,
+  )
+  .transform((pairs) =>
+    pairs.map(([ca, url]): AcmeDirectory => ({ ca: ca as AcmeCa, directoryUrl: new URL(url) })),
   );
+
+export interface AcmeDirectory {
+  ca: AcmeCa;
+  directoryUrl: URL;
+}
+
+/** The production ACME directories (contract §1 default of `ACME_DIRECTORIES`). */
+export const DEFAULT_ACME_DIRECTORIES =
+  'letsencrypt=https://acme-v02.api.letsencrypt.org/directory,google=https://dv.acme-v02.api.pki.goog/directory';
 
 const envSchema = z.object({
   PORT: port.default(8080),
@@ -95,6 +132,7 @@ const envSchema = z.object({
     .min(10, 'milliseconds from 10 to 10000')
     .max(10_000, 'milliseconds from 10 to 10000')
     .default(250),
+  ACME_DIRECTORIES: acmeDirectories.optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   NODE_ENV: z.string().optional(),
 });
@@ -123,6 +161,8 @@ export interface Config {
     dohUrl: URL;
     dohFallbackUrl: URL;
     rdapBootstrapUrl: URL;
+    /** ACME directories whose Renewal Information (RFC 9773) is read; empty: ARI off. */
+    acmeDirectories: AcmeDirectory[];
   };
   probe: { port: number; allowPrivate: boolean };
   x402: {
@@ -151,9 +191,12 @@ export class ConfigError extends Error {
 
 /** Parses and validates the environment. Throws `ConfigError` on the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  // An empty variable counts as unset, as shells and .env files often leave them.
+  // An empty variable counts as unset, as shells and .env files often leave them; an empty
+  // ACME_DIRECTORIES is a choice (ARI off).
   const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+    Object.entries(env).filter(
+      ([name, value]) => value !== undefined && (value !== '' || name === 'ACME_DIRECTORIES'),
+    ),
   );
   const parsed = envSchema.safeParse(present);
   if (!parsed.success) {
@@ -210,6 +253,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       dohUrl: new URL(e.DOH_URL),
       dohFallbackUrl: new URL(e.DOH_FALLBACK_URL),
       rdapBootstrapUrl: new URL(e.RDAP_BOOTSTRAP_URL),
+      acmeDirectories: e.ACME_DIRECTORIES ?? acmeDirectories.parse(DEFAULT_ACME_DIRECTORIES),
     },
     probe: { port: e.PROBE_PORT, allowPrivate: e.PROBE_ALLOW_PRIVATE },
     x402: {

@@ -34,8 +34,8 @@ function isLoopback(url: URL): boolean {
 
 /** Whether every upstream is on this machine: the closed test world rather than the internet. */
 export function upstreamsAreLocal(config: Config): boolean {
-  const { certspotterApiKey: _key, ...urls } = config.upstreams;
-  return Object.values(urls).every(isLoopback);
+  const { certspotterApiKey: _key, acmeDirectories, ...urls } = config.upstreams;
+  return [...Object.values(urls), ...acmeDirectories.map((acme) => acme.directoryUrl)].every(isLoopback);
 }
 
 /** The domain the demo command checks: one the world knows when the upstreams are the world. */

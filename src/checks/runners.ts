@@ -5,9 +5,11 @@
 import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { type BreakerBoard, createBreakerBoard } from '../ops/breaker.ts';
+import { createAriLookup } from '../sources/ari/lookup.ts';
+import { createAriClient } from '../sources/ari/renewal-info.ts';
 import type { FetchLike } from '../sources/bounded-fetch.ts';
 import { CRTSH_SOURCE, crtshAnswers } from '../sources/ct/crtsh.ts';
-import { CT_HEDGE_DELAY_MS, createCtLookup } from '../sources/ct/index.ts';
+import { CT_HEDGE_DELAY_MS, createCertificateDer, createCtLookup } from '../sources/ct/index.ts';
 import { resolveAddresses } from '../sources/doh/addresses.ts';
 import { createDohClient, DOH_SOURCE, resolverAnswers } from '../sources/doh/client.ts';
 import { shareProbes } from '../sources/probe/shared.ts';
@@ -69,7 +71,16 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
     }),
   );
 
-  const cert = withinBudget('ct', createCertRunner({ ct, probe, now }));
+  // ARI from the configured CAs (none: ARI off, `renewal.ari` null).
+  const ari =
+    upstreams.acmeDirectories.length > 0
+      ? createAriLookup({
+          client: createAriClient({ fetch, directories: upstreams.acmeDirectories, now }),
+          certificateDer: createCertificateDer({ fetch, crtshUrl: upstreams.crtshUrl }),
+        })
+      : null;
+
+  const cert = withinBudget('ct', createCertRunner({ ct, probe, ari, now }));
   const dns = withinBudget('doh', createDnsRunner({ doh, now }));
   const expiry = withinBudget('rdap', createExpiryRunner({ rdap, now }));
   const admitExpiry = createExpiryAdmission({ rdap });

@@ -24,14 +24,19 @@ export const pricingSchema = z.object({
   x402_version: z.literal(2),
   paid: z.array(paidEntrySchema),
   free: z.array(z.object({ tool: z.string(), route: z.string().nullable(), price_usd: z.literal('0') })),
-  lifetime_note: lifetimeNoteSchema.omit({ applies: true, summary: true }),
+  lifetime_note: lifetimeNoteSchema.omit({ applies: true, follows_ari_window: true, summary: true }),
 });
 export type Pricing = z.infer<typeof pricingSchema>;
 
 /** The pricing answer for this deployment's payment configuration. */
 export function buildPricing(config: Config): Pricing {
   const { network, asset, payTo } = config.x402;
-  const { applies: _applies, summary: _summary, ...note } = lifetimeNote(false);
+  const {
+    applies: _applies,
+    follows_ari_window: _followsAri,
+    summary: _summary,
+    ...note
+  } = lifetimeNote(false);
   return {
     currency: 'USD',
     payment_protocol: 'x402',

@@ -18,6 +18,13 @@ const certExample: CertResult = {
   sources: [
     { name: 'crt.sh', url: 'https://crt.sh', ok: true, ms: 840, cached: false },
     { name: 'probe', url: 'https://example.com:443', ok: true, ms: 120, cached: false },
+    {
+      name: 'ari',
+      url: 'https://acme-v02.api.letsencrypt.org/acme/renewal-info',
+      ok: true,
+      ms: 0,
+      cached: true,
+    },
   ],
   findings: [],
   disclaimer: DISCLAIMER,
@@ -38,7 +45,23 @@ const certExample: CertResult = {
     cadence_days: 60,
     renews_at_percent: 66.7,
     expected_renewal_at: '2026-11-30T08:00:00Z',
-    stall: { status: 'ok', reason: 'The next renewal is not yet due.', overdue_days: null },
+    follows_ari_window: true,
+    renew_by: '2026-11-30T20:00:00Z',
+    stall: {
+      status: 'ok',
+      reason:
+        "The CA's renewal window for the current certificate runs 2026-11-29 to 2026-11-30; renew by 2026-11-30.",
+      overdue_days: null,
+      basis: 'ari',
+    },
+    ari: {
+      status: 'ok',
+      ca: 'letsencrypt',
+      cert_id: 'kydGmAOpUWiOmNbEQkjbI79YlNI.BKGyw9Tl9gcYKTpLXG1-j5AS',
+      window: { start: '2026-11-29T20:00:00Z', end: '2026-11-30T20:00:00Z' },
+      explanation_url: null,
+      checked_at: '2026-11-22T09:12:00Z',
+    },
   },
   history: [
     {
@@ -48,7 +71,7 @@ const certExample: CertResult = {
       not_after: '2026-12-30T08:00:00Z',
     },
   ],
-  live_probe: { ok: true, http_status: 200, ms: 120, error: null },
+  live_probe: { ok: true, http_status: 200, ms: 120, error: null, serves_newest: true },
   ct_source: 'crt.sh',
 };
 

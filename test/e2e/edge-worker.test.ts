@@ -23,6 +23,7 @@ import { createService } from '../../src/service.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
 import { FAKE_TX_HASH, type FakeFacilitator, startFakeFacilitator } from '../world/facilitator.ts';
+import { newestCertificate, worldCertId } from '../world/acme.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { payFor, x402ClientFor } from '../world/paying-clients.ts';
 import { type RpcFaultProxy, startRpcFaultProxy } from '../world/rpc-fault-proxy.ts';
@@ -139,15 +140,44 @@ describe('the Worker in workerd', () => {
       const [payTo0 = 0n] = await balances(chain.payTo);
       const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at(`${route}?domain=${DOMAIN}`));
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { domain: string; live_probe?: { ok: boolean } };
+      const body = (await res.json()) as {
+        domain: string;
+        live_probe?: { ok: boolean };
+        renewal?: { ari: { cert_id: string } | null };
+      };
       expect(body.domain).toBe(DOMAIN);
-      if (route === '/v1/cert') expect(body.live_probe).toMatchObject({ ok: true, http_status: 200 });
+      if (route === '/v1/cert') {
+        expect(body.live_probe).toMatchObject({ ok: true, http_status: 200, serves_newest: null });
+        // The Worker reads no peer certificate: the CertID comes from CT's bytes, and the CA answers.
+        expect(body.renewal).toMatchObject({
+          ari: { status: 'ok', ca: 'letsencrypt' },
+          stall: { basis: 'ari' },
+        });
+        expect(body.renewal?.ari?.cert_id).toBe(
+          await worldCertId(world.certificates, newestCertificate(world.scenarios, DOMAIN)),
+        );
+      }
       const receipt = decodePaymentResponseHeader(res.headers.get('payment-response') ?? '');
       expect(receipt).toMatchObject({ success: true, network: 'eip155:8453' });
       const price = BigInt(usdToAtomic(op.priceUsd));
       expect(await balances(payer.address, chain.payTo)).toEqual([FUNDS - price, payTo0 + price]);
     },
   );
+
+  it('cannot read the served certificate: serves_newest null where Node finds one renewed but not deployed', async () => {
+    const payer = await newPayer();
+    const res = await wrapFetchWithPayment(
+      fetch,
+      x402ClientFor(payer),
+    )(at('/v1/cert?domain=stale-deploy.net'));
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      live_probe: { ok: boolean; serves_newest: boolean | null };
+      findings: { code: string }[];
+    };
+    expect(body.live_probe).toMatchObject({ ok: true, http_status: 200, serves_newest: null });
+    expect(body.findings.map((finding) => finding.code)).not.toContain('cert.renewed_not_deployed');
+  });
 
   it('refuses a replay of a delivered payment with 402: a result that arrived is not claimable again', async () => {
     const payer = await newPayer();

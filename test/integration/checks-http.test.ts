@@ -106,7 +106,8 @@ describe('a healthy domain on every route', () => {
     const { body } = await get('/v1/site-health', 'healthy-shop.com');
     expect(body.partial).toBe(false);
     expect(body.summary.status).toBe('ok');
-    expect(body.renewal_stall.status).toBe('ok');
+    expect(body.renewal_stall).toMatchObject({ status: 'ok', basis: 'ari' });
+    expect(body.cert.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });
     expect(body.lifetime_note.applies).toBe(false);
   });
 });
@@ -117,16 +118,23 @@ describe('domains with problems', () => {
     expect(status).toBe(200);
     expectMatchesOpenApi('/v1/site-health', body);
     expect(body.partial).toBe(false);
+    // Fixed 60-day renewals, the CA's window ended 9 days ago (20 days left): stalled by ARI.
     expect(codes(body.cert)).toEqual(
-      expect.arrayContaining(['cert.renewal_watch', 'cert.fixed_renewal_day', 'probe.failed']),
+      expect.arrayContaining([
+        'cert.renewal_stalled',
+        'cert.ari_window_passed',
+        'cert.fixed_renewal_day',
+        'probe.failed',
+      ]),
     );
     expect(codes(body.dns)).toEqual(
       expect.arrayContaining(['spf.permissive_all', 'dmarc.policy_none', 'dnssec.unsigned']),
     );
     expect(codes(body.expiry)).toContain('expiry.expires_soon');
     expect(codes(body)).toEqual(['caa.issuer_not_permitted']);
-    expect(body.renewal_stall.status).toBe('watch');
+    expect(body.renewal_stall).toMatchObject({ status: 'stalled', basis: 'ari' });
     expect(body.lifetime_note.applies).toBe(true);
+    expect(body.lifetime_note.follows_ari_window).toBe(false);
     expect(body.summary.status).not.toBe('ok');
     expect(body.summary.counts.warning).toBeGreaterThanOrEqual(6);
     expect(body.summary.headline).toMatch(/^neglected-bistro\.com (has warnings|needs attention now): /);
@@ -135,8 +143,11 @@ describe('domains with problems', () => {
   it('cert: a stalled renewal with fixed 60-day renewals', async () => {
     const { status, body } = await get('/v1/cert', 'stalled-renewal.net');
     expect(status).toBe(200);
-    expect(body.renewal.stall.status).toBe('stalled');
-    expect(codes(body)).toEqual(expect.arrayContaining(['cert.renewal_stalled', 'cert.fixed_renewal_day']));
+    expect(body.renewal.stall).toMatchObject({ status: 'stalled', basis: 'ari' });
+    expect(body.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });
+    expect(codes(body)).toEqual(
+      expect.arrayContaining(['cert.renewal_stalled', 'cert.ari_window_passed', 'cert.fixed_renewal_day']),
+    );
     expectMatchesOpenApi('/v1/cert', body);
   });
 
@@ -190,6 +201,68 @@ describe('domains with problems', () => {
     expect(type).toBe('application/problem+json');
     expect(body.code).toBe('unsupported_tld');
     expect(world.rdapRegistry.requests).toHaveLength(registryCalls);
+  });
+});
+
+describe('the served certificate against CT (renewed but not deployed)', () => {
+  it('a site still serving the certificate before its renewal: serves_newest false, with the finding', async () => {
+    const { status, body } = await get('/v1/cert', 'stale-deploy.net');
+    expect(status).toBe(200);
+    expectMatchesOpenApi('/v1/cert', body);
+    // The probe itself passes: pass/fail is unchanged, and no certificate detail is reported.
+    expect(body.live_probe).toEqual({
+      ok: true,
+      http_status: 200,
+      ms: expect.any(Number),
+      error: null,
+      serves_newest: false,
+    });
+    const finding = body.findings.find((f: { code: string }) => f.code === 'cert.renewed_not_deployed');
+    expect(finding.severity).toBe('warning');
+    expect(finding.message).toMatch(
+      /^stale-deploy\.net still serves a certificate issued on \d{4}-\d{2}-\d{2}, although a newer one from Let's Encrypt was issued \d+ (hours|days) ago: the renewal worked but the new certificate was not deployed/,
+    );
+    const [newest, served] = body.history as { serial: string; not_before: string }[];
+    // The served leaf was minted when the world started: its dates may trail CT's by a second.
+    const stamp = '\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z';
+    expect(finding.evidence).toMatch(
+      new RegExp(
+        `^served serial ${served?.serial} not_before ${stamp}; newest in CT serial ${newest?.serial} not_before ${newest?.not_before}$`,
+      ),
+    );
+    expect(codes(body)).not.toContain('probe.failed');
+  });
+
+  it('the same verdict when only Cert Spotter answers (serials read from cert_der)', async () => {
+    world.crtsh.mode = 'bad_gateway';
+    app = freshApp(); // no CT answer cached from the test before
+    const { body } = await get('/v1/cert', 'stale-deploy.net');
+    expect(body.ct_source).toBe('certspotter');
+    expect(body.certificate.serial).toMatch(/^04[0-9a-f]{34}$/);
+    expect(body.live_probe.serves_newest).toBe(false);
+    expect(codes(body)).toContain('cert.renewed_not_deployed');
+  });
+
+  it('a site serving the newest certificate (high-bit serial): serves_newest true, no finding', async () => {
+    const { body } = await get('/v1/cert', 'fresh-deploy.net');
+    expect(body.certificate.serial).toBe('d2c1b0a9f8e7d6c5b4a39281706f5e4d');
+    expect(body.live_probe.serves_newest).toBe(true);
+    expect(codes(body)).not.toContain('cert.renewed_not_deployed');
+  });
+
+  it('a served leaf CT does not show (a private test CA): null', async () => {
+    // healthy-shop.com serves its CT certificate (ARI reads it); this site serves a private leaf.
+    const { body } = await get('/v1/cert', 'crtsh-blank.com');
+    expect(body.live_probe.serves_newest).toBeNull();
+  });
+
+  it('site-health carries the verdict and the finding; the leaf bytes are in no answer', async () => {
+    const { body } = await get('/v1/site-health', 'stale-deploy.net');
+    expectMatchesOpenApi('/v1/site-health', body);
+    expect(body.cert.live_probe.serves_newest).toBe(false);
+    expect(codes(body.cert)).toContain('cert.renewed_not_deployed');
+    const text = JSON.stringify(body);
+    expect(text).not.toMatch(/leaf|served"|"der"|MII/);
   });
 });
 

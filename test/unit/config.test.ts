@@ -68,6 +68,31 @@ describe('loadConfig', () => {
     }
   });
 
+  it('reads ACME_DIRECTORIES: the two CAs by default, pairs as given, empty turns ARI off', () => {
+    expect(
+      loadConfig({}).upstreams.acmeDirectories.map(({ ca, directoryUrl }) => [ca, directoryUrl.href]),
+    ).toEqual([
+      ['letsencrypt', 'https://acme-v02.api.letsencrypt.org/directory'],
+      ['google', 'https://dv.acme-v02.api.pki.goog/directory'],
+    ]);
+    const one = loadConfig({ ACME_DIRECTORIES: ' letsencrypt = http://127.0.0.1:4010/directory , ' });
+    expect(one.upstreams.acmeDirectories.map((entry) => entry.directoryUrl.href)).toEqual([
+      'http://127.0.0.1:4010/directory',
+    ]);
+    expect(loadConfig({ ACME_DIRECTORIES: '' }).upstreams.acmeDirectories).toEqual([]);
+    for (const bad of [
+      'sectigo=https://acme.sectigo.com/v2/DV',
+      'letsencrypt',
+      'letsencrypt=ftp://acme.example/directory',
+      'letsencrypt=not a url',
+      'letsencrypt=https://a.example/directory,letsencrypt=https://b.example/directory',
+    ]) {
+      expect(() => loadConfig({ ACME_DIRECTORIES: bad })).toThrow(
+        /^Invalid configuration: ACME_DIRECTORIES is not valid: expected comma-separated ca=directory URL pairs with ca one of letsencrypt, google/,
+      );
+    }
+  });
+
   it('never echoes a secret value in the error', () => {
     const secret = `0x${'cd'.repeat(31)}`; // one byte short: invalid
     expect(() =>

@@ -15,6 +15,7 @@ const WORLD_ENV = {
   DOH_URL: 'http://127.0.0.1:4003/dns-query',
   DOH_FALLBACK_URL: 'http://[::1]:4004/dns-query',
   RDAP_BOOTSTRAP_URL: 'http://localhost:4005/dns.json',
+  ACME_DIRECTORIES: 'letsencrypt=http://127.0.0.1:4006/directory,google=http://127.0.0.1:4007/directory',
 };
 
 describe('the demo domain', () => {
@@ -23,13 +24,16 @@ describe('the demo domain', () => {
     expect(upstreamsAreLocal(config)).toBe(true);
     expect(demoDomain(config)).toBe(WORLD_DEMO_DOMAIN);
     const scenario = (await loadScenarios()).get(WORLD_DEMO_DOMAIN);
-    expect(scenario?.https).toEqual({ mode: 'ok' });
+    expect(scenario?.https).toMatchObject({ mode: 'ok' });
     expect(scenario?.ct?.certificates.length).toBeGreaterThan(0);
   });
 
   it('is example.com with the real upstreams, or when only some are local', () => {
     expect(demoDomain(loadConfig({}))).toBe('example.com');
     expect(demoDomain(loadConfig({ ...WORLD_ENV, CRTSH_URL: 'https://crt.sh' }))).toBe('example.com');
+    // The default ACME directories are the CAs' own.
+    const { ACME_DIRECTORIES: _acme, ...withoutAcme } = WORLD_ENV;
+    expect(demoDomain(loadConfig(withoutAcme))).toBe('example.com');
   });
 });
 

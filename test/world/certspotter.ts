@@ -1,6 +1,7 @@
 /**
  * Loopback SSLMate Cert Spotter API v1: `/v1/issuances` with expansions, unexpired issuances only,
- * discovery order, `after=` pagination (100 a page) and the JSON 429 (upstreams.md §3).
+ * discovery order, `after=` pagination (100 a page), the JSON 429 (upstreams.md §3), and the
+ * certificates' real DER with `expand=cert_der`.
  */
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -10,6 +11,7 @@ import {
   datedCertificates,
   scenarioForName,
 } from './ct-history.ts';
+import { type CtCertificates, ctCertificates } from './ct-certificates.ts';
 import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 import type { Scenario } from './scenario.ts';
 
@@ -28,6 +30,8 @@ export interface CertspotterFakeOptions {
   now?: () => Date;
   /** `Retry-After` sent with a 429, in seconds. */
   retryAfterSeconds?: number;
+  /** Where the certificates' bytes come from (share one with the other fakes); default a fresh CA's. */
+  certificates?: CtCertificates;
 }
 
 /** Starts a Cert Spotter fake answering from the `ct` sections of `scenarios`. */
@@ -36,6 +40,7 @@ export async function startCertspotter(
   options: CertspotterFakeOptions = {},
 ): Promise<CertspotterFake> {
   const now = options.now ?? (() => new Date());
+  const certificates = options.certificates ?? ctCertificates();
   let fake: CertspotterFake | undefined;
   const server = await startLoopbackServer(async (_req, res, url) => {
     const domain = (url.searchParams.get('domain') ?? '').toLowerCase();
@@ -66,9 +71,17 @@ export async function startCertspotter(
           matches(name, domain, flag('match_wildcards'), flag('include_subdomains')),
         ),
       )
-      .slice(0, CERTSPOTTER_PAGE_SIZE)
-      .map(({ cert, id }) => issuanceObject(cert, String(id), expand));
-    sendJson(res, 200, page);
+      .slice(0, CERTSPOTTER_PAGE_SIZE);
+    const objects = await Promise.all(
+      page.map(async ({ cert, id }) => ({
+        ...issuanceObject(cert, String(id), expand),
+        // The final certificate's DER: every world certificate has one.
+        ...(expand.has('cert_der')
+          ? { cert_der: Buffer.from(await certificates.der(cert, 'certificate')).toString('base64') }
+          : {}),
+      })),
+    );
+    sendJson(res, 200, objects);
   });
   fake = Object.assign(server, { mode: null, delayMs: 0 });
   return fake;
@@ -96,7 +109,7 @@ function matches(name: string, domain: string, wildcards: boolean, subdomains: b
   return domain.endsWith(base) && label.length > 0 && !label.includes('.');
 }
 
-/** One issuance object, fields in the API's order; `dns_names` and `issuer` only when expanded. */
+/** One issuance object, fields in the API's order; `dns_names` and `issuer` only when expanded (`cert_der` is added last). */
 function issuanceObject(cert: DatedCertificate, id: string, expand: Set<string>): Record<string, unknown> {
   const tbs = sha256(`tbs|${cert.serial}`);
   return {

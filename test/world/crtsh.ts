@@ -1,9 +1,11 @@
 /**
  * Loopback crt.sh: the JSON identity search as crtsh-web + certwatch_db answer it (compact rows,
  * real keys in SELECT order, precert + cert pairs, zone-less UTC times, newest first) and its
- * failure pages (upstreams.md §2). The whole world is one CT database, as crt.sh is.
+ * failure pages (upstreams.md §2), and the certificate download `?d=<id>` with real bytes. The
+ * whole world is one CT database, as crt.sh is.
  */
 import type { ServerResponse } from 'node:http';
+import { type CtCertificates, ctCertificates } from './ct-certificates.ts';
 import { type CrtshMode, type DatedCertificate, datedCertificates, scenarioForName } from './ct-history.ts';
 import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 import type { Scenario } from './scenario.ts';
@@ -13,12 +15,19 @@ export interface CrtshFake extends LoopbackServer {
   mode: CrtshMode | null;
   /** Extra delay before any answer, in milliseconds (added to a scenario's own delay). */
   delayMs: number;
+  /** Overrides how every certificate download (`?d=`) is answered while set. */
+  downloadMode: CrtshMode | null;
 }
 
 export interface CrtshFakeOptions {
   /** The fake's clock; default the real time. */
   now?: () => Date;
+  /** Where the certificates' bytes come from (share one with the other fakes); default a fresh CA's. */
+  certificates?: CtCertificates;
 }
+
+/** crt.sh ids: the precertificate of the world's n-th certificate is `ID_BASE + 2n`, its final certificate the next id. */
+const ID_BASE = 15_000_000_000;
 
 /** Starts a crt.sh fake answering from the `ct` sections of `scenarios`. */
 export async function startCrtsh(
@@ -26,10 +35,20 @@ export async function startCrtsh(
   options: CrtshFakeOptions = {},
 ): Promise<CrtshFake> {
   const now = options.now ?? (() => new Date());
+  const certificates = options.certificates ?? ctCertificates();
   let fake: CrtshFake | undefined;
   const server = await startLoopbackServer(async (req, res, url) => {
     // crt.sh lower-cases parameter names.
     const params = new Map([...url.searchParams].map(([key, value]) => [key.toLowerCase(), value]));
+    const download = params.get('d');
+    if (download !== undefined) {
+      const found = downloadTarget(datedCertificates(scenarios, now()), download);
+      const scenario = found && scenarioForName(scenarios, found.cert.names[0] ?? '')?.ct;
+      const delayMs = (fake?.delayMs ?? 0) + (scenario?.crtsh?.delayMs ?? 0);
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs).unref());
+      const mode = fake?.downloadMode ?? fake?.mode ?? scenario?.crtsh?.downloadMode ?? 'ok';
+      return answerDownload(res, download, mode, found && (() => certificates.der(found.cert, found.kind)));
+    }
     const term = params.get('identity') ?? params.get('q') ?? '';
     const scenario = scenarioForName(scenarios, term)?.ct;
     const delayMs = (fake?.delayMs ?? 0) + (scenario?.crtsh?.delayMs ?? 0);
@@ -48,8 +67,52 @@ export async function startCrtsh(
     res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
     res.end(body);
   });
-  fake = Object.assign(server, { mode: null, delayMs: 0 });
+  fake = Object.assign(server, { mode: null, delayMs: 0, downloadMode: null });
   return fake;
+}
+
+/** The certificate behind a crt.sh id, and whether the id is its precertificate's or its own. */
+function downloadTarget(
+  certs: DatedCertificate[],
+  id: string,
+): { cert: DatedCertificate; kind: 'precertificate' | 'certificate' } | null {
+  if (!/^\d+$/.test(id)) return null;
+  const offset = Number(id) - ID_BASE;
+  const cert = offset >= 0 ? certs[Math.floor(offset / 2)] : undefined;
+  return cert ? { cert, kind: offset % 2 === 0 ? 'precertificate' : 'certificate' } : null;
+}
+
+/**
+ * `?d=<id>` as certwatch_db's download_cert answers it: PEM in 64-character lines with
+ * `Content-Type: application/pkix-cert` and an attachment name; an unknown id gets an HTML page.
+ */
+async function answerDownload(
+  res: ServerResponse,
+  id: string,
+  mode: CrtshMode,
+  der: (() => Promise<Uint8Array>) | null,
+): Promise<void> {
+  if (mode === 'hang') return;
+  if (answerFailure(mode, res)) return;
+  if (!der || mode === 'empty') {
+    return sendHtml(
+      res,
+      200,
+      htmlPage('crt.sh | Certificate not found', `<p>Certificate not found: ${id}</p>`),
+    );
+  }
+  const lines =
+    Buffer.from(await der())
+      .toString('base64')
+      .match(/.{1,64}/g) ?? [];
+  let body = `-----BEGIN CERTIFICATE-----\n${lines.join('\n')}\n-----END CERTIFICATE-----\n`;
+  if (mode === 'truncated') body = body.slice(0, Math.floor(body.length / 2));
+  if (mode === 'oversized') body = body.repeat(Math.ceil((1024 * 1024) / body.length));
+  res.writeHead(200, {
+    'content-type': 'application/pkix-cert',
+    'content-disposition': `attachment; filename="${id}.crt"`,
+  });
+  res.end(body);
 }
 
 /** One crt.sh row, keys in certwatch_db's SELECT order. */
@@ -108,7 +171,7 @@ function searchRows(
     const tail = { serial_number: cert.serial, result_count: identities.length };
     const logged = cert.loggedAt;
     // The precertificate is logged first and gets the lower id; the final certificate follows.
-    const precertId = 15_000_000_000 + index * 2;
+    const precertId = ID_BASE + index * 2;
     rows.push({
       ...base,
       id: precertId,

@@ -74,7 +74,8 @@ export type CertspotterMode = 'ok' | 'rate_limited' | 'server_error' | 'hang';
 /** The `ct` section of a scenario. */
 export interface CtScenario {
   certificates: CtCertificate[];
-  crtsh?: { mode?: CrtshMode; delayMs?: number };
+  /** `mode` answers the searches, `downloadMode` the certificate downloads (`?d=`) of this scenario's certificates. */
+  crtsh?: { mode?: CrtshMode; delayMs?: number; downloadMode?: CrtshMode };
   certspotter?: { mode?: CertspotterMode; delayMs?: number };
 }
 
@@ -91,30 +92,32 @@ export interface DatedCertificate {
   loggedAt: Date | null;
 }
 
+/** One scenario certificate dated against `now`. */
+export function datedCertificate(cert: CtCertificate, now: Date): DatedCertificate {
+  // Whole seconds, backdated an hour before the log entry, as Let's Encrypt does.
+  const notBefore = new Date(Math.floor((now.getTime() - cert.issuedDaysAgo * DAY_MS) / 1000) * 1000);
+  const loggedAt = new Date(notBefore.getTime() + 3_600_000 + (notBefore.getTime() % 997) * 7);
+  // Let's Encrypt serials are 18 bytes starting 03 or 04.
+  const derived = createHash('sha256')
+    .update(`${cert.names.join(',')}|${cert.issuedDaysAgo}`)
+    .digest('hex');
+  return {
+    issuer: CT_ISSUERS[cert.issuer],
+    names: cert.names,
+    commonName: cert.commonName === undefined ? (cert.names[0] ?? null) : cert.commonName,
+    emails: cert.emails ?? [],
+    serial: cert.serial ?? `04${derived.slice(0, 34)}`,
+    notBefore,
+    notAfter: new Date(notBefore.getTime() + (cert.lifetimeDays ?? 90) * DAY_MS - 1000),
+    loggedAt: cert.logged === false ? null : loggedAt,
+  };
+}
+
 /** Every scenario's certificates dated against `now`, in discovery order (oldest log entry first). */
 export function datedCertificates(scenarios: Map<string, Scenario>, now: Date): DatedCertificate[] {
-  const dated: DatedCertificate[] = [];
-  for (const scenario of scenarios.values()) {
-    for (const cert of scenario.ct?.certificates ?? []) {
-      // Whole seconds, backdated an hour before the log entry, as Let's Encrypt does.
-      const notBefore = new Date(Math.floor((now.getTime() - cert.issuedDaysAgo * DAY_MS) / 1000) * 1000);
-      const loggedAt = new Date(notBefore.getTime() + 3_600_000 + (notBefore.getTime() % 997) * 7);
-      // Let's Encrypt serials are 18 bytes starting 03 or 04.
-      const derived = createHash('sha256')
-        .update(`${cert.names.join(',')}|${cert.issuedDaysAgo}`)
-        .digest('hex');
-      dated.push({
-        issuer: CT_ISSUERS[cert.issuer],
-        names: cert.names,
-        commonName: cert.commonName === undefined ? (cert.names[0] ?? null) : cert.commonName,
-        emails: cert.emails ?? [],
-        serial: cert.serial ?? `04${derived.slice(0, 34)}`,
-        notBefore,
-        notAfter: new Date(notBefore.getTime() + (cert.lifetimeDays ?? 90) * DAY_MS - 1000),
-        loggedAt: cert.logged === false ? null : loggedAt,
-      });
-    }
-  }
+  const dated = [...scenarios.values()].flatMap((scenario) =>
+    (scenario.ct?.certificates ?? []).map((cert) => datedCertificate(cert, now)),
+  );
   const discovered = (cert: DatedCertificate) => (cert.loggedAt ?? cert.notBefore).getTime();
   return dated.sort((a, b) => discovered(a) - discovered(b));
 }

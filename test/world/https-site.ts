@@ -7,6 +7,8 @@ import type { Socket } from 'node:net';
 import { createSecureContext, type TLSSocket } from 'node:tls';
 import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 import type { Scenario } from './scenario.ts';
+import { type CtCertificates, ctCertificates } from './ct-certificates.ts';
+import { datedCertificate } from './ct-history.ts';
 import { createTestCa, type IssuedLeaf, type TestCa } from './test-ca.ts';
 
 export { type CaFile, writeCaFile } from './test-ca.ts';
@@ -23,6 +25,12 @@ export type HttpsMode =
 /** A scenario's website section. */
 export interface HttpsScenario {
   mode: HttpsMode;
+  /**
+   * Serve this one of the scenario's CT certificates (an index into `ct.certificates`), the very
+   * bytes the CT fakes hold, instead of a fresh test leaf: how a site that renewed but did not
+   * deploy is made.
+   */
+  serves?: number;
 }
 
 /**
@@ -50,6 +58,10 @@ export interface HttpsSite extends LoopbackServer {
 export interface HttpsSiteOptions {
   /** Reuse a CA (e.g. one already trusted by a child process); a fresh one otherwise. */
   ca?: TestCa;
+  /** The CT fakes' certificates, for scenarios that serve one (`serves`); default: ones of `ca`. */
+  certificates?: CtCertificates;
+  /** The clock that dates CT certificates; default the real time. */
+  now?: () => Date;
 }
 
 function hostOf(header: string | undefined): string {
@@ -62,13 +74,20 @@ export async function startHttpsSite(
   options: HttpsSiteOptions = {},
 ): Promise<HttpsSite> {
   const ca = options.ca ?? (await createTestCa());
+  const certificates = options.certificates ?? ctCertificates(ca);
+  const now = options.now ?? (() => new Date());
   const controls: { mode: HttpsMode | null; servernames: string[] } = { mode: null, servernames: [] };
   const modeFor = (domain: string): HttpsMode | undefined =>
     controls.mode ?? scenarios.get(domain)?.https?.mode;
 
   const leaves = new Map<string, IssuedLeaf>();
   for (const [domain, scenario] of scenarios) {
-    if (scenario.https) leaves.set(domain, await ca.issue([domain, `www.${domain}`]));
+    const served = scenario.https?.serves;
+    const ctCertificate = served === undefined ? undefined : scenario.ct?.certificates[served];
+    if (served !== undefined && !ctCertificate)
+      throw new Error(`${domain}: no CT certificate ${served} to serve`);
+    if (ctCertificate) leaves.set(domain, await certificates.serving(datedCertificate(ctCertificate, now())));
+    else if (scenario.https) leaves.set(domain, await ca.issue([domain, `www.${domain}`]));
   }
   const other = await ca.issue([OTHER_HOST]);
   const contextFor = (leaf: IssuedLeaf) => ({ key: leaf.keyPem, cert: leaf.certPem });

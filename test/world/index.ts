@@ -2,14 +2,17 @@
  * The whole closed world: every upstream fake on loopback, answering from the scenario files, plus
  * the environment that points the service at it. Used by integration tests and `npm run world`.
  */
+import { type AcmeCaFake, startAcmeCa } from './acme.ts';
 import { type CertspotterFake, startCertspotter } from './certspotter.ts';
 import { type CrtshFake, startCrtsh } from './crtsh.ts';
+import { type CtCertificates, ctCertificates } from './ct-certificates.ts';
 import { type FakeDoh, startDoh } from './doh.ts';
 import { type HttpsSite, startHttpsSite } from './https-site.ts';
 import { type RdapBootstrapFake, startRdapBootstrap } from './rdap-bootstrap.ts';
 import { type RdapRegistryFake, startRdapRegistry } from './rdap-registry.ts';
 import type { Scenario } from './scenario.ts';
 import { loadScenarios } from './scenarios/index.ts';
+import { createTestCa } from './test-ca.ts';
 
 export interface World {
   scenarios: Map<string, Scenario>;
@@ -20,6 +23,10 @@ export interface World {
   rdapBootstrap: RdapBootstrapFake;
   rdapRegistry: RdapRegistryFake;
   site: HttpsSite;
+  /** The real bytes of every CT certificate (shared by the CT fakes and the ACME CAs). */
+  certificates: CtCertificates;
+  /** Let's Encrypt and Google Trust Services with ACME Renewal Information. */
+  acme: { letsencrypt: AcmeCaFake; google: AcmeCaFake };
   /** The service's environment variables pointing at this world (contract §1 names). */
   env: Record<string, string>;
   /** Sets every fake back to normal answers (tests switch failure modes per case). */
@@ -30,15 +37,22 @@ export interface World {
 export async function startWorld(options: { now?: () => Date } = {}): Promise<World> {
   const scenarios = await loadScenarios();
   const clock = options.now ? { now: options.now } : {};
+  // One CA for the world: CT's certificates, what the sites serve and what the ACME CAs know agree.
+  const ca = await createTestCa();
+  const certificates = ctCertificates(ca);
   const [crtsh, certspotter, doh, dohFallback, rdapRegistry, site] = await Promise.all([
-    startCrtsh(scenarios, clock),
-    startCertspotter(scenarios, clock),
+    startCrtsh(scenarios, { ...clock, certificates }),
+    startCertspotter(scenarios, { ...clock, certificates }),
     startDoh(scenarios),
     startDoh(scenarios),
     startRdapRegistry(scenarios, clock),
-    startHttpsSite(scenarios),
+    startHttpsSite(scenarios, { ...clock, ca, certificates }),
   ]);
-  const rdapBootstrap = await startRdapBootstrap(rdapRegistry.url);
+  const [rdapBootstrap, letsencrypt, google] = await Promise.all([
+    startRdapBootstrap(rdapRegistry.url),
+    startAcmeCa('letsencrypt', scenarios, { ...clock, certificates }),
+    startAcmeCa('google', scenarios, { ...clock, certificates }),
+  ]);
   const fakes = [
     crtsh,
     certspotter,
@@ -48,6 +62,8 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
     rdapRegistry.registrar,
     rdapBootstrap,
     site,
+    letsencrypt,
+    google,
   ];
 
   return {
@@ -59,6 +75,8 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
     rdapBootstrap,
     rdapRegistry,
     site,
+    certificates,
+    acme: { letsencrypt, google },
     env: {
       CRTSH_URL: crtsh.url.href,
       CERTSPOTTER_URL: certspotter.url.href,
@@ -67,6 +85,7 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
       RDAP_BOOTSTRAP_URL: rdapBootstrap.fileUrl.href,
       PROBE_PORT: String(site.port),
       PROBE_ALLOW_PRIVATE: 'true',
+      ACME_DIRECTORIES: `letsencrypt=${letsencrypt.directoryUrl.href},google=${google.directoryUrl.href}`,
     },
     reset() {
       crtsh.mode = null;
@@ -83,6 +102,11 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
       rdapRegistry.referralHref = null;
       rdapRegistry.redirectTo = null;
       site.mode = null;
+      for (const acme of [letsencrypt, google]) {
+        acme.mode = null;
+        acme.failureRetryAfter = '120';
+        acme.renewalInfoOverride = null;
+      }
     },
     close: async () => {
       await Promise.all(fakes.map((fake) => fake.close()));

@@ -3,6 +3,7 @@
  * file per domain in `scenarios/`, so adding a case is adding a file. Each fake owns one section.
  */
 
+import type { AriScenario } from './acme.ts';
 import type { CtScenario } from './ct-history.ts';
 import type { DnsScenario } from './doh.ts';
 import type { HttpsScenario } from './https-site.ts';
@@ -19,6 +20,8 @@ export interface Scenario {
   dns?: DnsScenario;
   /** Certificates and failure modes for the crt.sh and Cert Spotter fakes (`ct-history.ts`). */
   ct?: CtScenario;
+  /** What the issuing CA's ACME Renewal Information says about the certificates (`acme.ts`). */
+  ari?: AriScenario;
   /** The domain's own website for the live HTTPS probe (`https-site.ts`). */
   https?: HttpsScenario;
 }

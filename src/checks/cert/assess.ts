@@ -1,18 +1,22 @@
 /** Pure cert analysis: CT issuances + live probe at `now` → the check-specific part of the result. */
+import type { AriOutcome } from '../../sources/ari/lookup.ts';
 import type { Issuance } from '../../sources/ct/issuance.ts';
 import type { Finding } from '../result-common.ts';
 import { toTimestamp } from '../result-common.ts';
+import { assessAriWindow, followsAriWindow } from './ari-verdict.ts';
 import { type CertificateView, currentIssuance, describeCertificate } from './current-certificate.ts';
 import {
   expiryFindings,
   fixedRenewalDayFinding,
   notFoundFinding,
   probeFindings,
+  renewedNotDeployedFinding,
   stallFindings,
 } from './findings.ts';
 import { detectFixedRenewalDay } from './fixed-day.ts';
 import { assessCadence } from './renewal.ts';
-import type { CertResult, LiveProbe } from './result.ts';
+import type { AriField, CertResult, LiveProbe } from './result.ts';
+import { compareServed, type ServedCertificate } from './serves-newest.ts';
 import { assessStall } from './stall.ts';
 import { hasWebPkiValidity } from './webpki.ts';
 
@@ -24,29 +28,58 @@ export interface CertAssessment {
   renewal: CertResult['renewal'];
   history: CertResult['history'];
   findings: Finding[];
+  live_probe: CertResult['live_probe'];
+}
+
+/** The probe's verdict and, when it read one (Node), the served leaf. */
+export type ProbeView = LiveProbe & { served?: ServedCertificate | null };
+
+/** The newest issuance covering `domain` that a publicly trusted CA could have made: the one ARI is asked about. */
+export function currentTrustedIssuance(seen: readonly Issuance[], domain: string): Issuance | null {
+  return currentIssuance(seen.filter(hasWebPkiValidity), domain);
 }
 
 /**
- * Analyses the CT history of `domain` (lower-case ASCII) and the live probe, as seen at `now`.
- * Issuances no publicly trusted CA could have made (webpki.ts) are left out of every part.
+ * Analyses the CT history of `domain` (lower-case ASCII), the live probe and the CA's renewal
+ * information (ARI), as seen at `now`; the served leaf, when the probe read one, is compared with
+ * CT (serves-newest.ts). Issuances no publicly trusted CA could have made (webpki.ts) are left out
+ * of every part. The stall verdict comes from the CA's window when it gave one, else from the cadence.
  */
 export function assessCertificates(
   seen: readonly Issuance[],
-  probe: LiveProbe,
+  { served = null, ...probe }: ProbeView,
   domain: string,
   now: Date,
+  ariAnswer: AriOutcome | null = null,
 ): CertAssessment {
   const issuances = seen.filter(hasWebPkiValidity);
   const current = currentIssuance(issuances, domain);
   const cadence = current ? assessCadence(issuances, current, domain) : null;
-  const { stall, expectedRenewalAt } = assessStall(current, cadence?.cadenceDays ?? null, now);
-  const fixed = cadence ? detectFixedRenewalDay(cadence) : null;
+  const byCadence = assessStall(current, cadence?.cadenceDays ?? null, now);
+  const byAri = current
+    ? assessAriWindow({
+        current,
+        issuances,
+        domain,
+        ari: ariAnswer,
+        servedLeaf: probe.ok ? served : null,
+        now,
+      })
+    : null;
+  const stall = byAri?.stall ?? byCadence.stall;
+  // Renewals landing inside the CA's window follow ARI: their steady interval is no fixed day.
+  const followsAri = current && cadence ? followsAriWindow(cadence, current, ariAnswer) : null;
+  const fixed = cadence && !followsAri ? detectFixedRenewalDay(cadence) : null;
+  const { servesNewest, successor } = compareServed(served, issuances, domain, now);
   const findings: Finding[] = [
     ...(current ? expiryFindings(current, now) : [notFoundFinding(domain)]),
     ...stallFindings(stall),
+    ...(byAri?.findings ?? []),
     ...(fixed ? [fixedRenewalDayFinding(fixed)] : []),
     ...probeFindings(probe, domain),
+    ...(served && successor ? [renewedNotDeployedFinding(served, successor, domain, now)] : []),
   ];
+  const renewBy = byAri?.renewBy ?? byCadence.renewBy;
   const newestFirst = [...issuances].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
   return {
     certificate: current ? describeCertificate(current, domain, now) : null,
@@ -54,8 +87,11 @@ export function assessCertificates(
       issuances_seen: issuances.length,
       cadence_days: cadence?.cadenceDays ?? null,
       renews_at_percent: cadence?.renewsAtPercent ?? null,
-      expected_renewal_at: expectedRenewalAt ? toTimestamp(expectedRenewalAt) : null,
+      follows_ari_window: followsAri,
+      expected_renewal_at: byCadence.expectedRenewalAt ? toTimestamp(byCadence.expectedRenewalAt) : null,
+      renew_by: renewBy ? toTimestamp(renewBy) : null,
       stall,
+      ari: current && ariAnswer ? ariField(ariAnswer) : null,
     },
     history: newestFirst.slice(0, HISTORY_MAX).map((issuance) => ({
       issuer: issuance.issuer,
@@ -64,5 +100,20 @@ export function assessCertificates(
       not_after: toTimestamp(issuance.notAfter),
     })),
     findings,
+    live_probe: { ...probe, serves_newest: servesNewest },
+  };
+}
+
+/** The result's `renewal.ari` for the CA's answer. */
+function ariField(answer: AriOutcome): AriField {
+  return {
+    status: answer.status,
+    ca: answer.ca,
+    cert_id: answer.certId,
+    window: answer.window
+      ? { start: toTimestamp(answer.window.start), end: toTimestamp(answer.window.end) }
+      : null,
+    explanation_url: answer.explanationUrl,
+    checked_at: answer.checkedAt ? toTimestamp(answer.checkedAt) : null,
   };
 }

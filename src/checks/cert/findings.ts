@@ -5,6 +5,7 @@ import { toTimestamp } from '../result-common.ts';
 import { daysLeft } from './current-certificate.ts';
 import type { FixedRenewalDay } from './fixed-day.ts';
 import type { LiveProbe, Stall } from './result.ts';
+import type { ServedCertificate } from './serves-newest.ts';
 import { lifetimeDays } from './validity.ts';
 
 export const CERT_FINDINGS = {
@@ -15,6 +16,7 @@ export const CERT_FINDINGS = {
   renewalStalled: 'cert.renewal_stalled',
   fixedRenewalDay: 'cert.fixed_renewal_day',
   probeFailed: 'probe.failed',
+  renewedNotDeployed: 'cert.renewed_not_deployed',
 } as const;
 
 /** Days left below which expiry is a warning. */
@@ -67,12 +69,17 @@ const LATE_RENEWAL = {
   stalled: { code: CERT_FINDINGS.renewalStalled, severity: 'critical' },
 } as const;
 
-/** `cert.renewal_watch` / `cert.renewal_stalled` for a late renewal, or nothing. */
+/**
+ * `cert.renewal_watch` / `cert.renewal_stalled` for a late renewal, or nothing. Inside the CA's ARI
+ * window a renewal is not late: that watch is information, not a warning.
+ */
 export function stallFindings(stall: Stall): Finding[] {
   if (stall.status !== 'watch' && stall.status !== 'stalled') return [];
+  const inWindow = stall.status === 'watch' && stall.basis === 'ari';
   return [
     {
       ...LATE_RENEWAL[stall.status],
+      ...(inWindow ? { severity: 'info' as const } : {}),
       message: stall.reason,
       evidence: `overdue_days ${stall.overdue_days ?? 0}`,
     },
@@ -104,4 +111,23 @@ export function probeFindings(probe: LiveProbe, domain: string): Finding[] {
       evidence: why,
     },
   ];
+}
+
+/** `cert.renewed_not_deployed`: CT holds `successor`, yet the site still serves an older certificate. */
+export function renewedNotDeployedFinding(
+  served: ServedCertificate,
+  successor: Issuance,
+  domain: string,
+  now: Date,
+): Finding {
+  const hours = Math.floor(
+    (now.getTime() - (successor.loggedAt ?? successor.notBefore).getTime()) / 3_600_000,
+  );
+  const age = hours < 48 ? `${hours} hours` : `${Math.floor(hours / 24)} days`;
+  return {
+    code: CERT_FINDINGS.renewedNotDeployed,
+    severity: 'warning',
+    message: `${domain} still serves a certificate issued on ${toTimestamp(served.notBefore).slice(0, 10)}, although a newer one from ${successor.issuer} was issued ${age} ago: the renewal worked but the new certificate was not deployed (reload or restart the server, or update the load balancer or CDN that holds it).`,
+    evidence: `served serial ${served.serial} not_before ${toTimestamp(served.notBefore)}; newest in CT serial ${successor.serial ?? 'unknown'} not_before ${toTimestamp(successor.notBefore)}`,
+  };
 }

@@ -17,6 +17,8 @@ export interface Cadence {
   cadenceDays: number | null;
   /** Median point (0–100) in the previous certificate's lifetime at which the next was issued. */
   renewsAtPercent: number | null;
+  /** That point for each renewal of the series, oldest first. */
+  renewsAtPercents: number[];
 }
 
 /**
@@ -68,6 +70,7 @@ export function assessCadence(issuances: readonly Issuance[], current: Issuance,
     intervalsDays,
     cadenceDays: intervalsDays.length ? oneDecimal(median(intervalsDays)) : null,
     renewsAtPercent: percents.length ? oneDecimal(median(percents)) : null,
+    renewsAtPercents: percents,
   };
 }
 

@@ -1,5 +1,6 @@
 /** The cert result (contract §3 "cert"). */
 import { z } from 'zod';
+import { ACME_CAS } from '../../sources/ari/acme-cas.ts';
 import { commonResultShape, timestampSchema } from '../result-common.ts';
 
 export const stallStatusSchema = z.enum(['ok', 'watch', 'stalled', 'unknown']);
@@ -10,7 +11,14 @@ export const stallSchema = z.object({
   overdue_days: z
     .number()
     .nullable()
-    .describe('Days past the expected renewal; null when not overdue or unknown.'),
+    .describe(
+      "Days past the expected renewal (with basis `ari`: past the end of the CA's window); null when not overdue or unknown.",
+    ),
+  basis: z
+    .enum(['ari', 'cadence', 'none'])
+    .describe(
+      "Where the verdict comes from: `ari` the CA's renewal window (ACME Renewal Information, RFC 9773), `cadence` the renewal history in CT, `none` when the status is `unknown`.",
+    ),
 });
 export type Stall = z.infer<typeof stallSchema>;
 
@@ -24,7 +32,9 @@ export const certificateSchema = z.object({
   serial: z
     .string()
     .nullable()
-    .describe('Lower-case hex serial number; null when the CT source does not report it (Cert Spotter).'),
+    .describe(
+      'Lower-case hex serial number; null when the CT source does not report it (Cert Spotter without the certificate bytes).',
+    ),
   not_before: timestampSchema,
   not_after: timestampSchema,
   days_left: z.number().describe('Whole days until not_after; negative once expired.'),
@@ -35,6 +45,33 @@ export const certificateSchema = z.object({
     .describe('DNS names of the certificate known to CT (never e-mail addresses or organisation names).'),
   wildcard: z.boolean().describe('True when the domain is covered by a wildcard name.'),
 });
+
+export const ariStatusSchema = z.enum(['ok', 'not_supported', 'not_found', 'unavailable']);
+
+export const ariSchema = z.object({
+  status: ariStatusSchema.describe(
+    '`ok` the CA answered with a window; `not_supported` the issuing CA publishes no ARI; `not_found` the CA does not know the certificate (or it has expired: expired certificates are not asked); `unavailable` no answer this time (timeout, 429, 5xx, an invalid answer, or the CertID could not be computed). Anything but `ok` leaves the verdict to the cadence in CT.',
+  ),
+  ca: z.enum(ACME_CAS).nullable().describe('The issuing CA, when it is one that may publish ARI.'),
+  cert_id: z
+    .string()
+    .nullable()
+    .describe(
+      'RFC 9773 CertID of the certificate asked about: base64url(AKI keyIdentifier).base64url(serial); null when it could not be computed.',
+    ),
+  window: z
+    .object({ start: timestampSchema, end: timestampSchema })
+    .nullable()
+    .describe("The CA's suggested renewal window; null unless `status` is `ok`."),
+  explanation_url: z
+    .string()
+    .nullable()
+    .describe('A page where the CA explains an early window (an incident or a drill); null when none.'),
+  checked_at: timestampSchema
+    .nullable()
+    .describe('When the CA gave this answer (answers are kept for its Retry-After); null when not asked.'),
+});
+export type AriField = z.infer<typeof ariSchema>;
 
 export const renewalSchema = z.object({
   issuances_seen: z.number().int(),
@@ -47,7 +84,23 @@ export const renewalSchema = z.object({
     .nullable()
     .describe("Median point in the previous certificate's lifetime at which the next was issued, 0–100."),
   expected_renewal_at: timestampSchema.nullable(),
+  follows_ari_window: z
+    .boolean()
+    .nullable()
+    .describe(
+      "Whether the renewals follow the CA's ARI window: each landed inside the window (at the same share of the lifetime as the current certificate's) at varying times, as ARI clients renew, rather than on a fixed day. Such renewals move with the lifetime, so 64-day certificates will not break them. Null when the CA gave no window or CT holds fewer than three renewals.",
+    ),
+  renew_by: timestampSchema
+    .nullable()
+    .describe(
+      "When the certificate should be renewed by: the end of the CA's ARI window when the CA answered, else the end of the cadence estimate's grace period; null without a certificate.",
+    ),
   stall: stallSchema,
+  ari: ariSchema
+    .nullable()
+    .describe(
+      'ACME Renewal Information (RFC 9773) for the current certificate, from the CA that issued it; null when ARI is turned off or there is no certificate to ask about.',
+    ),
 });
 
 export const historyEntrySchema = z.object({
@@ -57,7 +110,8 @@ export const historyEntrySchema = z.object({
   not_after: timestampSchema,
 });
 
-export const liveProbeSchema = z.object({
+/** The probe's own verdict: pass/fail only (the served certificate is not reported). */
+export const probeVerdictSchema = z.object({
   ok: z.boolean(),
   http_status: z.number().int().nullable(),
   ms: z.number(),
@@ -66,6 +120,15 @@ export const liveProbeSchema = z.object({
     .nullable()
     .describe(
       'Error kind when the probe failed, e.g. `timeout`, `tls`, `refused`, `blocked_address`, `no_address`.',
+    ),
+});
+
+export const liveProbeSchema = probeVerdictSchema.extend({
+  serves_newest: z
+    .boolean()
+    .nullable()
+    .describe(
+      'True when the served leaf is the newest trusted certificate CT holds for the name; false when CT holds a newer one issued more than 6 hours ago (renewed but not deployed, finding `cert.renewed_not_deployed`); null when it cannot be known (on the Cloudflare Workers deployment, which cannot read the served certificate; a probe that read no certificate; a newer certificate still within the 6 hours; a served certificate CT does not show).',
     ),
 });
 
@@ -79,5 +142,5 @@ export const certResultSchema = z.object({
 });
 export type CertResult = z.infer<typeof certResultSchema>;
 
-/** The live HTTPS probe outcome: pass/fail only (the served certificate is not reported). */
-export type LiveProbe = z.infer<typeof liveProbeSchema>;
+/** The live HTTPS probe's verdict: pass/fail only (the served certificate is not reported). */
+export type LiveProbe = z.infer<typeof probeVerdictSchema>;

@@ -1,33 +1,58 @@
 /**
- * The cert check runner: CT lookup and live probe in parallel, then the pure analysis. A CT
- * failure is an `upstream_failed` outcome naming each aggregator; a failed probe is a finding.
+ * The cert check runner: CT lookup and live probe in parallel, ARI beside them, then the pure
+ * analysis. A CT failure is an `upstream_failed` outcome naming each aggregator; a failed probe is
+ * a finding; ARI trouble is only a status (it never fails or slows the check past its budget).
  */
 import type { ValidDomain } from '../../domain/normalize.ts';
+import type { AriLookup, AriOutcome, EarlyAri } from '../../sources/ari/lookup.ts';
+import { ARI_BUDGET_MS } from '../../sources/ari/renewal-info.ts';
 import type { CtLookup } from '../../sources/ct/lookup.ts';
+import { readCertificate } from '../../sources/ct/x509.ts';
+import { CHECK_BUDGET_MS } from '../check-budget.ts';
 import type { RunOutcome } from '../outcome.ts';
 import { DISCLAIMER, toTimestamp } from '../result-common.ts';
-import { assessCertificates } from './assess.ts';
+import { assessCertificates, currentTrustedIssuance } from './assess.ts';
 import type { CertResult, LiveProbe } from './result.ts';
+
+/** Time kept back from the check's budget for the analysis and the answer, in milliseconds. */
+const ANSWER_RESERVE_MS = 250;
+
+type ProbeAnswer = LiveProbe & { cached?: boolean; leaf?: Uint8Array | null };
 
 export interface CertRunnerDeps {
   ct: CtLookup;
   /**
-   * The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing, and
-   * `cached` when it reused a recent verdict.
+   * The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing,
+   * `cached` when it reused a recent verdict, and on Node the served leaf's DER (never answered).
    */
-  probe: (domain: string) => Promise<LiveProbe & { cached?: boolean }>;
+  probe: (domain: string) => Promise<ProbeAnswer>;
+  /** ACME Renewal Information; null when `ACME_DIRECTORIES` is empty. */
+  ari?: AriLookup | null;
   now: () => Date;
+  /** Monotonic clock in milliseconds; default `performance.now`. */
+  clock?: () => number;
 }
 
 /** Builds the cert runner used by `/v1/cert`, `check_cert` and site-health. */
 export function createCertRunner(
   deps: CertRunnerDeps,
 ): (domain: ValidDomain) => Promise<RunOutcome<CertResult>> {
+  const clock = deps.clock ?? (() => performance.now());
+  const ari = deps.ari ?? null;
   return async function runCert({ domain }) {
-    const [ct, { cached = false, ...probe }] = await Promise.all([
-      deps.ct(domain),
-      probeSafely(deps.probe, domain),
-    ]);
+    const started = clock();
+    /** ARI's own bound, inside what is left of the check's budget. */
+    const ariBudget = () => Math.min(ARI_BUDGET_MS, started + CHECK_BUDGET_MS - ANSWER_RESERVE_MS - clock());
+    // The leaf is only read and compared with CT: it never goes into the answer.
+    const probing = probeSafely(deps.probe, domain).then(({ leaf = null, ...answer }) => ({
+      ...answer,
+      served: leaf ? readCertificate(leaf) : null,
+    }));
+    // The served leaf usually is the current certificate and arrives before CT: ask about it now.
+    const early: Promise<EarlyAri | null> = probing.then(({ served }) =>
+      ari && served ? ari.aboutLeaf(served, deps.now(), ariBudget()) : null,
+    );
+    const [ct, { cached = false, served, ...probe }] = await Promise.all([deps.ct(domain), probing]);
     if (!ct.result.ok) {
       return {
         type: 'upstream_failed',
@@ -38,8 +63,12 @@ export function createCertRunner(
         })),
       };
     }
+    const { issuances } = ct.result.value;
+    const current = currentTrustedIssuance(issuances, domain);
+    let answer: AriOutcome | null = null;
+    if (ari && current) answer = await ari.aboutIssuance(current, deps.now(), ariBudget(), await early);
     const now = deps.now();
-    const assessment = assessCertificates(ct.result.value.issuances, probe, domain, now);
+    const assessment = assessCertificates(issuances, { ...probe, served }, domain, now, answer);
     return {
       type: 'result',
       result: {
@@ -48,9 +77,9 @@ export function createCertRunner(
         sources: [
           ...ct.calls,
           { name: 'probe', url: `https://${domain}/`, ok: probe.ok, ms: Math.round(probe.ms), cached },
+          ...(answer?.call ? [answer.call] : []),
         ],
         ...assessment,
-        live_probe: probe,
         ct_source: ct.result.value.source,
         disclaimer: DISCLAIMER,
       },
@@ -59,10 +88,7 @@ export function createCertRunner(
 }
 
 /** A probe that throws is a bug, but it must not sink the CT answer: report it as a failed probe. */
-async function probeSafely(
-  probe: CertRunnerDeps['probe'],
-  domain: string,
-): Promise<LiveProbe & { cached?: boolean }> {
+async function probeSafely(probe: CertRunnerDeps['probe'], domain: string): Promise<ProbeAnswer> {
   try {
     return await probe(domain);
   } catch {

@@ -19,6 +19,8 @@ export interface StallAssessment {
   stall: Stall;
   /** When the next issuance was expected; null without a current certificate. */
   expectedRenewalAt: Date | null;
+  /** The last moment the verdict still calls the renewal on time (expected + grace, at most the expiry). */
+  renewBy: Date | null;
 }
 
 /**
@@ -38,8 +40,10 @@ export function assessStall(
         status: 'unknown',
         reason: 'No certificate covering the domain was found in CT logs.',
         overdue_days: null,
+        basis: 'none',
       },
       expectedRenewalAt: null,
+      renewBy: null,
     };
   }
   const lifetime = lifetimeMs(current);
@@ -47,6 +51,7 @@ export function assessStall(
   // A renewal cannot be expected after the certificate has expired.
   const expected = new Date(current.notBefore.getTime() + Math.min(offset, lifetime));
   const grace = Math.max(STALL_MIN_GRACE_DAYS * DAY_MS, lifetime * STALL_GRACE_SHARE);
+  const renewBy = new Date(Math.min(expected.getTime() + grace, current.notAfter.getTime()));
   const basis = cadenceDays !== null ? `the usual ${cadenceDays}-day cadence` : 'two-thirds of the lifetime';
   const expectedText = toTimestamp(expected).slice(0, 10);
   if (now.getTime() < expected.getTime() + grace) {
@@ -55,8 +60,14 @@ export function assessStall(
         ? `is expected around ${expectedText}`
         : `was due around ${expectedText} and is within the grace period`;
     return {
-      stall: { status: 'ok', reason: `The next renewal ${when} (${basis}).`, overdue_days: null },
+      stall: {
+        status: 'ok',
+        reason: `The next renewal ${when} (${basis}).`,
+        overdue_days: null,
+        basis: 'cadence',
+      },
       expectedRenewalAt: expected,
+      renewBy,
     };
   }
   const overdue = Math.floor(daysBetween(expected, now));
@@ -69,5 +80,9 @@ export function assessStall(
     status === 'stalled'
       ? `No renewal has appeared in CT ${overdue} days after it was due on ${expectedText} (${basis}) and ${expiry}.`
       : `A renewal was due on ${expectedText} (${basis}) but none has appeared in CT for ${overdue} days; ${expiry}.`;
-  return { stall: { status, reason, overdue_days: overdue }, expectedRenewalAt: expected };
+  return {
+    stall: { status, reason, overdue_days: overdue, basis: 'cadence' },
+    expectedRenewalAt: expected,
+    renewBy,
+  };
 }

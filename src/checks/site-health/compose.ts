@@ -76,7 +76,7 @@ export function composeSiteHealth(input: SiteHealthInput): RunOutcome<SiteHealth
       expiry: sectionOrError(expiry),
       partial: failed.length > 0,
       renewal_stall: certResult?.renewal.stall ?? null,
-      lifetime_note: lifetimeNote(applies),
+      lifetime_note: lifetimeNote(applies, certResult?.renewal.follows_ari_window ?? null),
       sources: results.flatMap((r): SourceReport[] => r.sources),
       findings: crossFindings,
       disclaimer: DISCLAIMER,

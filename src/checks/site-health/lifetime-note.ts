@@ -15,13 +15,19 @@ export const LIFETIME_FACTS = [
   'With shorter authorization reuse, a broken DNS or HTTP validation set-up fails at the next renewal, not at expiry.',
 ] as const;
 
-/** The note; `applies` says whether this domain's observed renewal cadence would break. */
-export function lifetimeNote(applies: boolean): LifetimeNote {
+/**
+ * The note; `applies` says whether this domain's observed renewal cadence would break, and
+ * `followsAri` whether its renewals already follow the CA's ARI window (null: unknown).
+ */
+export function lifetimeNote(applies: boolean, followsAri: boolean | null = null): LifetimeNote {
   return {
     applies,
+    follows_ari_window: followsAri,
     summary: applies
       ? 'This domain renews on a fixed schedule that would leave too little margin once certificates last 64 days; switch to ARI or a two-thirds-of-lifetime rule.'
-      : 'No fixed-day renewal that would break under 64-day certificates was observed for this domain.',
+      : followsAri
+        ? "This domain's renewals follow the CA's ARI window, which moves with the lifetime: 64-day certificates will not break them."
+        : 'No fixed-day renewal that would break under 64-day certificates was observed for this domain.',
     default_64_day_from: '2027-02-10',
     default_45_day_from: '2028-02-16',
     staging_64_day_from: '2026-10-14',

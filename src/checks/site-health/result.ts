@@ -12,7 +12,15 @@ export const sectionErrorSchema = z.object({
 export const lifetimeNoteSchema = z.object({
   applies: z
     .boolean()
-    .describe('Whether the observed renewal cadence would break under 64-day certificates.'),
+    .describe(
+      "Whether the observed renewal cadence would break under 64-day certificates: false when renewals already follow the CA's ARI window (see `follows_ari_window`).",
+    ),
+  follows_ari_window: z
+    .boolean()
+    .nullable()
+    .describe(
+      "Whether the site's renewals already follow the CA's ARI window (the cert result's `renewal.follows_ari_window`); null when unknown.",
+    ),
   summary: z.string(),
   default_64_day_from: z.literal('2027-02-10'),
   default_45_day_from: z.literal('2028-02-16'),

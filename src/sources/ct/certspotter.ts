@@ -1,6 +1,7 @@
 /**
  * SSLMate Cert Spotter API v1 client: unexpired issuances for a name and its covering wildcard,
- * following `after=` pages until an empty one (upstreams.md §3). Precert and cert come merged.
+ * following `after=` pages until an empty one (upstreams.md §3). Precert and cert come merged, with
+ * the DER of one of them (`expand=cert_der`).
  */
 import { z } from 'zod';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
@@ -8,12 +9,18 @@ import { fail, type SourceResult, succeed } from '../failure.ts';
 import { type Issuance, issuanceCovers, normalizeNames } from './issuance.ts';
 import { issuerFriendlyName } from './issuer-name.ts';
 import { parseJsonReply } from './parse-reply.ts';
+import { base64Der, readCertificate } from './x509.ts';
 
 export const CERTSPOTTER_SOURCE = 'certspotter';
-/** Largest page body accepted, in bytes (a page holds at most 100 issuances). */
+/** Largest page body accepted, in bytes (a page holds at most 100 issuances, each with its DER). */
 export const CERTSPOTTER_MAX_BYTES = 2 * 1024 * 1024;
 /** Most pages followed; more means a name with over 1,000 live certificates, which we refuse. */
 export const CERTSPOTTER_MAX_PAGES = 10;
+/**
+ * Issuances, newest first, whose DER is read and kept (the current certificate's is the one that
+ * matters); so a cached answer of 1,000 issuances stays small and quick to make.
+ */
+export const CERTSPOTTER_DER_KEPT = 5;
 
 // Observed with `Z`; an old doc example uses `-00:00`, so any numeric offset is accepted.
 const rfc3339 = z
@@ -36,6 +43,8 @@ const certspotterIssuanceSchema = z.object({
   not_before: rfc3339,
   not_after: rfc3339,
   revoked: z.boolean().optional(),
+  // Base64 DER of the certificate or its precertificate, sent with `expand=cert_der`.
+  cert_der: z.string().optional(),
 });
 type CertspotterIssuance = z.infer<typeof certspotterIssuanceSchema>;
 
@@ -62,6 +71,7 @@ export function certspotterPageUrl(baseUrl: URL, domain: string, after: string |
   url.searchParams.set('match_wildcards', 'true');
   url.searchParams.append('expand', 'dns_names');
   url.searchParams.append('expand', 'issuer');
+  url.searchParams.append('expand', 'cert_der');
   if (after !== null) url.searchParams.set('after', after);
   return url;
 }
@@ -113,15 +123,31 @@ async function fetchPage(
 
 function toIssuances(items: readonly CertspotterIssuance[], domain: string): Issuance[] {
   return items
-    .map((item): Issuance => ({
-      issuer: issuerFriendlyName(item.issuer.name),
-      issuerDn: item.issuer.name,
-      serial: null,
-      notBefore: item.not_before,
-      notAfter: item.not_after,
-      names: normalizeNames(item.dns_names),
-      loggedAt: null,
+    .map((item) => ({
+      item,
+      issuance: {
+        issuer: issuerFriendlyName(item.issuer.name),
+        issuerDn: item.issuer.name,
+        serial: null,
+        notBefore: item.not_before,
+        notAfter: item.not_after,
+        names: normalizeNames(item.dns_names),
+        loggedAt: null,
+        crtshId: null,
+        der: null,
+      } satisfies Issuance as Issuance,
     }))
-    .filter((issuance) => issuanceCovers(issuance, domain))
-    .sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
+    .filter(({ issuance }) => issuanceCovers(issuance, domain))
+    .sort((a, b) => b.issuance.notBefore.getTime() - a.issuance.notBefore.getTime())
+    .map(({ item, issuance }, index) => (index < CERTSPOTTER_DER_KEPT ? withDer(issuance, item) : issuance));
+}
+
+/**
+ * Cert Spotter v1 has no serial field: the newest issuances read theirs from their DER, which they
+ * keep. Reading one costs about a millisecond, too much for each of a thousand, whose serials stay
+ * null (as before `cert_der` was asked for).
+ */
+function withDer(issuance: Issuance, item: CertspotterIssuance): Issuance {
+  const der = item.cert_der === undefined ? null : base64Der(item.cert_der);
+  return der ? { ...issuance, der, serial: readCertificate(der)?.serial ?? null } : issuance;
 }

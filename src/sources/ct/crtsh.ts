@@ -5,7 +5,13 @@
 import { z } from 'zod';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
 import { type SourceResult, succeed } from '../failure.ts';
-import { coveringWildcard, type Issuance, issuanceCovers, normalizeNames } from './issuance.ts';
+import {
+  canonicalSerial,
+  coveringWildcard,
+  type Issuance,
+  issuanceCovers,
+  normalizeNames,
+} from './issuance.ts';
 import { issuerFriendlyName } from './issuer-name.ts';
 import { parseJsonReply } from './parse-reply.ts';
 
@@ -129,6 +135,8 @@ function mergeRows(rows: readonly CrtshRow[]): Issuance[] {
     if (seen) {
       seen.names = normalizeNames([...seen.names, ...names]);
       seen.loggedAt = earliest(seen.loggedAt, row.entry_timestamp);
+      // The final certificate is logged after its precertificate, so it has the higher id.
+      if (row.id > Number(seen.crtshId)) seen.crtshId = String(row.id);
       continue;
     }
     byIssuance.set(key, {
@@ -139,14 +147,11 @@ function mergeRows(rows: readonly CrtshRow[]): Issuance[] {
       notAfter: row.not_after,
       names: normalizeNames(names),
       loggedAt: row.entry_timestamp,
+      crtshId: String(row.id),
+      der: null,
     });
   }
   return [...byIssuance.values()].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
-}
-
-/** Lower-case hex without the sign-padding `00` byte crt.sh may keep (DER INTEGER encoding). */
-function canonicalSerial(hex: string): string {
-  return hex.toLowerCase().replace(/^(00)+(?=[0-9a-f]{2})/, '');
 }
 
 function earliest(a: Date | null, b: Date | null): Date | null {

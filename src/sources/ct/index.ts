@@ -1,6 +1,7 @@
 /** What the rest of the app may use from the CT sources. */
+export { type CertificateDer, createCertificateDer } from './certificate-der.ts';
 export type { CtLookupFailure, CtSourceName } from './failure.ts';
-export { coveringWildcard, type Issuance, issuanceCovers, nameCovers } from './issuance.ts';
+export { canonicalSerial, coveringWildcard, type Issuance, issuanceCovers, nameCovers } from './issuance.ts';
 export { issuerFriendlyName } from './issuer-name.ts';
 export {
   CT_BUDGET_MS,
@@ -15,3 +16,4 @@ export {
   createCtCache,
   createCtLookup,
 } from './lookup.ts';
+export { type CertificateFacts, readCertificate } from './x509.ts';

@@ -17,6 +17,21 @@ export interface Issuance {
   names: string[];
   /** Earliest CT log entry time; null when the source does not say. */
   loggedAt: Date | null;
+  /**
+   * crt.sh certificate id (the row `id`, the final certificate's when both rows were seen), which
+   * `?d=<id>` downloads; null from Cert Spotter.
+   */
+  crtshId: string | null;
+  /** DER of the certificate or its precertificate when the source sent it (Cert Spotter `cert_der`), else null. */
+  der: Uint8Array | null;
+}
+
+/**
+ * Lower-case hex of a serial number without leading zero bytes: crt.sh may keep the `00` that DER
+ * puts before a serial whose first byte is ≥ 0x80, the certificate itself always has it.
+ */
+export function canonicalSerial(hex: string): string {
+  return hex.toLowerCase().replace(/^(00)+(?=[0-9a-f]{2})/, '');
 }
 
 /** The wildcard name that would cover `domain` (`*.parent`), or null for a name with no parent below the TLD. */

@@ -34,10 +34,23 @@ const DN_ATTRIBUTE = /(?:^|,)\s*([A-Za-z.0-9]+)=("(?:[^"]|"")*"|[^,]*)/g;
 function dnAttributes(dn: string): Map<string, string> {
   const attributes = new Map<string, string>();
   for (const [, key = '', raw = ''] of dn.matchAll(DN_ATTRIBUTE)) {
-    const value = raw.startsWith('"') ? raw.slice(1, -1).replaceAll('""', '"') : raw;
-    if (!attributes.has(key.toUpperCase())) attributes.set(key.toUpperCase(), value.trim());
+    if (!attributes.has(key.toUpperCase())) attributes.set(key.toUpperCase(), unquote(raw).trim());
   }
   return attributes;
+}
+
+/**
+ * One key per issuer DN whatever printed it (crt.sh, Cert Spotter, a DER read here): every
+ * attribute in order, quotes undone, spaces trimmed, lower case.
+ */
+export function issuerDnKey(issuerDn: string): string {
+  return [...issuerDn.matchAll(DN_ATTRIBUTE)]
+    .map(([, key = '', raw = '']) => `${key.toUpperCase()}=${unquote(raw).trim().toLowerCase()}`)
+    .join(',');
+}
+
+function unquote(raw: string): string {
+  return raw.startsWith('"') ? raw.slice(1, -1).replaceAll('""', '"') : raw;
 }
 
 /**

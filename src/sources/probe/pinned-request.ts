@@ -4,7 +4,7 @@
  */
 import { request } from 'node:https';
 import type { LookupFunction, Socket } from 'node:net';
-import { type TLSSocket, connect as tlsConnect } from 'node:tls';
+import { type SecureContext, type TLSSocket, connect as tlsConnect } from 'node:tls';
 import { USER_AGENT } from '../bounded-fetch.ts';
 import { errorKindOf, type ProbeErrorKind } from './error-kind.ts';
 
@@ -14,16 +14,19 @@ export interface ProbeTarget {
   port: number;
   /** The domain: sent as SNI and in the Host header, and checked against the certificate. */
   servername: string;
-  /** Trust anchors replacing Node's default store; `undefined` keeps the default store. */
-  ca: readonly (string | Buffer)[] | undefined;
+  /** The TLS context (trust anchors) of every connection of one probe, made once. */
+  secureContext: SecureContext;
 }
 
 /** Opens the connection for one request; tests inject one that records targets. */
 export type ProbeConnector = (target: ProbeTarget) => Socket;
 
-/** What one request produced: a status (and whether TLS was verified), or a failure kind. */
+/**
+ * What one request produced: a status, whether TLS was verified and then the served leaf's DER, or
+ * a failure kind.
+ */
 export type RequestOutcome =
-  | { kind: 'response'; status: number; verified: boolean }
+  | { kind: 'response'; status: number; verified: boolean; leaf: Uint8Array | null }
   | { kind: 'failure'; error: ProbeErrorKind; handshaken: boolean };
 
 /** Fails any lookup: the probe only ever connects to IP literals it has already checked. */
@@ -31,7 +34,10 @@ const refuseLookup: LookupFunction = (hostname, _options, callback) => {
   callback(Object.assign(new Error(`probe refused to resolve ${hostname}`), { code: 'ENOTFOUND' }), '', 4);
 };
 
-/** The real connector: TLS to the IP with verification on (`rejectUnauthorized`), SNI set to the domain. */
+/**
+ * The real connector: TLS to the IP with verification on (`rejectUnauthorized`), SNI set to the
+ * domain, in the probe's context.
+ */
 export const connectPinned: ProbeConnector = (target) =>
   tlsConnect({
     host: target.address,
@@ -40,8 +46,14 @@ export const connectPinned: ProbeConnector = (target) =>
     rejectUnauthorized: true,
     ALPNProtocols: ['http/1.1'],
     lookup: refuseLookup,
-    ...(target.ca ? { ca: [...target.ca] } : {}),
+    secureContext: target.secureContext,
   });
+
+/** The DER of the leaf certificate the server presented; null when the socket has none. */
+function servedLeaf(socket: Partial<TLSSocket>): Uint8Array | null {
+  const raw = socket.getPeerCertificate?.(false)?.raw;
+  return raw && raw.length > 0 ? new Uint8Array(raw) : null;
+}
 
 /** RFC 9110 §7.2: Host carries the port only when it is not the scheme's default. */
 function hostHeader(target: ProbeTarget): string {
@@ -79,8 +91,14 @@ export function pinnedRequest(
       },
       (res) => {
         // `authorized` exists only on a TLS socket, and is true only after chain and name checks.
-        const verified = (res.socket as Partial<TLSSocket>).authorized === true;
-        resolve({ kind: 'response', status: res.statusCode ?? 0, verified });
+        const socket = res.socket as Partial<TLSSocket>;
+        const verified = socket.authorized === true;
+        resolve({
+          kind: 'response',
+          status: res.statusCode ?? 0,
+          verified,
+          leaf: verified ? servedLeaf(socket) : null,
+        });
         res.destroy();
       },
     );

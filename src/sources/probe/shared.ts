@@ -3,21 +3,21 @@
  * not one each), and a finished verdict is reused for a few seconds, marked `cached`.
  */
 import { LRUCache } from 'lru-cache';
-import type { LiveProbe } from '../../checks/cert/result.ts';
 import type { Probe } from './probe.ts';
+import type { ProbeAnswer } from './verdict.ts';
 
 /** How long a finished pass/fail is reused for the same domain, in milliseconds. */
 export const PROBE_REUSE_MS = 5_000;
 
-/** A verdict and whether it was reused from an earlier probe. */
-export type SharedProbeAnswer = LiveProbe & { cached: boolean };
+/** A verdict (with the served leaf on Node) and whether it was reused from an earlier probe. */
+export type SharedProbeAnswer = ProbeAnswer & { cached: boolean };
 
 export function shareProbes(
   probe: Probe,
   { reuseMs = PROBE_REUSE_MS }: { reuseMs?: number } = {},
 ): (domain: string) => Promise<SharedProbeAnswer> {
-  const underway = new Map<string, Promise<LiveProbe>>();
-  const recent = new LRUCache<string, LiveProbe>({ max: 4096, ttl: reuseMs });
+  const underway = new Map<string, Promise<ProbeAnswer>>();
+  const recent = new LRUCache<string, ProbeAnswer>({ max: 4096, ttl: reuseMs });
   return async function sharedProbe(domain) {
     const reused = recent.get(domain);
     if (reused) return { ...reused, cached: true };

@@ -2,6 +2,13 @@
 import type { LiveProbe } from '../../checks/cert/result.ts';
 import type { ProbeErrorKind } from './error-kind.ts';
 
+/**
+ * What a probe answers: the verdict, and on Node the DER of the leaf certificate the site served
+ * after a verified handshake (workerd cannot read it: cloudflare/workerd#1041). The leaf is for
+ * comparing with CT and is never put into an answer.
+ */
+export type ProbeAnswer = LiveProbe & { leaf?: Uint8Array | null };
+
 /** Builds the verdict, with `ms` measured from when the probe started. */
 export type Verdict = (ok: boolean, status: number | null, error: ProbeErrorKind | null) => LiveProbe;
 

@@ -6,8 +6,9 @@ import type { Scenario } from '../scenario.ts';
 const scenario: Scenario = {
   domain: 'healthy-shop.com',
   about: 'Everything in order: renewed well ahead, locked against transfer, DNSSEC delegated.',
-  // The site answers 200 with a certificate for the name from a trusted CA: the live probe passes.
-  https: { mode: 'ok' },
+  // The site answers 200 with its newest CT certificate (trusted in the world): the live probe
+  // passes, and on Node ARI is asked about the served leaf before CT answers.
+  https: { mode: 'ok', serves: 0 },
   rdap: {
     registry: {
       registrar: { name: 'MarkMonitor Inc.', ianaId: '292' },

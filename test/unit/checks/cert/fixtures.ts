@@ -24,6 +24,8 @@ export function issuance(options: {
     notAfter: new Date(notBefore.getTime() + (options.lifetimeDays ?? 90) * DAY_MS - 1000),
     names: options.names ?? ['shop.com', 'www.shop.com'],
     loggedAt: new Date(notBefore.getTime() + 3_600_000),
+    crtshId: null,
+    der: null,
   };
 }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CertResult, certResultSchema, type LiveProbe } from '../../../../src/checks/cert/result.ts';
-import { createCertRunner } from '../../../../src/checks/cert/run.ts';
+import { type CertRunnerDeps, createCertRunner } from '../../../../src/checks/cert/run.ts';
+import { createCertificateDer } from '../../../../src/sources/ct/certificate-der.ts';
 import type { ValidDomain } from '../../../../src/domain/normalize.ts';
 import { createCtCache, createCtLookup } from '../../../../src/sources/ct/lookup.ts';
 import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
@@ -49,7 +50,7 @@ afterAll(async () => {
   await certspotter.close();
 });
 
-function runner(probe: (domain: string) => Promise<LiveProbe> = async () => PASS) {
+function runner(probe: CertRunnerDeps['probe'] = async () => PASS) {
   const ct = createCtLookup({
     fetch: (input, init) => fetch(input, init),
     crtshUrl: crtsh.url,
@@ -69,7 +70,7 @@ const target = (domain: string): ValidDomain => ({
   isApex: domain.split('.').length === 2,
 });
 
-async function check(domain: string, probe?: (domain: string) => Promise<LiveProbe>): Promise<CertResult> {
+async function check(domain: string, probe?: CertRunnerDeps['probe']): Promise<CertResult> {
   const outcome = await runner(probe)(target(domain));
   if (outcome.type !== 'result') throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
   // Every result must match the published schema.
@@ -136,10 +137,11 @@ describe('cert runner', () => {
     expect(result.renewal.stall.status).toBe('ok');
   });
 
-  it('crt.sh down: Cert Spotter answers, serial null still validates', async () => {
+  it('crt.sh down: Cert Spotter answers, serials read from its cert_der', async () => {
     const result = await check('crtsh-outage.net');
     expect(result.ct_source).toBe('certspotter');
-    expect(result.certificate?.serial).toBeNull();
+    expect(result.certificate?.serial).toMatch(/^04[0-9a-f]{34}$/);
+    expect(result.history[0]?.serial).toBe(result.certificate?.serial);
   });
 
   it('a failed probe is a finding, not a failure; a throwing probe too', async () => {
@@ -190,6 +192,38 @@ describe('cert runner', () => {
     expect(codes(result)).toContain('cert.expired');
     expect(result.history.every((entry) => entry.issuer === "Let's Encrypt")).toBe(true);
   });
+
+  it('compares a served leaf with CT and never answers it', async () => {
+    const issuances = await createCtLookup({
+      fetch: (input, init) => fetch(input, init),
+      crtshUrl: crtsh.url,
+      certspotterUrl: certspotter.url,
+    })('healthy-shop.com');
+    if (!issuances.result.ok) throw new Error('no CT answer');
+    const [newest] = issuances.result.value.issuances;
+    const leaf =
+      newest &&
+      (await createCertificateDer({ fetch: (i, init) => fetch(i, init), crtshUrl: crtsh.url })(newest));
+    expect(leaf).toBeInstanceOf(Uint8Array);
+    const outcome = await runner(async () => ({ ...PASS, leaf }))(target('healthy-shop.com'));
+    if (outcome.type !== 'result') throw new Error('expected a result');
+    expect(outcome.result.live_probe).toEqual({ ...PASS, serves_newest: true });
+    expect(JSON.stringify(outcome.result)).not.toContain('leaf');
+  });
+
+  it.each([
+    ['garbage', new Uint8Array([1, 2, 3])],
+    ['an HTML page', new Uint8Array(Buffer.from('<html>not a certificate</html>'))],
+    ['a megabyte of zeros', new Uint8Array(1024 * 1024)],
+    ['an empty array', new Uint8Array()],
+  ])(
+    'an unreadable served leaf (%s) gives serves_newest null, no finding, no failure',
+    async (_name, leaf) => {
+      const result = await check('healthy-shop.com', async () => ({ ...PASS, leaf }));
+      expect(result.live_probe).toEqual({ ...PASS, serves_newest: null });
+      expect(result.findings).toEqual([]);
+    },
+  );
 
   it('runs the CT lookup and the probe in parallel', async () => {
     crtsh.delayMs = 250;

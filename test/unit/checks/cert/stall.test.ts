@@ -5,15 +5,18 @@ import { issuance, NOW } from './fixtures.ts';
 describe('renewal-stall heuristic', () => {
   it('unknown without a current certificate', () => {
     expect(assessStall(null, null, NOW)).toEqual({
-      stall: { status: 'unknown', reason: expect.any(String), overdue_days: null },
+      stall: { status: 'unknown', reason: expect.any(String), overdue_days: null, basis: 'none' },
       expectedRenewalAt: null,
+      renewBy: null,
     });
   });
 
-  it('ok before the expected renewal (notBefore + cadence)', () => {
-    const { stall, expectedRenewalAt } = assessStall(issuance({ daysAgo: 40 }), 60, NOW);
-    expect(stall).toMatchObject({ status: 'ok', overdue_days: null });
+  it('ok before the expected renewal (notBefore + cadence); renew by the end of the grace', () => {
+    const { stall, expectedRenewalAt, renewBy } = assessStall(issuance({ daysAgo: 40 }), 60, NOW);
+    expect(stall).toMatchObject({ status: 'ok', overdue_days: null, basis: 'cadence' });
     expect(expectedRenewalAt?.toISOString()).toBe('2026-11-09T12:00:00.000Z');
+    // Grace of 5 % of a 90-day lifetime (4.5 days, less a second's share).
+    expect(renewBy?.getTime()).toBe(new Date('2026-11-14T00:00:00Z').getTime() - 50);
   });
 
   it('ok within the grace of max(2 days, 5 % of the lifetime) = 4.5 days for 90-day certificates', () => {

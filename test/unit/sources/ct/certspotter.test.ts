@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CERTSPOTTER_MAX_PAGES, fetchCertspotterIssuances } from '../../../../src/sources/ct/certspotter.ts';
+import {
+  CERTSPOTTER_DER_KEPT,
+  CERTSPOTTER_MAX_PAGES,
+  fetchCertspotterIssuances,
+} from '../../../../src/sources/ct/certspotter.ts';
+import { readCertificate } from '../../../../src/sources/ct/x509.ts';
 import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
+import { startLoopbackServer } from '../../../world/loopback-server.ts';
 import type { CtCertificate } from '../../../world/ct-history.ts';
 import { ctScenarios, loopbackFetch, NOW } from './world.ts';
 
@@ -34,7 +40,7 @@ const lookup = (domain: string, timeoutMs = 2_000, apiKey?: string) =>
   fetchCertspotterIssuances(domain, { fetch: loopbackFetch, baseUrl: fake.url, timeoutMs, apiKey });
 
 describe('Cert Spotter client: answers', () => {
-  it('lists only unexpired issuances with expanded names and issuer, newest first', async () => {
+  it('lists only unexpired issuances with expanded names, issuer and DER (serial read from it), newest first', async () => {
     fake.requests.length = 0;
     const result = await lookup('healthy-shop.com', 2_000, 'k-123');
     if (!result.ok) throw new Error(result.failure.detail);
@@ -44,15 +50,23 @@ describe('Cert Spotter client: answers', () => {
       expect.objectContaining({
         issuer: "Let's Encrypt",
         issuerDn: "C=US, O=Let's Encrypt, CN=R11",
-        serial: null,
+        serial: expect.stringMatching(/^04[0-9a-f]{34}$/),
         loggedAt: null,
+        crtshId: null,
         names: ['healthy-shop.com', 'www.healthy-shop.com'],
       }),
     );
+    // The serial comes from the certificate's own bytes, which the issuance keeps.
+    const der = result.value[0]?.der;
+    expect(der && readCertificate(der)).toMatchObject({
+      serial: result.value[0]?.serial,
+      issuerDn: "C=US, O=Let's Encrypt, CN=R11",
+      notBefore: result.value[0]?.notBefore,
+    });
     expect(result.value[0]?.notBefore.getTime()).toBeGreaterThan(result.value[1]?.notBefore.getTime() ?? 0);
     const first = fake.requests[0];
     expect(first?.url.pathname).toBe('/v1/issuances');
-    expect(first?.url.searchParams.getAll('expand')).toEqual(['dns_names', 'issuer']);
+    expect(first?.url.searchParams.getAll('expand')).toEqual(['dns_names', 'issuer', 'cert_der']);
     expect(first?.url.searchParams.get('include_subdomains')).toBe('false');
     expect(first?.url.searchParams.get('match_wildcards')).toBe('true');
     expect(first?.headers.authorization).toBe('Bearer k-123');
@@ -72,6 +86,11 @@ describe('Cert Spotter client: answers', () => {
     const result = await lookup('busy-host.com');
     if (!result.ok) throw new Error(result.failure.detail);
     expect(result.value).toHaveLength(150);
+    // Only the newest few have their bytes read and kept, and so a serial (the CT cache stays small).
+    const kept = result.value.map((_, index) => index < CERTSPOTTER_DER_KEPT);
+    expect(result.value.map((issuance) => issuance.der !== null)).toEqual(kept);
+    expect(result.value.map((issuance) => issuance.serial !== null)).toEqual(kept);
+    expect(result.value[0]?.serial).toBe('04000000'); // busy-host.com's newest (certificate 0, issued now)
     expect(fake.requests).toHaveLength(3);
     expect(fake.requests[0]?.url.searchParams.has('after')).toBe(false);
     const secondAfter = BigInt(fake.requests[1]?.url.searchParams.get('after') ?? '0');
@@ -91,6 +110,64 @@ describe('Cert Spotter client: answers', () => {
     fake.requests.length = 0;
     await lookup('no-cert-yet.com');
     expect(fake.requests[0]?.headers.authorization).toBeUndefined();
+  });
+});
+
+/** A complete Cert Spotter issuance object carrying `certDer` as its `cert_der`. */
+const item = (certDer: unknown) => ({
+  id: '1',
+  tbs_sha256: 'aa',
+  cert_sha256: 'bb',
+  dns_names: ['hostile.com'],
+  pubkey_sha256: 'cc',
+  issuer: { pubkey_sha256: 'dd', name: "C=US, O=Let's Encrypt, CN=R11" },
+  not_before: '2026-10-01T00:00:00Z',
+  not_after: '2026-12-30T00:00:00Z',
+  cert_der: certDer,
+});
+describe('Cert Spotter client: hostile cert_der', () => {
+  it('keeps the issuance without DER or serial when cert_der is not base64 or not a certificate', async () => {
+    const pages = [
+      [item('not base64 at all!'), item(Buffer.from('<html>garbage</html>').toString('base64')), item('')],
+      [],
+    ];
+    const hostile = await startLoopbackServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(pages.shift() ?? []));
+    });
+    try {
+      const result = await fetchCertspotterIssuances('hostile.com', {
+        fetch: loopbackFetch,
+        baseUrl: hostile.url,
+        timeoutMs: 2_000,
+      });
+      if (!result.ok) throw new Error(result.failure.detail);
+      expect(result.value.map(({ der, serial }) => ({ der, serial }))).toEqual([
+        { der: null, serial: null },
+        // Decodable base64, but no certificate inside: the bytes are kept, no serial is made up.
+        { der: new Uint8Array(Buffer.from('<html>garbage</html>')), serial: null },
+        { der: null, serial: null },
+      ]);
+    } finally {
+      await hostile.close();
+    }
+  });
+
+  it('refuses a page whose cert_der is not a string', async () => {
+    const hostile = await startLoopbackServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify([item(42)]));
+    });
+    try {
+      const result = await fetchCertspotterIssuances('hostile.com', {
+        fetch: loopbackFetch,
+        baseUrl: hostile.url,
+        timeoutMs: 2_000,
+      });
+      expect(result).toMatchObject({ ok: false, failure: { code: 'malformed' } });
+    } finally {
+      await hostile.close();
+    }
   });
 });
 

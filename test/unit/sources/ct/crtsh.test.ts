@@ -67,6 +67,15 @@ describe('crt.sh client: answers', () => {
     // An apex has no covering wildcard, so one exact search is enough.
     expect(fake.requests).toHaveLength(1);
     expect(fake.requests[0]?.url.search).toBe('?Identity=healthy-shop.com&match=%3D&output=json');
+    // Of the pair's two ids the final certificate's (logged second, the higher id) is kept; no DER.
+    const raw = (await (await fetch(crtshSearchUrl(fake.url, 'healthy-shop.com'))).json()) as {
+      id: number;
+      serial_number: string;
+    }[];
+    const pairIds = raw.filter((row) => row.serial_number === newest?.serial).map((row) => row.id);
+    expect(pairIds).toHaveLength(2);
+    expect(newest?.crtshId).toBe(String(Math.max(...pairIds)));
+    expect(newest?.der).toBeNull();
   });
 
   it('finds issuances through the covering wildcard, with a null common name', async () => {

@@ -63,7 +63,9 @@ describe('probe SSRF refusal', () => {
   it('of one public and one private address, attempts only the public one, with SNI set to the domain', async () => {
     const { probe, attempts } = probeResolvingTo(['192.168.10.20', PUBLIC_ADDRESS]);
     expect(await probe(DOMAIN)).toMatchObject({ ok: false, http_status: null, error: 'refused' });
-    expect(attempts).toEqual([{ address: PUBLIC_ADDRESS, port: 443, servername: DOMAIN, ca: undefined }]);
+    expect(attempts).toEqual([
+      { address: PUBLIC_ADDRESS, port: 443, servername: DOMAIN, secureContext: expect.anything() },
+    ]);
   });
 
   it.each(ALLOWED_ADDRESSES)('attempts the allowed address %j', async (allowed) => {

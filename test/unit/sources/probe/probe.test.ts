@@ -9,7 +9,15 @@ import { describe, expect, it } from 'vitest';
 import { succeed } from '../../../../src/sources/failure.ts';
 import { connectPinned, type ProbeTarget } from '../../../../src/sources/probe/pinned-request.ts';
 import { createProbe, type ProbeDeps } from '../../../../src/sources/probe/probe.ts';
-import { writeCaFile } from '../../../world/https-site.ts';
+import { readCertificate } from '../../../../src/sources/ct/x509.ts';
+import { shareProbes } from '../../../../src/sources/probe/shared.ts';
+import { ctCertificates } from '../../../world/ct-certificates.ts';
+import { datedCertificate } from '../../../world/ct-history.ts';
+import { startHttpsSite, writeCaFile } from '../../../world/https-site.ts';
+import freshDeploy from '../../../world/scenarios/fresh-deploy.net.ts';
+import originOutage from '../../../world/scenarios/origin-outage.com.ts';
+import parkedAlias from '../../../world/scenarios/parked-alias.com.ts';
+import { createTestCa } from '../../../world/test-ca.ts';
 import { HEALTHY, liveProbeContract, useProbeSite } from './live-probe-contract.ts';
 
 const site = useProbeSite();
@@ -71,5 +79,69 @@ describe('createProbe never rejects', () => {
     });
     expect(await probe(HEALTHY.domain)).toMatchObject({ ok: false, http_status: null, error: 'network' });
     expect(site().requests).toHaveLength(0);
+  });
+});
+
+describe('createProbe served leaf (Node only)', () => {
+  /** A site serving fresh-deploy.net's newest CT certificate, whose bytes the test knows. */
+  async function siteServingCt() {
+    const ca = await createTestCa();
+    const certificates = ctCertificates(ca);
+    const now = new Date();
+    const scenarios = new Map([[freshDeploy.domain, freshDeploy]]);
+    const ctSite = await startHttpsSite(scenarios, { ca, certificates, now: () => now });
+    const [newest] = freshDeploy.ct?.certificates ?? [];
+    if (!newest) throw new Error('fresh-deploy.net has no certificate');
+    const served = await certificates.serving(datedCertificate(newest, now));
+    const probe = createProbe({
+      resolve: async () => succeed(['127.0.0.1']),
+      port: ctSite.port,
+      allowPrivate: true,
+      ca: ctSite.caPem,
+    });
+    return { ctSite, probe, der: served.der };
+  }
+
+  it('answers the DER of the leaf the site served, beside a passing verdict', async () => {
+    const { ctSite, probe, der } = await siteServingCt();
+    try {
+      const answer = await probe(freshDeploy.domain);
+      expect(answer).toMatchObject({ ok: true, http_status: 200, error: null });
+      expect(answer.leaf).toEqual(der);
+      expect(readCertificate(answer.leaf ?? new Uint8Array())?.serial).toBe(
+        'd2c1b0a9f8e7d6c5b4a39281706f5e4d',
+      );
+    } finally {
+      await ctSite.close();
+    }
+  });
+
+  it('shares the leaf with concurrent and reused answers', async () => {
+    const { ctSite, probe, der } = await siteServingCt();
+    try {
+      const shared = shareProbes(probe, { reuseMs: 60_000 });
+      const answers = await Promise.all([shared(freshDeploy.domain), shared(freshDeploy.domain)]);
+      const again = await shared(freshDeploy.domain);
+      expect(again.cached).toBe(true);
+      for (const answer of [...answers, again]) expect(answer.leaf).toEqual(der);
+      expect(ctSite.servernames).toHaveLength(1);
+    } finally {
+      await ctSite.close();
+    }
+  });
+
+  it('answers no leaf when the handshake failed verification (wrong name, untrusted)', async () => {
+    const mismatch = await loopbackProbe()(parkedAlias.domain);
+    expect(mismatch).toMatchObject({ ok: false, error: 'tls_hostname_mismatch' });
+    expect(mismatch.leaf ?? null).toBeNull();
+    const untrusted = await loopbackProbe({ ca: undefined })(HEALTHY.domain);
+    expect(untrusted).toMatchObject({ ok: false, error: 'tls_untrusted' });
+    expect(untrusted.leaf ?? null).toBeNull();
+  });
+
+  it('still answers the leaf when the site fails with a 5xx after a verified handshake', async () => {
+    const answer = await loopbackProbe()(originOutage.domain);
+    expect(answer).toMatchObject({ ok: false, http_status: 500, error: 'http_error' });
+    expect(answer.leaf).toBeInstanceOf(Uint8Array);
   });
 });

@@ -1,0 +1,261 @@
+/**
+ * ACME Renewal Information (RFC 9773) from the configured CAs: the `renewalInfo` URL read from each
+ * CA's directory (cached, and refused on another host than the directory's), then
+ * `GET {renewalInfo}/{CertID}`, unauthenticated. Answers are kept per CertID for the CA's
+ * `Retry-After` (clamped to 1 minute … 1 day); concurrent asks for one certificate share one
+ * request; each CA is asked at a pace (pace.ts). Never throws and never takes longer than its
+ * budget: trouble is an `unavailable` answer.
+ */
+import { z } from 'zod';
+import type { AcmeDirectory } from '../../config.ts';
+import { type AcmeCa, acmeCaOf } from './acme-cas.ts';
+import { boundedFetch, type BoundedResponse, type FetchLike } from '../bounded-fetch.ts';
+import { createSourceCache } from '../cache.ts';
+import { type SourceCall, type SourceResult, succeed } from '../failure.ts';
+import { parseJsonReply } from '../ct/parse-reply.ts';
+import { createPace, type Pace } from './pace.ts';
+
+export const ARI_SOURCE = 'ari';
+/** Longest an ARI ask may take, directory included, in milliseconds (the issue's bound). */
+export const ARI_BUDGET_MS = 2_000;
+/** Clamp of `Retry-After` (RFC 9773 §4.3 lets a client pick its own bounds). */
+export const ARI_MIN_RETRY_MS = 60_000;
+export const ARI_MAX_RETRY_MS = 86_400_000;
+/** A timeout after at least this long (not one cut short by the check's budget) pauses the CA. */
+export const ARI_PAUSE_AFTER_TIMEOUT_MS = 1_000;
+/** How long an answer without `Retry-After`, and a "not found", is kept (RFC 9773: about 6 hours). */
+export const ARI_DEFAULT_RETRY_MS = 6 * 3_600_000;
+/** How long a directory is kept once read. */
+export const ACME_DIRECTORY_TTL_MS = 3_600_000;
+/** Largest directory or renewalInfo body accepted, in bytes (both are a few hundred bytes). */
+export const ARI_MAX_BYTES = 64 * 1024;
+/** Most CertIDs whose answer is kept. */
+export const ARI_CACHE_MAX_ENTRIES = 10_000;
+
+export type AriStatus = 'ok' | 'not_supported' | 'not_found' | 'unavailable';
+
+/** What the CA said about one certificate, or why nothing was learnt. */
+export interface AriReading {
+  status: AriStatus;
+  window: { start: Date; end: Date } | null;
+  /** The CA's explanation URL; null when absent or empty. */
+  explanationUrl: string | null;
+  /** When the CA answered; null when it did not. */
+  checkedAt: Date | null;
+}
+
+export interface AriAnswer extends AriReading {
+  ca: AcmeCa | null;
+  /** The source entry of the call; null when no CA was asked (not supported). */
+  call: SourceCall | null;
+}
+
+export interface AriClient {
+  /** Asks the CA that issued a certificate (by friendly issuer name) about `certId`. */
+  ask(issuer: string, certId: string, budgetMs?: number): Promise<AriAnswer>;
+  /** Whether the issuer is a CA configured in `ACME_DIRECTORIES`. */
+  supports(issuer: string): boolean;
+}
+
+export interface AriClientOptions {
+  fetch: FetchLike;
+  directories: readonly AcmeDirectory[];
+  /** Wall clock, for `checkedAt`. */
+  now: () => Date;
+  /** Monotonic clock in milliseconds, for budgets, cache lifetimes and the pace. */
+  clock?: () => number;
+  /** One pace per CA; default `createPace()` for each. */
+  paceOf?: (ca: AcmeCa) => Pace;
+}
+
+interface Stored extends AriReading {
+  ttlMs: number;
+  /** The renewalInfo base URL asked; null when the directory did not give one. */
+  url: string | null;
+}
+
+const rfc3339 = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+
+const renewalInfoSchema = z.object({
+  suggestedWindow: z.object({ start: rfc3339, end: rfc3339 }),
+  explanationURL: z.string().max(2_048).optional(),
+});
+
+const directorySchema = z.object({ renewalInfo: z.string().max(2_048).optional() });
+
+export function createAriClient(options: AriClientOptions): AriClient {
+  const clock = options.clock ?? (() => performance.now());
+  const paces = new Map<AcmeCa, Pace>();
+  const paceOf = (ca: AcmeCa): Pace => {
+    let pace = paces.get(ca);
+    if (!pace) {
+      pace = options.paceOf?.(ca) ?? createPace({ clock });
+      paces.set(ca, pace);
+    }
+    return pace;
+  };
+  const directories = createSourceCache<DirectoryReading>({
+    max: 16,
+    ttlMs: (value) => (value.state === 'unreadable' ? ARI_MIN_RETRY_MS : ACME_DIRECTORY_TTL_MS),
+    now: clock,
+  });
+  const answers = createSourceCache<Stored>({
+    max: ARI_CACHE_MAX_ENTRIES,
+    ttlMs: (value) => value.ttlMs,
+    now: clock,
+  });
+
+  /** A GET to the CA at its pace, within `deadline`; null when the pace left no slot in time. */
+  async function paced(
+    ca: AcmeCa,
+    url: URL,
+    deadline: number,
+    accept: readonly string[],
+  ): Promise<SourceResult<BoundedResponse> | null> {
+    const wait = paceOf(ca).reserve(deadline - clock());
+    if (wait === null) return null;
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const timeoutMs = Math.max(1, Math.floor(deadline - clock()));
+    const reply = await boundedFetch(url, {
+      source: ARI_SOURCE,
+      fetch: options.fetch,
+      timeoutMs,
+      maxBytes: ARI_MAX_BYTES,
+      accept,
+      statusOnly: [400, 404, 429, 503],
+    });
+    if (reply.ok && (reply.value.status === 429 || reply.value.status === 503)) {
+      const retry = retryAfterMs(reply.value.headers, options.now());
+      if (retry !== null) paceOf(ca).pauseUntil(clock() + retry);
+    }
+    // A CA that cannot be reached, or let a full second pass, is left alone for a minute: while
+    // it is down, checks of its certificates do not each wait out ARI's bound.
+    const unreachable = !reply.ok && (reply.failure.code === 'network' || reply.failure.code === 'timeout');
+    if (unreachable && timeoutMs >= ARI_PAUSE_AFTER_TIMEOUT_MS)
+      paceOf(ca).pauseUntil(clock() + ARI_MIN_RETRY_MS);
+    return reply;
+  }
+
+  /** The CA's directory, read at most once an hour (an unreadable one once a minute). */
+  async function readDirectory(directory: AcmeDirectory, deadline: number): Promise<DirectoryReading> {
+    const { result } = await directories.get(directory.ca, async () => {
+      const reply = await paced(directory.ca, directory.directoryUrl, deadline, ['application/json']);
+      const ok = reply?.ok && reply.value.status === 200;
+      return succeed(ok ? renewalInfoOf(reply.value, directory) : UNREADABLE);
+    });
+    return result.ok ? result.value : UNREADABLE;
+  }
+
+  const directoryOf = (issuer: string) => {
+    const ca = acmeCaOf(issuer);
+    return options.directories.find((entry) => entry.ca === ca);
+  };
+
+  async function ask(issuer: string, certId: string, budgetMs = ARI_BUDGET_MS): Promise<AriAnswer> {
+    const started = clock();
+    const deadline = started + Math.min(budgetMs, ARI_BUDGET_MS);
+    const ca = acmeCaOf(issuer);
+    const directory = directoryOf(issuer);
+    if (ca === null || !directory) return { ...NOT_ASKED, status: 'not_supported', ca, call: null };
+    const { result, cached } = await answers.get(`${ca} ${certId}`, async () => {
+      const found = await readDirectory(directory, deadline);
+      if (found.state === 'none') return succeed(NO_RENEWAL_INFO);
+      if (found.state === 'unreadable')
+        return succeed(unavailable(ARI_MIN_RETRY_MS, directory.directoryUrl.href));
+      const base = found.renewalInfo.href;
+      const reply = await paced(ca, new URL(`${base.replace(/\/+$/, '')}/${certId}`), deadline, [
+        'application/json',
+      ]);
+      return succeed(reading(reply, options.now(), base));
+    });
+    if (!result.ok) throw new Error('unreachable: the ARI loader never fails');
+    const { ttlMs: _ttl, url, ...answer } = result.value;
+    const call: SourceCall | null =
+      url === null
+        ? null
+        : {
+            name: ARI_SOURCE,
+            url,
+            ok: answer.status === 'ok' || answer.status === 'not_found',
+            ms: cached ? 0 : Math.round(clock() - started),
+            cached,
+          };
+    return { ...answer, ca, call };
+  }
+
+  return { ask, supports: (issuer) => directoryOf(issuer) !== undefined };
+}
+
+const NOT_ASKED: AriReading = { status: 'unavailable', window: null, explanationUrl: null, checkedAt: null };
+/** The CA's directory advertises no `renewalInfo` (or one on another host): the CA has no ARI. */
+const NO_RENEWAL_INFO: Stored = {
+  ...NOT_ASKED,
+  status: 'not_supported',
+  ttlMs: ACME_DIRECTORY_TTL_MS,
+  url: null,
+};
+
+type DirectoryReading =
+  | { state: 'ok'; renewalInfo: URL }
+  /** No usable `renewalInfo`: the CA publishes no ARI. */
+  | { state: 'none' }
+  | { state: 'unreadable' };
+const UNREADABLE: DirectoryReading = { state: 'unreadable' };
+
+function unavailable(ttlMs: number, url: string): Stored {
+  return { ...NOT_ASKED, ttlMs, url };
+}
+
+/** The directory's `renewalInfo`, accepted only on the directory's own scheme and host. */
+function renewalInfoOf(response: BoundedResponse, directory: AcmeDirectory): DirectoryReading {
+  const parsed = parseJsonReply(ARI_SOURCE, response.body, directorySchema);
+  if (!parsed.ok) return UNREADABLE;
+  const value = parsed.value.renewalInfo;
+  if (value === undefined || !URL.canParse(value)) return { state: 'none' };
+  const url = new URL(value);
+  const own = directory.directoryUrl;
+  return url.protocol === own.protocol && url.host === own.host
+    ? { state: 'ok', renewalInfo: url }
+    : { state: 'none' };
+}
+
+/** The reading of one renewalInfo reply (null: the pace left no slot in the budget). */
+function reading(reply: SourceResult<BoundedResponse> | null, now: Date, url: string): Stored {
+  if (!reply?.ok) return unavailable(ARI_MIN_RETRY_MS, url);
+  const { status, headers, body } = reply.value;
+  const retry = retryAfterMs(headers, now);
+  if (status === 400 || status === 404) {
+    return { ...NOT_ASKED, status: 'not_found', checkedAt: now, ttlMs: ARI_DEFAULT_RETRY_MS, url };
+  }
+  if (status !== 200) return unavailable(retry ?? ARI_MIN_RETRY_MS, url);
+  const parsed = parseJsonReply(ARI_SOURCE, body, renewalInfoSchema);
+  if (!parsed.ok) return unavailable(ARI_MIN_RETRY_MS, url);
+  const window = parsed.value.suggestedWindow;
+  if (Number.isNaN(window.start.getTime()) || window.end <= window.start) {
+    return unavailable(ARI_MIN_RETRY_MS, url);
+  }
+  return {
+    status: 'ok',
+    window,
+    explanationUrl: explanationUrl(parsed.value.explanationURL),
+    checkedAt: now,
+    ttlMs: retry ?? ARI_DEFAULT_RETRY_MS,
+    url,
+  };
+}
+
+/** An http(s) explanation URL, or null (Google sends `""`). */
+function explanationUrl(value: string | undefined): string | null {
+  if (!value || !URL.canParse(value)) return null;
+  const url = new URL(value);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+}
+
+/** `Retry-After` (seconds or an HTTP date) in milliseconds, clamped to 1 minute … 1 day; null when absent or unreadable. */
+export function retryAfterMs(headers: Headers, now: Date): number | null {
+  const value = headers.get('retry-after')?.trim();
+  if (!value) return null;
+  const ms = /^\d+$/.test(value) ? Number(value) * 1000 : Date.parse(value) - now.getTime();
+  if (Number.isNaN(ms)) return null;
+  return Math.min(ARI_MAX_RETRY_MS, Math.max(ARI_MIN_RETRY_MS, ms));
+}

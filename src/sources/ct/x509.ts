@@ -1,0 +1,84 @@
+/**
+ * Reading certificate bytes (DER, or crt.sh's PEM) with a maintained ASN.1 library: the facts the
+ * checks compare (serial, issuer, validity) and the two an ARI CertID is made of (RFC 9773 §4.1).
+ */
+import { AsnConvert } from '@peculiar/asn1-schema';
+import {
+  AuthorityKeyIdentifier,
+  Certificate,
+  id_ce_authorityKeyIdentifier,
+  type Name,
+} from '@peculiar/asn1-x509';
+import { canonicalSerial } from './issuance.ts';
+
+export interface CertificateFacts {
+  /** Lower-case hex serial without leading zero bytes, as `Issuance.serial`. */
+  serial: string;
+  /** The DER serialNumber content octets, sign byte kept (a CertID's second half). */
+  serialNumber: Uint8Array;
+  /** The Authority Key Identifier's keyIdentifier (a CertID's first half); null when absent. */
+  authorityKeyId: Uint8Array | null;
+  /** Issuer DN in certificate order as crt.sh prints it, e.g. `C=US, O=Let's Encrypt, CN=R11`. */
+  issuerDn: string;
+  notBefore: Date;
+  notAfter: Date;
+}
+
+/** Short names crt.sh (OpenSSL) prints for the usual DN attributes; others print as their OID. */
+const ATTRIBUTE_NAMES: Readonly<Record<string, string>> = {
+  '2.5.4.6': 'C',
+  '2.5.4.8': 'ST',
+  '2.5.4.7': 'L',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+  '2.5.4.3': 'CN',
+  '2.5.4.5': 'serialNumber',
+  '2.5.4.97': 'organizationIdentifier',
+};
+
+/** The facts of a DER certificate (or precertificate); null for bytes that are not one. Never throws. */
+export function readCertificate(der: Uint8Array): CertificateFacts | null {
+  try {
+    const { tbsCertificate: tbs } = AsnConvert.parse(der, Certificate);
+    const serialNumber = new Uint8Array(tbs.serialNumber);
+    if (serialNumber.length === 0) return null;
+    const aki = tbs.extensions?.find((extension) => extension.extnID === id_ce_authorityKeyIdentifier);
+    const keyId = aki ? AsnConvert.parse(aki.extnValue, AuthorityKeyIdentifier).keyIdentifier : undefined;
+    return {
+      serial: canonicalSerial(Buffer.from(serialNumber).toString('hex')),
+      serialNumber,
+      authorityKeyId: keyId ? new Uint8Array(keyId.buffer) : null,
+      issuerDn: printName(tbs.issuer),
+      notBefore: tbs.validity.notBefore.getTime(),
+      notAfter: tbs.validity.notAfter.getTime(),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** `C=US, O="Cloudflare, Inc.", CN=…`: values holding a comma are double-quoted, as crt.sh does. */
+function printName(name: Name): string {
+  return name
+    .flatMap((rdn) => [...rdn])
+    .map(({ type, value }) => {
+      const text = value.toString();
+      const printed = /[,"]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+      return `${ATTRIBUTE_NAMES[type] ?? type}=${printed}`;
+    })
+    .join(', ');
+}
+
+const PEM_CERTIFICATE = /^-----BEGIN CERTIFICATE-----\s+([A-Za-z0-9+/=\s]+?)\s*-----END CERTIFICATE-----$/;
+
+/** The DER inside a body holding exactly one PEM `CERTIFICATE` block (crt.sh `?d=`); null otherwise. */
+export function pemCertificateDer(pem: string): Uint8Array | null {
+  const body = PEM_CERTIFICATE.exec(pem.trim())?.[1];
+  return body === undefined ? null : base64Der(body.replace(/\s+/g, ''));
+}
+
+/** Strict base64 (Cert Spotter `cert_der`) to bytes; null for anything else. */
+export function base64Der(base64: string): Uint8Array | null {
+  if (base64.length === 0 || base64.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(base64)) return null;
+  return new Uint8Array(Buffer.from(base64, 'base64'));
+}
