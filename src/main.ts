@@ -3,11 +3,17 @@
  * HTTP server, and a graceful stop on SIGTERM/SIGINT.
  */
 import { serve } from '@hono/node-server';
+import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { captureConsole } from './console-capture.ts';
 import { createLogger } from './logger.ts';
+import { warnOfForeignPending } from './payments/foreign-pending.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
+import type { SharedPaymentState } from './payments/payments.ts';
+import { redisAuthorizations } from './redis/authorizations.ts';
+import { connectSharedStore, type SharedStore } from './redis/connection.ts';
+import { redisSettlerNonces } from './redis/settler-nonces.ts';
 import { createService } from './service.ts';
 import { nodeReach } from './sources/node-reach.ts';
 import { releaseStartupMemory } from './startup-memory.ts';
@@ -32,8 +38,17 @@ async function main(): Promise<void> {
   // In local-chain mode the recipient is the chain's own dev account.
   const effective: Config = local ? { ...config, x402: { ...config.x402, payTo: local.payTo } } : config;
 
+  const store = config.redisUrl ? connectSharedStore(config.redisUrl, logger) : undefined;
+  const mode = config.x402.mode;
+  if (!store && mode.kind === 'self') void warnOfForeignPending(mode.rpcUrl, mode.settlerPrivateKey, logger);
+
   // Test CAs reach the live probe through NODE_EXTRA_CA_CERTS, which Node reads at start.
-  const { app, lifecycle } = createService(effective, { logger, reach: nodeReach(), local });
+  const { app, lifecycle } = createService(effective, {
+    logger,
+    reach: nodeReach(),
+    local,
+    ...(store ? { shared: sharedPaymentState(store, logger) } : {}),
+  });
 
   let active = 0;
   const server = serve(
@@ -75,12 +90,21 @@ async function main(): Promise<void> {
       hardStopMs: SHUTDOWN_GRACE_MS + SETTLEMENT_MAX_MS + 5_000,
     }).then(async (clean) => {
       if (!clean) logger.warn('stop deadline reached; closing the remaining connections');
-      await local?.stop();
+      await Promise.all([local?.stop(), store?.close()]);
       process.exit(0);
     });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** What every instance with `REDIS_URL` shares: the payment locks, lost results and settler nonces. */
+function sharedPaymentState(store: SharedStore, logger: Logger): SharedPaymentState {
+  return {
+    ...redisAuthorizations(store, logger),
+    nonces: redisSettlerNonces(store, logger),
+    reachable: store.reachable,
+  };
 }
 
 await main();
