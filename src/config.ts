@@ -16,7 +16,8 @@ const redisUrl = z
   .string()
   .trim()
   .refine(
-    (value) => URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol) && new URL(value).hostname !== '',
+    (value) =>
+      URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol) && new URL(value).hostname !== '',
     'a redis:// or rediss:// URL with a host',
   );
 

@@ -156,19 +156,22 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       parameters: ['fees', 'gas', 'type'],
     });
     // One nonce sequence per settler: concurrent settlements never share one (x402.md §8.3).
-    return nonces.send(async (nonce) => {
-      // Signed by the account itself: the wallet action would ask the node for its chain id again.
-      const raw = await account.signTransaction({ ...prepared, nonce } as Parameters<
-        typeof account.signTransaction
-      >[0]);
-      const hash = keccak256(raw);
-      const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
-      if (typeof from === 'string' && typeof authorizationNonce === 'string') {
-        broadcasts.record(`${from.toLowerCase()}:${authorizationNonce.toLowerCase()}`, { hash, raw });
-      }
-      await wallet.sendRawTransaction({ serializedTransaction: raw });
-      return hash;
-    });
+    const raw = await nonces.send(
+      async (nonce) => {
+        // Signed by the account itself: the wallet action would ask the node for its chain id again.
+        const signed = await account.signTransaction({ ...prepared, nonce } as Parameters<
+          typeof account.signTransaction
+        >[0]);
+        const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
+        if (typeof from === 'string' && typeof authorizationNonce === 'string') {
+          const key = `${from.toLowerCase()}:${authorizationNonce.toLowerCase()}`;
+          broadcasts.record(key, { hash: keccak256(signed), raw: signed });
+        }
+        return signed;
+      },
+      (signed) => wallet.sendRawTransaction({ serializedTransaction: signed }),
+    );
+    return keccak256(raw);
   }
 
   const code = memo<Awaited<ReturnType<typeof wallet.getCode>>>(CODE_TTL_MS);

@@ -11,13 +11,20 @@ export interface SettlerWallet {
   chainId: number;
 }
 
+/** A signed transaction, as the node takes it. */
+export type SignedTransaction = `0x${string}`;
+
 /** The account nonces of one settler wallet. */
 export interface SettlerNonces {
   /**
-   * Runs `send` with the next account nonce; no other settlement of the wallet gets that nonce. The
-   * nonce counts as used once `send` is called, whatever it does.
+   * Signs a transaction with the next account nonce (`sign`) and hands it to the node (`broadcast`);
+   * no other settlement of the wallet gets that nonce, which counts as used once `sign` is called.
+   * Resolves with what was sent; rejects when the nonce could not be had or the broadcast failed.
    */
-  send<T>(send: (nonce: number) => Promise<T>): Promise<T>;
+  send(
+    sign: (nonce: number) => Promise<SignedTransaction>,
+    broadcast: (raw: SignedTransaction) => Promise<unknown>,
+  ): Promise<SignedTransaction>;
   /** A transaction we signed is known never to be used: the next nonce is read from the chain again. */
   reissue(): void;
 }
@@ -45,7 +52,11 @@ export function nonceManagerFor(rpcUrl: URL): NonceManager {
 /** In this process: viem's nonce manager `manager`. */
 export function processNonces(manager: NonceManager): SettlerNoncesFor {
   return (wallet, { client }) => ({
-    send: async (send) => send(await manager.consume({ ...wallet, client })),
+    async send(sign, broadcast) {
+      const raw = await sign(await manager.consume({ ...wallet, client }));
+      await broadcast(raw);
+      return raw;
+    },
     reissue: () => manager.reset(wallet),
   });
 }

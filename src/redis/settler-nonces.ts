@@ -9,12 +9,20 @@
  * ago and is not yet counted by the node answering (a load-balanced RPC). Holding the lease through
  * the send means that when a nonce is reissued (`reissue`: our transaction is known never to be
  * used), the next holder reads the chain only once every nonce assigned before has reached the
- * node, so the gap is filled and nothing in flight is numbered twice. Settlements of one wallet thus
- * go out one at a time fleet-wide, at one pending-nonce read and one send each.
+ * node, so the gap is filled and nothing in flight is numbered twice.
+ *
+ * Each signed transaction is also kept for a settlement's lifetime, so the chain's count behind the
+ * store's (a transaction of another instance that never reached the node, and every later one
+ * queued behind it) is mended by the next holder: it hands the node the missing ones again before
+ * its own. One instance's failed send then does not hold the whole fleet's settlements back.
+ *
+ * Settlements of one wallet go out one at a time fleet-wide, at one pending-nonce read and one send
+ * each (and a store round trip or three).
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { SETTLEMENT_MAX_MS } from '../payments/settlement.ts';
 import type { SettlerNoncesFor } from '../payments/settler-nonces.ts';
 import { RELEASE_IF_HELD, type SharedStore } from './connection.ts';
 
@@ -25,15 +33,19 @@ const LEASE_WAIT_MS = 10_000;
 const LEASE_POLL_MS = 5;
 /** A remembered next nonce older than this is left to the chain's count again. */
 const NEXT_NONCE_TTL_MS = 10 * 60_000;
+/** Most missing transactions handed to the node again before one's own. */
+const MAX_MENDED = 16;
 
 /**
- * KEYS: lease, next; ARGV: token, the chain's pending nonce, TTL. The nonce to use, remembering the
- * one after it; -1 when the lease is no longer ours (it expired while the chain was slow).
+ * KEYS: lease, next; ARGV: token, the chain's pending nonce, TTL. `{ nonce, next before }`, the store
+ * remembering the nonce after this one; `{ -1 }` when the lease is no longer ours (it expired while
+ * the chain was slow).
  */
-const ASSIGN = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-local nonce = math.max(tonumber(redis.call('GET', KEYS[2]) or '0'), tonumber(ARGV[2]))
+const ASSIGN = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, 0} end
+local next = tonumber(redis.call('GET', KEYS[2]) or '0')
+local nonce = math.max(next, tonumber(ARGV[2]))
 redis.call('SET', KEYS[2], nonce + 1, 'PX', ARGV[3])
-return nonce`;
+return {nonce, next}`;
 
 export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerNoncesFor {
   const { redis } = store;
@@ -41,6 +53,7 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
     const base = `wallet:${wallet.chainId}:${wallet.address.toLowerCase()}`;
     const leaseKey = `${base}:lease`;
     const nextKey = `${base}:next`;
+    const sentKey = (nonce: number) => `${base}:tx:${nonce}`;
 
     async function lease(): Promise<string> {
       const token = randomUUID();
@@ -54,15 +67,34 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
     }
 
     return {
-      async send(send) {
+      async send(sign, broadcast) {
         const token = await lease();
         try {
           const pending = await pendingNonce();
-          const nonce = Number(
-            await redis.eval(ASSIGN, 2, leaseKey, nextKey, token, pending, NEXT_NONCE_TTL_MS),
-          );
+          const [nonce, next] = (await redis.eval(
+            ASSIGN,
+            2,
+            leaseKey,
+            nextKey,
+            token,
+            pending,
+            NEXT_NONCE_TTL_MS,
+          )) as [number, number];
           if (nonce < 0) throw new Error('the settler wallet lease expired before a nonce was assigned');
-          return await send(nonce);
+          if (pending < next) {
+            const missing = Array.from(
+              { length: Math.min(next - pending, MAX_MENDED) },
+              (_, i) => pending + i,
+            );
+            for (const raw of await redis.mget(missing.map(sentKey))) {
+              if (raw) await broadcast(raw as `0x${string}`).catch(() => {});
+            }
+          }
+          const raw = await sign(nonce);
+          // A signed transaction is public once sent; it is kept only to be sent again.
+          await redis.set(sentKey(nonce), raw, 'PX', SETTLEMENT_MAX_MS).catch(() => {});
+          await broadcast(raw);
+          return raw;
         } finally {
           await redis
             .eval(RELEASE_IF_HELD, 1, leaseKey, token)

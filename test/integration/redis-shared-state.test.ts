@@ -111,62 +111,116 @@ describe('lost results across instances', () => {
 });
 
 describe("one settler wallet's nonces across instances", () => {
-  const wallet = { address: `0x${'c0'.repeat(20)}` as const, chainId: 8453 };
-
-  it('never hands out one twice and sends one at a time, even when the chain lags behind', async () => {
-    let chainPending = 5;
+  /** A node's view of one account: the nonces it holds, pending counted up to the first missing one. */
+  function node(first: number) {
+    const held = new Set<number>();
     let sending = 0;
     let mostAtOnce = 0;
-    const nonces = stores.map((store) =>
-      redisSettlerNonces(store, logger)(wallet, {
-        client: undefined as never,
-        // The node counts a sent transaction only later (a load-balanced RPC): the store must cover it.
-        pendingNonce: async () => chainPending,
-      }),
-    );
-    const used = await Promise.all(
-      Array.from({ length: 30 }, (_, i) =>
-        nonces[i % 2]!.send(async (nonce) => {
-          sending += 1;
-          mostAtOnce = Math.max(mostAtOnce, sending);
-          await sleep(2);
-          sending -= 1;
-          return nonce;
-        }),
-      ),
-    );
-    expect(new Set(used).size).toBe(30);
-    expect(Math.min(...used)).toBe(5);
-    expect(Math.max(...used)).toBe(34);
-    expect(mostAtOnce).toBe(1);
+    const received: number[] = [];
+    return {
+      held,
+      received,
+      mostAtOnce: () => mostAtOnce,
+      pending: async () => {
+        let nonce = first;
+        while (held.has(nonce)) nonce += 1;
+        return nonce;
+      },
+      async broadcast(raw: `0x${string}`) {
+        sending += 1;
+        mostAtOnce = Math.max(mostAtOnce, sending);
+        await sleep(2);
+        sending -= 1;
+        const nonce = Number.parseInt(raw.slice(2), 16);
+        received.push(nonce);
+        held.add(nonce);
+      },
+    };
+  }
+  const sign = async (nonce: number) => `0x${nonce.toString(16).padStart(8, '0')}` as const;
+  let wallets = 0;
+  const freshWallet = () => ({
+    address: `0x${(++wallets).toString(16).padStart(40, 'c')}` as `0x${string}`,
+    chainId: 8453,
+  });
+  const noncesOn = (
+    store: SharedStore,
+    wallet: ReturnType<typeof freshWallet>,
+    pendingNonce: () => Promise<number>,
+  ) => redisSettlerNonces(store, logger)(wallet, { client: undefined as never, pendingNonce });
 
-    // The chain moved past the store (another program sent, or the store forgot): the chain wins.
-    chainPending = 50;
-    expect(await nonces[0]!.send(async (nonce) => nonce)).toBe(50);
-    // A transaction known never to be used: its nonce is reissued from the chain's count.
-    chainPending = 49;
-    nonces[1]!.reissue();
-    await sleep(50);
-    expect(await nonces[0]!.send(async (nonce) => nonce)).toBe(49);
-    const lease = `${KEY_PREFIX}wallet:8453:${wallet.address}:lease`;
-    expect(await server.client.exists(lease)).toBe(0);
-    expect(await server.client.pttl(`${KEY_PREFIX}wallet:8453:${wallet.address}:next`)).toBeGreaterThan(0);
+  it('never hands out one twice and sends one at a time, whichever instance sends', async () => {
+    const wallet = freshWallet();
+    const chain = node(5);
+    const [a, b] = stores.map((store) => noncesOn(store, wallet, chain.pending));
+    const sent = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b)!.send(sign, (raw) => chain.broadcast(raw))),
+    );
+    expect(new Set(sent).size).toBe(30);
+    expect(chain.received.toSorted((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => 5 + i));
+    expect(chain.mostAtOnce()).toBe(1);
+    const keys = `${KEY_PREFIX}wallet:8453:${wallet.address}`;
+    expect(await server.client.exists(`${keys}:lease`)).toBe(0);
+    expect(await server.client.pttl(`${keys}:next`)).toBeGreaterThan(0);
   });
 
-  it('counts a nonce as used once it was handed to a send that failed, but not after a failed chain read', async () => {
-    const other = { ...wallet, address: `0x${'d0'.repeat(20)}` as const };
+  it('covers sends the node does not count yet, and follows the chain when it is ahead', async () => {
+    const wallet = freshWallet();
+    let chainPending = 7;
+    const [a, b] = stores.map((store) => noncesOn(store, wallet, async () => chainPending));
+    const used: number[] = [];
+    const record = async (raw: `0x${string}`) => void used.push(Number.parseInt(raw.slice(2), 16));
+    await a!.send(sign, record);
+    await b!.send(sign, record);
+    // The lagging node still says 7: the store's count wins, and the ones it misses are sent again.
+    expect(used).toEqual([7, 7, 8]);
+    chainPending = 50; // another program sent with the key, or the store forgot
+    used.length = 0;
+    await a!.send(sign, record);
+    expect(used).toEqual([50]);
+  });
+
+  it("mends another instance's send that never reached the node before sending its own", async () => {
+    const wallet = freshWallet();
+    const chain = node(0);
+    const [a, b] = stores.map((store) => noncesOn(store, wallet, chain.pending));
+    await a!.send(sign, (raw) => chain.broadcast(raw));
+    await expect(
+      a!.send(sign, async () => Promise.reject(new Error('the RPC dropped it'))),
+    ).rejects.toThrow();
+    expect(await chain.pending()).toBe(1);
+    await b!.send(sign, (raw) => chain.broadcast(raw));
+    expect([...chain.held].toSorted()).toEqual([0, 1, 2]);
+  });
+
+  it('reissues from the chain once a transaction is known never to be used', async () => {
+    const wallet = freshWallet();
+    let chainPending = 3;
+    const [a, b] = stores.map((store) => noncesOn(store, wallet, async () => chainPending));
+    const used: number[] = [];
+    const record = async (raw: `0x${string}`) => void used.push(Number.parseInt(raw.slice(2), 16));
+    await a!.send(sign, record);
+    chainPending = 3; // nonce 3 never mined and its authorization expired
+    b!.reissue();
+    await sleep(50);
+    used.length = 0;
+    await a!.send(sign, record);
+    expect(used).toEqual([3]);
+  });
+
+  it('counts a nonce as used once signed, but not after a failed chain read', async () => {
+    const wallet = freshWallet();
     let fail = true;
-    const nonces = redisSettlerNonces(stores[0]!, logger)(other, {
-      client: undefined as never,
-      pendingNonce: async () => {
-        if (fail) throw new Error('the RPC is down');
-        return 3;
-      },
+    const nonces = noncesOn(stores[0]!, wallet, async () => {
+      if (fail) throw new Error('the RPC is down');
+      return 3;
     });
-    await expect(nonces.send(async (nonce) => nonce)).rejects.toThrow('the RPC is down');
+    await expect(nonces.send(sign, async () => {})).rejects.toThrow('the RPC is down');
     fail = false;
-    await expect(nonces.send(async () => Promise.reject(new Error('send failed')))).rejects.toThrow();
-    expect(await nonces.send(async (nonce) => nonce)).toBe(4);
+    await expect(nonces.send(sign, async () => Promise.reject(new Error('send failed')))).rejects.toThrow();
+    const used: number[] = [];
+    await nonces.send(sign, async (raw) => void used.push(Number.parseInt(raw.slice(2), 16)));
+    expect(used).toEqual([3, 4]);
   });
 });
 

@@ -34,6 +34,8 @@ export async function startRedisServer(): Promise<RedisServer> {
   });
   const url = new URL(`redis://127.0.0.1:${port}`);
   const client = new Redis(url.href, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  // Tests stop the server on purpose: the client's reconnect errors are expected, not printed.
+  client.on('error', () => {});
   await client.connect();
   const stop = async () => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return;

@@ -24,8 +24,11 @@ export interface SettlementWorld {
   newPayer(atomicAmount: bigint): Promise<PrivateKeyAccount>;
   /** Transactions in the chain's mempool that can still be mined (not queued behind a nonce gap). */
   minablePending(): Promise<number>;
-  /** Starts a service process in self mode behind its own fault proxy, with a fresh settler key. */
-  startService(): Promise<SelfSettlingService>;
+  /**
+   * Starts a service process in self mode behind its own fault proxy, with a fresh settler key or
+   * `options.settlerPrivateKey` (instances sharing one wallet), and `options.env` on top.
+   */
+  startService(options?: ServiceOptions): Promise<SelfSettlingService>;
   close(): Promise<void>;
 }
 
@@ -35,6 +38,11 @@ export interface SelfSettlingService {
   /** Strings that must never reach a client or a log line: the RPC URL and the settler key. */
   secrets: { rpcUrl: string; settlerPrivateKey: `0x${string}` };
   close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  settlerPrivateKey?: `0x${string}`;
+  env?: Record<string, string>;
 }
 
 /** Where the service runs: `node src/main.ts`, or the Worker in local workerd (`scripts/local-edge.ts`). */
@@ -72,8 +80,7 @@ export async function startSettlementWorld(
       const status = await anvil.getTxpoolStatus();
       return status.pending;
     },
-    async startService() {
-      const settlerPrivateKey = generatePrivateKey();
+    async startService({ settlerPrivateKey = generatePrivateKey(), env: extra = {} } = {}) {
       await anvil.setBalance({
         address: privateKeyToAccount(settlerPrivateKey).address,
         value: SETTLER_GAS_FUNDS,
@@ -87,6 +94,7 @@ export async function startSettlementWorld(
         // Every case's unpaid challenges and MCP connections come from one loopback address; the
         // free-work limit has its own tests, and here it would only starve the cases.
         RATE_LIMIT_BURST: '0',
+        ...extra,
       };
       const started =
         runtime === 'node'
