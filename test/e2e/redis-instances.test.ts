@@ -153,6 +153,10 @@ describe('two instances, one settler wallet, one Redis', () => {
     const claimed = await paidGet(b, OPERATION.domain, signature);
     expect(claimed.status).toBe(200);
     expect(claimed.body?.domain).toBe(OPERATION.domain);
+    // The log line may reach the pipe just after the answer.
+    const deadline = performance.now() + 2_000;
+    while (!b.process.output().includes('paid result redelivered') && performance.now() < deadline)
+      await sleep(20);
     expect(b.process.output()).toContain('paid result redelivered');
     // Claimed once: a third copy is the facilitator's to refuse (the authorization is used), on either instance.
     const again = await paidGet(a, OPERATION.domain, signature);
