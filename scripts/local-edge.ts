@@ -108,6 +108,7 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
           durableObjects: {
             AUTHORIZATIONS: { className: 'AuthorizationObject', scriptName: WORKER_NAME },
             SETTLERS: { className: 'SettlerObject', scriptName: WORKER_NAME },
+            RATE_BUCKETS: { className: 'RateBucketObject', scriptName: WORKER_NAME },
           },
         }),
     outboundService: network,

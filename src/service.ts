@@ -12,6 +12,8 @@ import type { AssetLoader } from './http/discovery/page-assets.ts';
 import { createLifecycle, type Lifecycle } from './lifecycle.ts';
 import { createBreakerBoard } from './ops/breaker.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from './ops/metrics.ts';
+import type { ClientKey } from './ops/client-address.ts';
+import type { RateBuckets } from './ops/rate-buckets.ts';
 import type { LocalChain } from './payments/local-chain.ts';
 import { createPayments, type SharedPaymentState } from './payments/payments.ts';
 import type { Reach } from './sources/reach.ts';
@@ -28,6 +30,10 @@ export interface Platform {
   metrics?: PrometheusMetrics;
   /** Reads the home page's files; default: from disk. */
   assets?: AssetLoader;
+  /** The free-work limit's buckets, shared between instances; default: this process's memory. */
+  rateBuckets?: RateBuckets;
+  /** Who a request is from, for the free-work limit; default: the Node socket's peer (`peerClient`). */
+  clientKey?: ClientKey;
 }
 
 export interface Service {
@@ -61,6 +67,7 @@ export function createService(config: Config, platform: Platform): Service {
     metrics,
     breakers,
     ...(platform.assets ? { assets: platform.assets } : {}),
+    freeWork: { buckets: platform.rateBuckets, client: platform.clientKey },
   });
   return { app, lifecycle };
 }

@@ -5,6 +5,7 @@
 import type { DurableObjectNamespace } from 'cloudflare:workers';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import type { AuthorizationObject } from './authorization-object.ts';
+import type { RateBucketObject } from './rate-bucket-object.ts';
 import type { SettlerObject } from './settler-object.ts';
 
 export interface EdgeEnv {
@@ -12,6 +13,8 @@ export interface EdgeEnv {
   AUTHORIZATIONS: DurableObjectNamespace<AuthorizationObject>;
   /** One object per settler wallet (self-settlement). */
   SETTLERS: DurableObjectNamespace<SettlerObject>;
+  /** One object per client address (IPv6: per /64): its free-work token bucket. */
+  RATE_BUCKETS: DurableObjectNamespace<RateBucketObject>;
   [variable: string]: unknown;
 }
 

@@ -1,13 +1,14 @@
 /**
  * The Worker entry: the same app as `npm start` (`service.ts`), with what the edge provides — `fetch`
- * for the live probe and steered requests, the console for logs, and Durable Objects for what every
- * isolate must share (the in-flight lock and lost results per authorization, one settlement sequencer
- * per settler wallet).
+ * for the live probe and steered requests, the console for logs, `CF-Connecting-IP` as the client,
+ * and Durable Objects for what every isolate must share (the in-flight lock and lost results per
+ * authorization, one settlement sequencer per settler wallet, one free-work bucket per client).
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ExecutionContext } from 'cloudflare:workers';
 import { ConfigError } from '../config.ts';
 import { PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../http/problems.ts';
+import { connectingIpClient } from '../ops/client-address.ts';
 import { createPrometheusMetrics } from '../ops/metrics.ts';
 import { createChainView, rpcClient } from '../payments/chain-view.ts';
 import { createService, globalFetch, type Service } from '../service.ts';
@@ -16,9 +17,10 @@ import { createConsoleLogger } from './console-logger.ts';
 import { edgeReach } from './edge-reach.ts';
 import { bundledAsset } from './page-asset-texts.ts';
 import { type EdgeEnv, edgeConfig } from './edge-env.ts';
+import { durableRateBuckets, RateBucketObject } from './rate-bucket-object.ts';
 import { SettlerObject, settleThrough } from './settler-object.ts';
 
-export { AuthorizationObject, SettlerObject };
+export { AuthorizationObject, RateBucketObject, SettlerObject };
 
 interface EdgeService extends Service {
   /** Resolves once every lost result remembered so far is stored. */
@@ -48,6 +50,8 @@ function serviceFor(env: EdgeEnv, origin: string): EdgeService {
     reach: edgeReach(globalFetch),
     shared: settle ? { ...state, settle } : state,
     assets: bundledAsset,
+    clientKey: connectingIpClient,
+    rateBuckets: durableRateBuckets(env.RATE_BUCKETS),
     // One isolate's counters: the fleet's figures are in Workers Analytics.
     metrics: createPrometheusMetrics({ processMetrics: false }),
   });

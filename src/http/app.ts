@@ -9,7 +9,7 @@ import type { Config } from '../config.ts';
 import { validateDomainJson } from '../domain/validate.ts';
 import { mcpRoutes } from '../mcp/routes.ts';
 import type { BreakerBoard } from '../ops/breaker.ts';
-import { freeWorkLimit } from '../ops/free-work.ts';
+import { type FreeWorkDeps, freeWorkLimit } from '../ops/free-work.ts';
 import { instrumentRunners, requestCounter } from '../ops/instrument.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
 import { opsRoutes } from '../ops/routes.ts';
@@ -46,6 +46,8 @@ export interface AppDeps {
   breakers?: BreakerBoard;
   /** Reads the home page's files; default: from disk (Node). */
   assets?: AssetLoader;
+  /** Where the free-work limit keeps its buckets and who a request is from; default: Node's peer, in memory. */
+  freeWork?: Pick<FreeWorkDeps, 'buckets' | 'client'>;
 }
 
 export type AppEnv = { Variables: StandardHeaderVariables & RequestLogVariables };
@@ -56,7 +58,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   if (breakers) metrics.watchBreakers(breakers.states);
   const runners = instrumentRunners(deps.runners, metrics, config.upstreams.dohFallbackUrl);
   const app = new Hono<AppEnv>();
-  applyHttpHygiene(app, { logger, limiter: freeWorkLimit(config, metrics), count: requestCounter(metrics) });
+  const limiter = freeWorkLimit(config, { metrics, logger, ...deps.freeWork });
+  applyHttpHygiene(app, { logger, limiter, count: requestCounter(metrics) });
   app.route('/', opsRoutes({ metrics, payments, breakers, metricsToken: config.ops.metricsToken }));
   const gate = payments ? createPaymentGate(payments) : undefined;
 

@@ -1,27 +1,32 @@
 /**
- * Which requests are free work, limited per client by `RATE_LIMIT_*`: every GET/HEAD except the
- * operational endpoints and paid routes carrying a payment (never limited before verification
- * decides). That covers `/v1/validate`, the unpaid 402 challenge, the documents and unknown paths;
- * over MCP, a `tools/call` without `_meta["x402/payment"]` (the free tools and the unpaid challenge).
+ * Which requests are free work, limited per client by `RATE_LIMIT_*`: the requests that make the
+ * service work for nobody's money — a free operation (`/v1/validate`), a paid route called without
+ * a payment (the 402 challenge, after its admission), and over MCP a `tools/call` without
+ * `_meta["x402/payment"]` (the free tools and the unpaid challenge). Nothing else is limited: the
+ * discovery documents, the page and its assets are built once and served from memory with an ETag,
+ * and unknown paths, `/health`, `/readyz` and `/metrics` cost as little; a paid request carrying a
+ * payment is for verification to decide.
  */
 import type { Context } from 'hono';
-import { paidOperations } from '../catalog.ts';
+import type { Logger } from 'pino';
+import { freeOperations, paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
 import { PAYMENT_META_KEY } from '../mcp/paid-tool.ts';
+import { type ClientKey, peerClient } from './client-address.ts';
 import type { Metrics } from './metrics.ts';
+import type { RateBuckets } from './rate-buckets.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
-import { OPS_PATHS } from './routes.ts';
 
-const NEVER_LIMITED = new Set<string>([DOCUMENT_PATHS.health, OPS_PATHS.readyz, OPS_PATHS.metrics]);
+const FREE_ROUTES = new Set<string | null>(freeOperations.map((operation) => operation.route));
 const PAID_ROUTES = new Set<string>(paidOperations.map((operation) => operation.route));
 
 export function isFreeWork(c: Context): boolean | Promise<boolean> {
   const { method, path } = c.req;
   if (method === 'POST' && path === DOCUMENT_PATHS.mcp) return c.req.raw.clone().text().then(isFreeToolCall);
   if (method !== 'GET' && method !== 'HEAD') return false;
-  if (NEVER_LIMITED.has(path)) return false;
-  return !(PAID_ROUTES.has(path) && c.req.header('payment-signature') !== undefined);
+  if (FREE_ROUTES.has(path)) return true;
+  return PAID_ROUTES.has(path) && c.req.header('payment-signature') === undefined;
 }
 
 /** True when the JSON-RPC body holds a `tools/call` that carries no payment; false for anything else. */
@@ -42,12 +47,27 @@ export function isFreeToolCall(body: string): boolean {
   });
 }
 
+export interface FreeWorkDeps {
+  metrics: Metrics;
+  logger: Logger;
+  /** Where the buckets are kept; default: this process's memory. */
+  buckets?: RateBuckets;
+  /** Who a request is from; default: the Node socket's peer, behind `TRUSTED_PROXIES`. */
+  client?: ClientKey;
+}
+
 /** The free-work limit of `config`. */
-export function freeWorkLimit(config: Config, metrics: Metrics): RateLimiter {
+export function freeWorkLimit(
+  config: Config,
+  { metrics, logger, buckets, client }: FreeWorkDeps,
+): RateLimiter {
   return createRateLimiter({
     ...config.ops.rateLimit,
-    trustedProxies: config.ops.trustedProxies,
+    client: client ?? peerClient(config.ops.trustedProxies),
     metrics,
     applies: isFreeWork,
+    buckets,
+    onStoreFailure: (error) =>
+      logger.warn({ err: error }, 'rate-limit store failed; free requests pass unlimited meanwhile'),
   });
 }

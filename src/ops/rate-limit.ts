@@ -1,79 +1,83 @@
 /**
  * The limit on free work: one token bucket per client address (`burst` requests at once, refilled
- * at `perMinute`), kept in a bounded LRU so that any number of addresses costs bounded memory (an
- * evicted client starts again with a full bucket). Over the limit: 429 problem JSON with
- * `Retry-After`; every limited answer carries `RateLimit-Limit`, `-Remaining`, `-Reset` and
- * `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers).
+ * at `perMinute`), kept in `RateBuckets` (this process's memory unless the entry point shares a
+ * store). Over the limit: 429 problem JSON with `Retry-After`; every limited answer carries
+ * `RateLimit-Limit`, `-Remaining`, `-Reset` and `RateLimit-Policy`
+ * (draft-ietf-httpapi-ratelimit-headers).
  */
-import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
-import { LRUCache } from 'lru-cache';
 import { addStandardHeaders, type HeaderEntry } from '../http/hygiene/standard-headers.ts';
 import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
+import type { ClientKey } from './client-address.ts';
 import type { Metrics } from './metrics.ts';
+import { type BucketTake, memoryRateBuckets, type RateBuckets } from './rate-buckets.ts';
 
-/** Most client addresses whose buckets are kept. */
-export const RATE_LIMIT_MAX_CLIENTS = 10_000;
-
-interface Bucket {
-  tokens: number;
-  at: number;
-}
+/** At most one log line a minute about a bucket store that fails. */
+const STORE_FAILURE_LOG_MS = 60_000;
 
 export interface RateLimitOptions {
   burst: number;
   perMinute: number;
-  trustedProxies: readonly string[];
+  /** Whose bucket a request takes from. */
+  client: ClientKey;
   metrics: Metrics;
   /** Which requests are free work (the others pass untouched); a promise only when it must read the body. */
   applies: (c: Context) => boolean | Promise<boolean>;
-  maxClients?: number;
+  /** Where the buckets are kept; default: this process's memory. */
+  buckets?: RateBuckets;
+  /**
+   * Told when the bucket store fails (at most once a minute). The request is let through then: free
+   * work is not refused because the store is down.
+   */
+  onStoreFailure?: (error: unknown) => void;
+  /** Epoch milliseconds. */
   now?: () => number;
 }
 
 export interface RateLimiter {
   /**
    * Takes a token for free work: adds the rate-limit headers to the request's standard headers, and
-   * returns the 429 answer when none was left. A promise only when `applies` is one.
+   * returns the 429 answer when none was left. A promise only when `applies` or the bucket store is
+   * asynchronous.
    */
   limit(c: Context): Response | undefined | Promise<Response | undefined>;
-  /** Buckets currently kept (for the memory bound). */
-  readonly size: number;
 }
 
 export function createRateLimiter(options: RateLimitOptions): RateLimiter {
-  const { burst, perMinute, metrics, applies, now = Date.now } = options;
+  const { burst, perMinute, client, metrics, applies, now = Date.now } = options;
   const perMs = perMinute / 60_000;
-  const trusted = new Set(options.trustedProxies.map(plainAddress));
-  const buckets = new LRUCache<string, Bucket>({ max: options.maxClients ?? RATE_LIMIT_MAX_CLIENTS });
+  const buckets = options.buckets ?? memoryRateBuckets();
   const limitHeader: HeaderEntry = ['ratelimit-limit', String(burst)];
   const policyHeader: HeaderEntry = ['ratelimit-policy', `${burst};w=${Math.ceil(burst / perMs / 1000)}`];
+  let lastFailureLog = -Infinity;
 
-  function take(c: Context): Response | undefined {
-    const client = clientAddress(c, trusted);
-    // No socket (an in-process request): nobody to attribute it to.
-    if (client === undefined) return undefined;
+  function storeFailed(error: unknown): undefined {
     const at = now();
-    let bucket = buckets.get(client);
-    if (bucket) {
-      bucket.tokens = Math.min(burst, bucket.tokens + (at - bucket.at) * perMs);
-      bucket.at = at;
-    } else {
-      bucket = { tokens: burst, at };
-      buckets.set(client, bucket);
+    if (at - lastFailureLog >= STORE_FAILURE_LOG_MS) {
+      lastFailureLog = at;
+      options.onStoreFailure?.(error);
     }
-    const allowed = bucket.tokens >= 1;
-    if (allowed) bucket.tokens -= 1;
-    const left = bucket.tokens;
+    return undefined;
+  }
+
+  function take(c: Context): Response | undefined | Promise<Response | undefined> {
+    const key = client(c);
+    if (key === undefined) return undefined;
+    const taken = buckets.take(key, burst, perMs, now());
+    if (taken instanceof Promise) return taken.then((result) => answer(c, result), storeFailed);
+    return answer(c, taken);
+  }
+
+  function answer(c: Context, { allowed, tokens }: BucketTake): Response | undefined {
     addStandardHeaders(c, [
       limitHeader,
       policyHeader,
-      ['ratelimit-remaining', String(Math.floor(left))],
-      ['ratelimit-reset', String(Math.ceil((burst - left) / perMs / 1000))],
+      ['ratelimit-remaining', String(Math.floor(tokens))],
+      ['ratelimit-reset', String(Math.ceil((burst - tokens) / perMs / 1000))],
     ]);
     if (allowed) return undefined;
     metrics.rateLimited();
-    const retryAfter = Math.ceil((1 - left) / perMs / 1000);
+    const retryAfter = Math.ceil((1 - tokens) / perMs / 1000);
     return sendProblem(
       c,
       {
@@ -93,34 +97,5 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
       if (free instanceof Promise) return free.then((yes) => (yes ? take(c) : undefined));
       return free ? take(c) : undefined;
     },
-    get size() {
-      return buckets.size;
-    },
   };
-}
-
-/**
- * The client's address: the peer's, or when the peer is a trusted proxy, the right-most
- * `X-Forwarded-For` entry that is not itself a trusted proxy (entries left of it are the client's
- * own claims). Undefined without a socket.
- */
-function clientAddress(c: Context, trusted: ReadonlySet<string>): string | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const peer = incoming?.socket.remoteAddress;
-  if (peer === undefined) return undefined;
-  let client = plainAddress(peer);
-  if (!trusted.has(client)) return client;
-  const forwarded = c.req.header('x-forwarded-for')?.split(',') ?? [];
-  for (let i = forwarded.length - 1; i >= 0; i -= 1) {
-    const hop = plainAddress(forwarded[i]?.trim() ?? '');
-    if (hop === '') break;
-    client = hop;
-    if (!trusted.has(hop)) break;
-  }
-  return client;
-}
-
-/** `::ffff:192.0.2.1` → `192.0.2.1`, so one IPv4 client has one bucket whatever the socket family. */
-function plainAddress(address: string): string {
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address.toLowerCase();
 }

@@ -17,7 +17,9 @@ import { applyHttpHygiene } from '../../src/http/hygiene/index.ts';
 import { createBreakerBoard } from '../../src/ops/breaker.ts';
 import { createPrometheusMetrics, noMetrics, type PrometheusMetrics } from '../../src/ops/metrics.ts';
 import { isFreeWork } from '../../src/ops/free-work.ts';
-import { createRateLimiter, RATE_LIMIT_MAX_CLIENTS, type RateLimiter } from '../../src/ops/rate-limit.ts';
+import { peerClient } from '../../src/ops/client-address.ts';
+import { memoryRateBuckets, RATE_LIMIT_MAX_CLIENTS } from '../../src/ops/rate-buckets.ts';
+import { createRateLimiter, type RateLimiter } from '../../src/ops/rate-limit.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
 import { createPayments, type Payments } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../world/check-upstream.ts';
@@ -241,12 +243,14 @@ describe('free-work limit store', () => {
   const from = (address: string) => ({ incoming: { socket: { remoteAddress: address } } });
 
   it('keeps at most RATE_LIMIT_MAX_CLIENTS buckets under 100k distinct client addresses', async () => {
+    const buckets = memoryRateBuckets();
     const limiter = createRateLimiter({
       burst: 1,
       perMinute: 1,
-      trustedProxies: [],
+      client: peerClient([]),
       metrics: noMetrics,
       applies: () => true,
+      buckets,
     });
     const app = limitedApp(limiter).get('/', (c) => c.text('ok'));
     for (let i = 0; i < 100_000; i += 1) {
@@ -254,16 +258,51 @@ describe('free-work limit store', () => {
       const res = await app.request('/', {}, from(address));
       expect(res.status).toBe(200);
     }
-    expect(limiter.size).toBe(RATE_LIMIT_MAX_CLIENTS);
+    expect(buckets.size).toBe(RATE_LIMIT_MAX_CLIENTS);
     // The newest address still has its bucket: a second call from it is limited.
     expect((await app.request('/', {}, from('10.1.134.159'))).status).toBe(429);
   }, 60_000);
+
+  it('takes from an asynchronous store, and lets free work through (saying so once) while the store fails', async () => {
+    const memory = memoryRateBuckets();
+    let down = false;
+    const failures: unknown[] = [];
+    const limiter = createRateLimiter({
+      burst: 2,
+      perMinute: 1,
+      client: peerClient([]),
+      metrics: noMetrics,
+      applies: () => true,
+      buckets: {
+        take: async (client, burst, perMs, now) => {
+          await new Promise((resolve) => setImmediate(resolve));
+          if (down) throw new Error('store unreachable');
+          return memory.take(client, burst, perMs, now);
+        },
+      },
+      onStoreFailure: (error) => failures.push(error),
+    });
+    const app = limitedApp(limiter).get('/', (c) => c.text('ok'));
+    const statuses = async (n: number) => {
+      const answers = [];
+      for (let i = 0; i < n; i += 1) answers.push((await app.request('/', {}, from('198.51.100.3'))).status);
+      return answers;
+    };
+    const first = await app.request('/', {}, from('198.51.100.3'));
+    expect(first.headers.get('ratelimit-remaining')).toBe('1');
+    expect(await statuses(2)).toEqual([200, 429]);
+    down = true;
+    expect(await statuses(3)).toEqual([200, 200, 200]);
+    expect(failures.map(String)).toEqual(['Error: store unreachable']);
+    down = false;
+    expect(await statuses(1)).toEqual([429]);
+  });
 
   it('believes X-Forwarded-For only from a trusted proxy', async () => {
     const limiter = createRateLimiter({
       burst: 1,
       perMinute: 1,
-      trustedProxies: ['192.0.2.10'],
+      client: peerClient(['192.0.2.10']),
       metrics: noMetrics,
       applies: () => true,
     });
@@ -288,7 +327,7 @@ describe('free-work limit store', () => {
     const limiter = createRateLimiter({
       burst: 2,
       perMinute: 1,
-      trustedProxies: [],
+      client: peerClient([]),
       metrics: noMetrics,
       applies: isFreeWork,
     });

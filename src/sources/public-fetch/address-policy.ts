@@ -86,15 +86,60 @@ function classifyV4(ip: string): AddressVerdict {
   return matched ? refused(matched) : { allowed: true };
 }
 
-/** The low 32 bits of an IPv6 address as a dotted IPv4 address. */
-function embeddedV4(ip: string): string {
-  // The WHATWG URL serializer gives the canonical RFC 5952 form, always in hex words.
-  const canonical = new URL(`http://[${ip}]/`).hostname.slice(1, -1);
-  const [head = '', tail] = canonical.split('::');
-  const headWords = head === '' ? [] : head.split(':');
-  const tailWords = tail === undefined || tail === '' ? [] : tail.split(':');
-  const zeros: string[] = new Array(8 - headWords.length - tailWords.length).fill('0');
-  const words = [...headWords, ...zeros, ...tailWords].map((word) => Number.parseInt(word, 16));
+/**
+ * The eight 16-bit words of an IPv6 address that `net.isIP` accepts (any spelling: compressed,
+ * expanded, upper case, a dotted IPv4 tail; no zone id). Read character by character: `isIP` has
+ * vouched for the syntax already, and the free-work limit reads one address per request (the URL
+ * parser, or splitting into strings, costs microseconds).
+ */
+export function ipv6Words(ip: string): number[] {
+  const words = [0, 0, 0, 0, 0, 0, 0, 0];
+  let count = 0;
+  let gapAt = -1;
+  let word = 0;
+  let digits = 0;
+  for (let i = 0; i < ip.length; i += 1) {
+    const ch = ip.charCodeAt(i);
+    if (ch === COLON) {
+      if (digits > 0) words[count++] = word;
+      else if (i > 0) gapAt = count; // the second colon of `::`
+      word = 0;
+      digits = 0;
+    } else if (ch === DOT) {
+      // A dotted IPv4 tail: its four octets are the last two words.
+      const [a = 0, b = 0, c = 0, d = 0] = ip
+        .slice(i - digits)
+        .split('.')
+        .map(Number);
+      words[count++] = (a << 8) | b;
+      words[count++] = (c << 8) | d;
+      digits = 0;
+      break;
+    } else {
+      word = word * 16 + hexValue(ch);
+      digits += 1;
+    }
+  }
+  if (digits > 0) words[count++] = word;
+  if (gapAt !== -1) {
+    const after = count - gapAt;
+    for (let k = 1; k <= after; k += 1) words[8 - k] = words[count - k] ?? 0;
+    for (let k = gapAt; k < 8 - after; k += 1) words[k] = 0;
+  }
+  return words;
+}
+
+const COLON = 0x3a;
+const DOT = 0x2e;
+
+/** `0-9a-fA-F` → 0–15. */
+function hexValue(ch: number): number {
+  if (ch <= 0x39) return ch - 0x30;
+  return (ch | 0x20) - 0x57;
+}
+
+/** The low 32 bits of an IPv6 address's words as a dotted IPv4 address. */
+export function embeddedV4(words: readonly number[]): string {
   const high = words[6] ?? 0;
   const low = words[7] ?? 0;
   return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
@@ -103,7 +148,7 @@ function embeddedV4(ip: string): string {
 function classifyV6(ip: string): AddressVerdict {
   for (const translation of [IPV4_MAPPED, NAT64_WELL_KNOWN]) {
     if (translation.list.check(ip, 'ipv6')) {
-      const inner = classifyV4(embeddedV4(ip));
+      const inner = classifyV4(embeddedV4(ipv6Words(ip)));
       return inner.allowed
         ? inner
         : { ...inner, range: `${translation.cidr} ${translation.label} of ${inner.range}` };

@@ -1,0 +1,70 @@
+/**
+ * Where the free-work limit keeps its token buckets, one per client: this process's memory by
+ * default (`memoryRateBuckets`), or a store every instance shares, chosen by the entry point
+ * (`Platform.rateBuckets`).
+ */
+import { LRUCache } from 'lru-cache';
+
+/** Most client addresses whose buckets are kept in memory. */
+export const RATE_LIMIT_MAX_CLIENTS = 10_000;
+
+/** One take: whether a token was taken, and the tokens left in the bucket after it (fractional). */
+export interface BucketTake {
+  allowed: boolean;
+  tokens: number;
+}
+
+export interface RateBuckets {
+  /**
+   * Refills `client`'s bucket at `perMs` tokens a millisecond since its last take, up to `burst` (a
+   * bucket never seen, or forgotten, starts full), as of `now` (epoch milliseconds), then takes one
+   * token if a whole one is there. A `Promise` (a real one: the limiter tells the two apart with
+   * `instanceof`) only when the store is not in this process.
+   */
+  take(client: string, burst: number, perMs: number, now: number): BucketTake | Promise<BucketTake>;
+}
+
+/** One client's bucket: its tokens as of `at` (epoch milliseconds). */
+export interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/**
+ * Buckets in a bounded LRU, so that any number of addresses costs bounded memory (an evicted client
+ * starts again with a full bucket). Synchronous.
+ */
+export function memoryRateBuckets(maxClients = RATE_LIMIT_MAX_CLIENTS): RateBuckets & {
+  take(client: string, burst: number, perMs: number, now: number): BucketTake;
+  /** Buckets currently kept (for the memory bound). */
+  readonly size: number;
+} {
+  const buckets = new LRUCache<string, Bucket>({ max: maxClients });
+  return {
+    take(client, burst, perMs, now) {
+      let bucket = buckets.get(client);
+      if (!bucket) {
+        bucket = { tokens: burst, at: now };
+        buckets.set(client, bucket);
+      }
+      return takeFrom(bucket, burst, perMs, now);
+    },
+    get size() {
+      return buckets.size;
+    },
+  };
+}
+
+/**
+ * `RateBuckets.take` on one bucket, which it updates. A clock that went back (another instance's)
+ * refills nothing and keeps the later time.
+ */
+export function takeFrom(bucket: Bucket, burst: number, perMs: number, now: number): BucketTake {
+  if (now > bucket.at) {
+    bucket.tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * perMs);
+    bucket.at = now;
+  }
+  const allowed = bucket.tokens >= 1;
+  if (allowed) bucket.tokens -= 1;
+  return { allowed, tokens: bucket.tokens };
+}
