@@ -13,6 +13,7 @@ import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
 import type { SharedPaymentState } from './payments/payments.ts';
 import { redisAuthorizations } from './redis/authorizations.ts';
 import { connectSharedStore, type SharedStore } from './redis/connection.ts';
+import { redisRateBuckets } from './redis/rate-buckets.ts';
 import { redisSettlerNonces } from './redis/settler-nonces.ts';
 import { createService } from './service.ts';
 import { nodeReach } from './sources/node-reach.ts';
@@ -47,7 +48,7 @@ async function main(): Promise<void> {
     logger,
     reach: nodeReach(),
     local,
-    ...(store ? { shared: sharedPaymentState(store, logger) } : {}),
+    ...(store ? { shared: sharedPaymentState(store, logger), rateBuckets: redisRateBuckets(store) } : {}),
   });
 
   let active = 0;

@@ -227,6 +227,32 @@ describe('two instances, one settler wallet, one Redis', () => {
   }, 120_000);
 });
 
+describe('the free-work limit across instances', () => {
+  it('gives a client one budget across the fleet, not one per instance', async () => {
+    const env = { REDIS_URL: redis.url.href, RATE_LIMIT_BURST: '4', RATE_LIMIT_PER_MINUTE: '1' };
+    const pair = await Promise.all([0, 1].map(() => settlement.startService({ env })));
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i += 1) {
+        const res = await fetch(new URL('/v1/validate?domain=example.com', pair[i % 2]!.process.url));
+        await res.arrayBuffer();
+        statuses.push(res.status);
+      }
+      expect(statuses).toEqual([200, 200, 200, 200, 429, 429, 429, 429]);
+      // A bucket store out of reach refuses no free work.
+      await redis.stop();
+      for (const service of pair) {
+        const res = await fetch(new URL('/v1/validate?domain=example.com', service.process.url));
+        await res.arrayBuffer();
+        expect(res.status).toBe(200);
+      }
+      await redis.start();
+    } finally {
+      await Promise.all(pair.map((service) => service.close()));
+    }
+  }, 60_000);
+});
+
 describe('an instance without REDIS_URL', () => {
   it('warns once at start when its settler wallet has pending transactions it did not send', async () => {
     const anvil = createTestClient({

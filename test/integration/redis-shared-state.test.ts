@@ -11,6 +11,7 @@ import { LEASE_MS } from '../../src/payments/lock-lease.ts';
 import { REDELIVERY_WINDOW_MS } from '../../src/payments/undelivered.ts';
 import { redisAuthorizations } from '../../src/redis/authorizations.ts';
 import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
+import { redisRateBuckets } from '../../src/redis/rate-buckets.ts';
 import { redisSettlerNonces } from '../../src/redis/settler-nonces.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 
@@ -221,6 +222,36 @@ describe("one settler wallet's nonces across instances", () => {
     const used: number[] = [];
     await nonces.send(sign, async (raw) => void used.push(Number.parseInt(raw.slice(2), 16)));
     expect(used).toEqual([3, 4]);
+  });
+});
+
+describe('free-work buckets across instances', () => {
+  const PER_MS = 60 / 60_000;
+
+  it('give a client one budget however its requests are spread, refilled on one clock', async () => {
+    const [a, b] = stores.map((store) => redisRateBuckets(store));
+    const client = `198.51.100.${++keys}`;
+    // A skewed instance clock changes nothing: the server's clock refills.
+    const takes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b)!.take(client, 4, PER_MS, i % 2 ? 0 : 9e15)),
+    );
+    expect(takes.filter((take) => take.allowed)).toHaveLength(4);
+    const refused = takes.filter((take) => !take.allowed);
+    expect(refused.every((take) => take.tokens >= 0 && take.tokens < 1)).toBe(true);
+    // Another client has its own bucket.
+    expect((await a!.take(`${client}0`, 4, PER_MS, 0)).allowed).toBe(true);
+    await sleep(1_100); // one token a second
+    expect((await b!.take(client, 4, PER_MS, 0)).allowed).toBe(true);
+    expect((await a!.take(client, 4, PER_MS, 0)).allowed).toBe(false);
+  });
+
+  it('forget a bucket once it would be full again', async () => {
+    const [a] = stores.map((store) => redisRateBuckets(store));
+    const client = `2001:db8:${++keys}::/64`;
+    await a!.take(client, 60, 1 / 1_000, 0);
+    const ttl = await server.client.pttl(`${KEY_PREFIX}bucket:${client}`);
+    expect(ttl).toBeGreaterThan(55_000);
+    expect(ttl).toBeLessThanOrEqual(61_000);
   });
 });
 
