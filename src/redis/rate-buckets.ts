@@ -4,7 +4,7 @@
  * share one refill, as the Worker's `RateBucketObject` does with the object's clock. A bucket is
  * forgotten once it would be full again (its TTL), which is where a forgotten bucket starts.
  */
-import type { BucketTake, RateBuckets } from '../ops/rate-buckets.ts';
+import type { RateBuckets } from '../ops/rate-buckets.ts';
 import type { SharedStore } from './connection.ts';
 
 /** KEYS: bucket; ARGV: burst, tokens per millisecond, TTL. `{ allowed (0/1), tokens left (a string: fractional) }`. */
