@@ -3,18 +3,15 @@
  * HTTP server, and a graceful stop on SIGTERM/SIGINT.
  */
 import { serve } from '@hono/node-server';
-import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { captureConsole } from './console-capture.ts';
 import { createLogger } from './logger.ts';
 import { warnOfForeignPending } from './payments/foreign-pending.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
-import type { SharedPaymentState } from './payments/payments.ts';
-import { redisAuthorizations } from './redis/authorizations.ts';
-import { connectSharedStore, type SharedStore } from './redis/connection.ts';
+import { connectSharedStore } from './redis/connection.ts';
 import { redisRateBuckets } from './redis/rate-buckets.ts';
-import { redisSettlerNonces } from './redis/settler-nonces.ts';
+import { sharedPaymentState } from './redis/shared-state.ts';
 import { createService } from './service.ts';
 import { nodeReach } from './sources/node-reach.ts';
 import { releaseStartupMemory } from './startup-memory.ts';
@@ -97,15 +94,6 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
-}
-
-/** What every instance with `REDIS_URL` shares: the payment locks, lost results and settler nonces. */
-function sharedPaymentState(store: SharedStore, logger: Logger): SharedPaymentState {
-  return {
-    ...redisAuthorizations(store, logger),
-    nonces: redisSettlerNonces(store, logger),
-    reachable: store.reachable,
-  };
 }
 
 await main();

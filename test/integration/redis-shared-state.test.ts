@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_MS } from '../../src/payments/lock-lease.ts';
+import type { SettlerNonces } from '../../src/payments/settler-nonces.ts';
 import { REDELIVERY_WINDOW_MS } from '../../src/payments/undelivered.ts';
 import { redisAuthorizations } from '../../src/redis/authorizations.ts';
 import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
@@ -150,6 +151,19 @@ describe("one settler wallet's nonces across instances", () => {
     pendingNonce: () => Promise<number>,
   ) => redisSettlerNonces(store, logger)(wallet, { client: undefined as never, pendingNonce });
 
+  /** Two instances on a fresh wallet whose node answers `pending` (settable), recording what they send. */
+  function laggingNode(pending: number) {
+    const wallet = freshWallet();
+    const used: number[] = [];
+    const view = { pending };
+    const [a, b] = stores.map((store) => noncesOn(store, wallet, async () => view.pending)) as [
+      SettlerNonces,
+      SettlerNonces,
+    ];
+    const record = async (raw: `0x${string}`) => void used.push(Number.parseInt(raw.slice(2), 16));
+    return Object.assign(view, { a, b, used, record });
+  }
+
   it('never hands out one twice and sends one at a time, whichever instance sends', async () => {
     const wallet = freshWallet();
     const chain = node(5);
@@ -166,18 +180,15 @@ describe("one settler wallet's nonces across instances", () => {
   });
 
   it('covers sends the node does not count yet, and follows the chain when it is ahead', async () => {
-    const wallet = freshWallet();
-    let chainPending = 7;
-    const [a, b] = stores.map((store) => noncesOn(store, wallet, async () => chainPending));
-    const used: number[] = [];
-    const record = async (raw: `0x${string}`) => void used.push(Number.parseInt(raw.slice(2), 16));
-    await a!.send(sign, record);
-    await b!.send(sign, record);
+    const lagging = laggingNode(7);
+    const { a, b, used, record } = lagging;
+    await a.send(sign, record);
+    await b.send(sign, record);
     // The lagging node still says 7: the store's count wins, and the ones it misses are sent again.
     expect(used).toEqual([7, 7, 8]);
-    chainPending = 50; // another program sent with the key, or the store forgot
+    lagging.pending = 50; // another program sent with the key, or the store forgot
     used.length = 0;
-    await a!.send(sign, record);
+    await a.send(sign, record);
     expect(used).toEqual([50]);
   });
 
@@ -195,17 +206,13 @@ describe("one settler wallet's nonces across instances", () => {
   });
 
   it('reissues from the chain once a transaction is known never to be used', async () => {
-    const wallet = freshWallet();
-    let chainPending = 3;
-    const [a, b] = stores.map((store) => noncesOn(store, wallet, async () => chainPending));
-    const used: number[] = [];
-    const record = async (raw: `0x${string}`) => void used.push(Number.parseInt(raw.slice(2), 16));
-    await a!.send(sign, record);
-    chainPending = 3; // nonce 3 never mined and its authorization expired
-    b!.reissue();
+    // Nonce 3 is sent, never mined, and its authorization expires: the node still says 3.
+    const { a, b, used, record } = laggingNode(3);
+    await a.send(sign, record);
+    b.reissue();
     await sleep(50);
     used.length = 0;
-    await a!.send(sign, record);
+    await a.send(sign, record);
     expect(used).toEqual([3]);
   });
 
