@@ -11,13 +11,13 @@ import type { Logger } from 'pino';
 import type { InFlightLock } from '../payments/in-flight-lock.ts';
 import { LEASE_MS } from '../payments/lock-lease.ts';
 import { REDELIVERY_WINDOW_MS, type Undelivered } from '../payments/undelivered.ts';
-import { RELEASE_IF_HELD, type SharedStore } from './connection.ts';
+import { luaScript, releaseIfHeld, type SharedStore } from './connection.ts';
 
 /** Returns and deletes the receipt of KEYS[1] if its signature digest is ARGV[1]. */
-const CLAIM = `if redis.call('HGET', KEYS[1], 'signature') ~= ARGV[1] then return false end
+const claimLost = luaScript(`if redis.call('HGET', KEYS[1], 'signature') ~= ARGV[1] then return false end
 local receipt = redis.call('HGET', KEYS[1], 'receipt')
 redis.call('DEL', KEYS[1])
-return receipt`;
+return receipt`);
 
 const lockKey = (key: string) => `lock:${key}`;
 const lostKey = (key: string) => `lost:${key}`;
@@ -45,9 +45,9 @@ export function redisAuthorizations(
           released = true;
           // A release that does not land leaves the lease to expire on its own (≤ LEASE_MS); the
           // answer to the client must not wait on, or fail with, the store.
-          await redis
-            .eval(RELEASE_IF_HELD, 1, lockKey(key), token)
-            .catch((error: unknown) => logger.warn({ err: error }, 'could not release a payment lock'));
+          await releaseIfHeld(redis, [lockKey(key)], token).catch((error: unknown) =>
+            logger.warn({ err: error }, 'could not release a payment lock'),
+          );
         };
       },
     },
@@ -60,7 +60,7 @@ export function redisAuthorizations(
           .exec();
       },
       async claim(key, signature) {
-        const receipt = await redis.eval(CLAIM, 1, lostKey(key), digest(signature));
+        const receipt = await claimLost(redis, [lostKey(key)], digest(signature));
         return typeof receipt === 'string' ? (JSON.parse(receipt) as SettleResponse) : null;
       },
     },

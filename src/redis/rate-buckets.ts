@@ -5,10 +5,10 @@
  * forgotten once it would be full again (its TTL), which is where a forgotten bucket starts.
  */
 import type { RateBuckets } from '../ops/rate-buckets.ts';
-import type { SharedStore } from './connection.ts';
+import { luaScript, type SharedStore } from './connection.ts';
 
 /** KEYS: bucket; ARGV: burst, tokens per millisecond, TTL. `{ allowed (0/1), tokens left (a string: fractional) }`. */
-const TAKE = `local t = redis.call('TIME')
+const takeToken = luaScript(`local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local burst, perMs = tonumber(ARGV[1]), tonumber(ARGV[2])
 local bucket = redis.call('HMGET', KEYS[1], 'tokens', 'at')
@@ -19,17 +19,16 @@ local allowed = 0
 if tokens >= 1 then tokens, allowed = tokens - 1, 1 end
 redis.call('HSET', KEYS[1], 'tokens', string.format('%.17g', tokens), 'at', at)
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return {allowed, string.format('%.17g', tokens)}`;
+return {allowed, string.format('%.17g', tokens)}`);
 
 export function redisRateBuckets(store: SharedStore): RateBuckets {
   return {
     // The server's clock, not `now`: one clock for the fleet.
     async take(client, burst, perMs) {
       const refillMs = Math.ceil(burst / perMs) + 1_000;
-      const [allowed, tokens] = (await store.redis.eval(
-        TAKE,
-        1,
-        `bucket:${client}`,
+      const [allowed, tokens] = (await takeToken(
+        store.redis,
+        [`bucket:${client}`],
         burst,
         perMs,
         refillMs,

@@ -24,7 +24,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { SETTLEMENT_MAX_MS } from '../payments/settlement.ts';
 import type { SettlerNoncesFor } from '../payments/settler-nonces.ts';
-import { RELEASE_IF_HELD, type SharedStore } from './connection.ts';
+import { luaScript, releaseIfHeld, type SharedStore } from './connection.ts';
 
 /** Longer than a pending-nonce read and a send, each two tries of 3 s at most (`RPC_CALL_TIMEOUT_MS`). */
 export const WALLET_LEASE_MS = 20_000;
@@ -41,11 +41,11 @@ const MAX_MENDED = 16;
  * remembering the nonce after this one; `{ -1 }` when the lease is no longer ours (it expired while
  * the chain was slow).
  */
-const ASSIGN = `if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, 0} end
+const assign = luaScript(`if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, 0} end
 local next = tonumber(redis.call('GET', KEYS[2]) or '0')
 local nonce = math.max(next, tonumber(ARGV[2]))
 redis.call('SET', KEYS[2], nonce + 1, 'PX', ARGV[3])
-return {nonce, next}`;
+return {nonce, next}`);
 
 export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerNoncesFor {
   const { redis } = store;
@@ -71,11 +71,9 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
         const token = await lease();
         try {
           const pending = await pendingNonce();
-          const [nonce, next] = (await redis.eval(
-            ASSIGN,
-            2,
-            leaseKey,
-            nextKey,
+          const [nonce, next] = (await assign(
+            redis,
+            [leaseKey, nextKey],
             token,
             pending,
             NEXT_NONCE_TTL_MS,
@@ -96,11 +94,9 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
           await broadcast(raw);
           return raw;
         } finally {
-          await redis
-            .eval(RELEASE_IF_HELD, 1, leaseKey, token)
-            .catch((error: unknown) =>
-              logger.warn({ err: error }, 'could not release the settler wallet lease'),
-            );
+          await releaseIfHeld(redis, [leaseKey], token).catch((error: unknown) =>
+            logger.warn({ err: error }, 'could not release the settler wallet lease'),
+          );
         }
       },
       reissue() {
