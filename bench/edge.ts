@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import autocannon from 'autocannon';
-import { freePort, median, startCommand, waitReady } from './http.ts';
+import { freePort, median, serviceEnv, startCommand, waitReady } from './http.ts';
 
 export interface EdgeRow {
   route: string;
@@ -30,7 +30,9 @@ const ROUTES = ['/v1/validate?domain=example.com', '/v1/cert?domain=example.com'
 function start(script: string, port: number): { child: ChildProcess; output: () => string } {
   let output = '';
   const child = spawn(process.execPath, [script], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    // The same free-work budget as the Node bench: every free request on the Worker takes from its
+    // client's bucket object (`RateBucketObject`), whose cost is measured.
+    env: serviceEnv(port),
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   // Only the start-up lines are read; the request log is dropped.

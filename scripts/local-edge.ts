@@ -38,14 +38,22 @@ export interface WorkerBundle {
 
 /**
  * Bundles the Worker with wrangler (`deploy --dry-run`), offline, into `outDir` (default: a new
- * temporary folder, so that builds running side by side never share one).
+ * temporary folder, so that builds running side by side never share one). `entry` replaces
+ * `wrangler.jsonc`'s `main` (tests bundle a test-only entry that wraps it).
  */
-export async function buildWorker(outDir?: string): Promise<WorkerBundle> {
+export async function buildWorker(outDir?: string, entry?: string): Promise<WorkerBundle> {
   outDir ??= await mkdtemp(join(tmpdir(), 'website-checks-worker-'));
   await mkdir(outDir, { recursive: true });
   const child = spawn(
     process.execPath,
-    [join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'deploy', '--dry-run', '--outdir', outDir],
+    [
+      join(ROOT, 'node_modules/wrangler/bin/wrangler.js'),
+      'deploy',
+      ...(entry ? [entry] : []),
+      '--dry-run',
+      '--outdir',
+      outDir,
+    ],
     {
       cwd: ROOT,
       env: { ...process.env, WRANGLER_SEND_METRICS: 'false', NO_COLOR: '1' },

@@ -97,7 +97,7 @@ export const paidOperations: readonly PaidOperation[] = [
     title: 'DNS and email authentication',
     summary:
       'NS, A/AAAA/CNAME, MX, SPF, DMARC, CAA, DNSSEC, MTA-STS and TLS-RPT with plain-English findings.',
-    description: `Looks up the domain's DNS live over DNS-over-HTTPS: NS, A/AAAA/CNAME, MX, SPF (with the RFC 7208 lookup count), DMARC (falling back to the organizational domain), CAA (climbing the name tree), DNSSEC status, MTA-STS and TLS-RPT, and returns plain-English findings with stable codes such as spf.too_many_lookups or dmarc.policy_none. Use it to audit email authentication or DNS configuration. Price: $0.01. ${PAYMENT_NOTE}`,
+    description: `Looks up the domain's DNS live over DNS-over-HTTPS: NS, A/AAAA/CNAME, MX, SPF (with the RFC 7208 lookup count), DMARC (falling back to the organizational domain), CAA (climbing the name tree), DNSSEC status, MTA-STS and TLS-RPT, and renewal readiness (a leftover or delegated _acme-challenge, DNS-PERSIST-01 records and their persistUntil), and returns plain-English findings with stable codes such as spf.too_many_lookups, dmarc.policy_none or dns.validation_persist_expiring. Use it to audit email authentication, DNS configuration or certificate-renewal DNS set-up. Price: $0.01. ${PAYMENT_NOTE}`,
     priceUsd: '0.01',
     output: dnsResultSchema,
     run: (runners, domain) => runners.dns(domain),

@@ -28,7 +28,9 @@ export const sourceReportSchema = z.object({
   skipped: z
     .literal(true)
     .optional()
-    .describe('Present when the source was not asked: it failed repeatedly and is rested for a cool-down.'),
+    .describe(
+      'Present when the source was not asked: it failed for several domains and for a control question, and is rested for a cool-down.',
+    ),
 });
 export type SourceReport = z.infer<typeof sourceReportSchema>;
 

@@ -6,10 +6,10 @@ import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { type BreakerBoard, createBreakerBoard } from '../ops/breaker.ts';
 import type { FetchLike } from '../sources/bounded-fetch.ts';
-import { CRTSH_SOURCE } from '../sources/ct/crtsh.ts';
-import { createCtLookup } from '../sources/ct/index.ts';
+import { CRTSH_SOURCE, crtshAnswers } from '../sources/ct/crtsh.ts';
+import { CT_HEDGE_DELAY_MS, createCtLookup } from '../sources/ct/index.ts';
 import { resolveAddresses } from '../sources/doh/addresses.ts';
-import { createDohClient, DOH_SOURCE } from '../sources/doh/client.ts';
+import { createDohClient, DOH_SOURCE, resolverAnswers } from '../sources/doh/client.ts';
 import { shareProbes } from '../sources/probe/shared.ts';
 import { createPublicFetch } from '../sources/public-fetch/public-fetch.ts';
 import type { Reach } from '../sources/reach.ts';
@@ -36,14 +36,16 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
     fetch,
     primaryUrl: upstreams.dohUrl,
     fallbackUrl: upstreams.dohFallbackUrl,
-    primaryBreaker: breakers.of(DOH_SOURCE),
+    primaryBreaker: breakers.of(DOH_SOURCE, () => resolverAnswers({ fetch, url: upstreams.dohUrl })),
   });
   const ct = createCtLookup({
     fetch,
     crtshUrl: upstreams.crtshUrl,
     certspotterUrl: upstreams.certspotterUrl,
     certspotterApiKey: upstreams.certspotterApiKey,
-    crtshBreaker: breakers.of(CRTSH_SOURCE),
+    crtshBreaker: breakers.of(CRTSH_SOURCE, () =>
+      crtshAnswers({ fetch, baseUrl: upstreams.crtshUrl, timeoutMs: CT_HEDGE_DELAY_MS }),
+    ),
   });
   // One address policy for every connection to a host the service did not configure.
   const publicFetch = createPublicFetch({

@@ -10,6 +10,7 @@ import { ConfigError } from '../config.ts';
 import { PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../http/problems.ts';
 import { connectingIpClient } from '../ops/client-address.ts';
 import { createPrometheusMetrics } from '../ops/metrics.ts';
+import { rememberRefusals } from '../ops/rate-buckets.ts';
 import { createChainView, rpcClient } from '../payments/chain-view.ts';
 import { createService, globalFetch, type Service } from '../service.ts';
 import { AuthorizationObject, authorizationState } from './authorization-object.ts';
@@ -51,7 +52,7 @@ function serviceFor(env: EdgeEnv, origin: string): EdgeService {
     shared: settle ? { ...state, settle } : state,
     assets: bundledAsset,
     clientKey: connectingIpClient,
-    rateBuckets: durableRateBuckets(env.RATE_BUCKETS),
+    rateBuckets: rememberRefusals(durableRateBuckets(env.RATE_BUCKETS)),
     // One isolate's counters: the fleet's figures are in Workers Analytics.
     metrics: createPrometheusMetrics({ processMetrics: false }),
   });

@@ -7,7 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { CheckRunners, PaidOperation } from '../catalog.ts';
 import { normalizeDomain, type ValidDomain } from '../domain/normalize.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/in-flight-lock.ts';
-import { type PaymentRead, readPaymentPayload } from '../payments/paid-call.ts';
+import { type PaymentRead, readPaymentPayload } from '../payments/payment-payload.ts';
 import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
 import {
@@ -67,19 +67,10 @@ export function createPaidToolCall(deps: PaidToolDeps): PaidToolCall {
     if (!(await payments.facilitatorReady())) return problemResult(PAYMENT_UNAVAILABLE);
 
     const terms = await payments.terms.mcp(operation);
-    let payment = readPayment(meta);
-    // An EIP-3009 authorization does not name the tool: refuse one signed for another tool's challenge.
-    const paidFor = payment.kind === 'payload' ? payment.payload.resource?.url : undefined;
-    if (paidFor !== undefined && paidFor !== terms.resource.url) {
-      payment = {
-        kind: 'invalid',
-        why: `Invalid payment: it was signed for ${paidFor}, not ${terms.resource.url}`,
-      };
-    }
     const { domain } = admission;
     const outcome = await payments.paidCall({
       terms,
-      payment,
+      payment: readPayment(meta),
       run: () => operation.run(runners, domain),
       signal,
       name: operation.tool,

@@ -1,7 +1,7 @@
 /**
  * Which requests are free work, limited per client by `RATE_LIMIT_*`: the requests that make the
  * service work for nobody's money — a free operation (`/v1/validate`), a paid route called without
- * a payment (the 402 challenge, after its admission), and over MCP a `tools/call` without
+ * a payment (its domain check and admission, then the 402 challenge), and over MCP a `tools/call` without
  * `_meta["x402/payment"]` (the free tools and the unpaid challenge). Nothing else is limited: the
  * discovery documents, the page and its assets are built once and served from memory with an ETag,
  * and unknown paths, `/health`, `/readyz` and `/metrics` cost as little; a paid request carrying a

@@ -30,15 +30,18 @@ export interface Bucket {
   at: number;
 }
 
+/** `RateBuckets` in this process: always synchronous. */
+export interface MemoryRateBuckets extends RateBuckets {
+  take(client: string, burst: number, perMs: number, now: number): BucketTake;
+  /** Buckets currently kept (for the memory bound). */
+  readonly size: number;
+}
+
 /**
  * Buckets in a bounded LRU, so that any number of addresses costs bounded memory (an evicted client
  * starts again with a full bucket). Synchronous.
  */
-export function memoryRateBuckets(maxClients = RATE_LIMIT_MAX_CLIENTS): RateBuckets & {
-  take(client: string, burst: number, perMs: number, now: number): BucketTake;
-  /** Buckets currently kept (for the memory bound). */
-  readonly size: number;
-} {
+export function memoryRateBuckets(maxClients = RATE_LIMIT_MAX_CLIENTS): MemoryRateBuckets {
   const buckets = new LRUCache<string, Bucket>({ max: maxClients });
   return {
     take(client, burst, perMs, now) {
@@ -67,4 +70,30 @@ export function takeFrom(bucket: Bucket, burst: number, perMs: number, now: numb
   const allowed = bucket.tokens >= 1;
   if (allowed) bucket.tokens -= 1;
   return { allowed, tokens: bucket.tokens };
+}
+
+/**
+ * `store`, asked only when it could say yes: a client it refused is refused here, without asking it
+ * again, until its next whole token is due (a bucket gains tokens only with time, so the store would
+ * refuse until then too). A flood from one client then costs a shared store about one call per
+ * instance per token, not one per request.
+ */
+export function rememberRefusals(store: RateBuckets, maxClients = RATE_LIMIT_MAX_CLIENTS): RateBuckets {
+  const refused = new LRUCache<string, Bucket>({ max: maxClients });
+  return {
+    take(client, burst, perMs, now) {
+      const known = refused.get(client);
+      if (known) {
+        const tokens = known.tokens + (now - known.at) * perMs;
+        if (tokens < 1) return { allowed: false, tokens };
+        refused.delete(client);
+      }
+      const remember = (taken: BucketTake): BucketTake => {
+        if (!taken.allowed) refused.set(client, { tokens: taken.tokens, at: now });
+        return taken;
+      };
+      const taken = store.take(client, burst, perMs, now);
+      return taken instanceof Promise ? taken.then(remember) : remember(taken);
+    },
+  };
 }

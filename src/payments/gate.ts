@@ -16,7 +16,8 @@ import { outcomeProblem } from '../http/outcome-problem.ts';
 import { reply, replyJson } from '../http/hygiene/standard-headers.ts';
 import { sendProblem } from '../http/problems.ts';
 import { PAYMENT_IN_FLIGHT } from './in-flight-lock.ts';
-import { type PaymentRead, readPaymentPayload, UNPAID_REASON } from './paid-call.ts';
+import { UNPAID_REASON } from './paid-call.ts';
+import { type PaymentRead, readPaymentPayload } from './payment-payload.ts';
 import {
   PAYMENT_UNAVAILABLE,
   paymentRequiredProblem,

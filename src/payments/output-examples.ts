@@ -83,6 +83,15 @@ const dnsExample: DnsResult = {
   dnssec: { status: 'signed', ad: true, ds: true, dnskey: true },
   mta_sts: null,
   tls_rpt: null,
+  acme_challenge: null,
+  validation_persist: [
+    {
+      issuer: 'letsencrypt.org',
+      account_uri: 'https://acme-v02.api.letsencrypt.org/acme/acct/2187654321',
+      policy: 'wildcard',
+      persist_until: '2027-11-22T00:00:00Z',
+    },
+  ],
 };
 
 const expiryExample: ExpiryResult = {

@@ -3,14 +3,20 @@
  * check → settle, settling only a result whose client is still there and only while the process
  * accepts settlements. HTTP (`gate.ts`) and MCP (`mcp/paid-tool.ts`) map the outcome to their wire.
  */
-import { PaymentPayloadV2Schema } from '@x402/core/schemas';
 import type { x402ResourceServer } from '@x402/core/server';
-import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
+import {
+  type PaymentPayload,
+  type PaymentRequired,
+  type SettleResponse,
+  VerifyError,
+  type VerifyResponse,
+} from '@x402/core/types';
 import type { Logger } from 'pino';
 import type { RunOutcome } from '../checks/outcome.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import { type InFlightLock, paymentKey } from './in-flight-lock.ts';
+import { exactPayloadProblem, type PaymentRead, resourceProblem } from './payment-payload.ts';
 import type { PaymentTerms } from './payment-terms.ts';
 import { faultScope } from './rpc-faults.ts';
 import { MAX_TIMEOUT_SECONDS } from './resource-server.ts';
@@ -19,18 +25,6 @@ import type { Undelivered } from './undelivered.ts';
 
 /** The SDK's reason on a first, unpaid challenge (x402.md §2.5). */
 export const UNPAID_REASON = 'Payment required';
-
-/** The payment a request carries: none, something that is not a v2 payload, or a payload. */
-export type PaymentRead =
-  { kind: 'absent' } | { kind: 'invalid'; why: string } | { kind: 'payload'; payload: PaymentPayload };
-
-/** `value` read as an x402 v2 PaymentPayload; anything else is refused with `why`. */
-export function readPaymentPayload(value: unknown, why: string): PaymentRead {
-  const parsed = PaymentPayloadV2Schema.safeParse(value);
-  return parsed.success
-    ? { kind: 'payload', payload: parsed.data as PaymentPayload }
-    : { kind: 'invalid', why };
-}
 
 export type PaidCallOutcome =
   /**
@@ -113,10 +107,32 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       return challenge(terms, payment.why);
     }
     const { payload } = payment;
+    // A signature buys what it was signed for: its resource, the extensions it echoes, the terms.
+    // The EIP-3009 authorization names none of them but the price, so routes of one price would
+    // take each other's payloads without the first two (1.2.0 had the echo check from the SDK's
+    // HTTP middleware; the terms built once per operation left it behind).
+    const echo = resourceServer.validateExtensions(
+      { extensions: terms.extensions } as PaymentRequired,
+      payload,
+    );
+    const misdirected =
+      resourceProblem(payload, terms.resource.url) ??
+      (echo.valid ? null : `${echo.invalidReason}: extensions.${echo.extensionKey}`);
+    if (misdirected) {
+      metrics.payment('refused');
+      return challenge(terms, misdirected);
+    }
     const requirements = resourceServer.findMatchingRequirements(terms.requirements, payload);
     if (!requirements) {
       metrics.payment('refused');
       return challenge(terms, 'No matching payment requirements', payload);
+    }
+    // The service asks for exact EIP-3009 only: a payload of another shape is the payer's mistake
+    // (402 naming the field), so what still throws inside verify is the facilitator, RPC or chain.
+    const malformed = exactPayloadProblem(payload);
+    if (malformed) {
+      metrics.payment('refused');
+      return challenge(terms, malformed);
     }
 
     const key = paymentKey(payload);
@@ -138,7 +154,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       }
 
       const verified = await faultScope(() =>
-        resourceServer.verifyPayment(payload, requirements, terms.extensions),
+        resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
       ).catch(() => null);
       if (!verified || (!verified.value.isValid && verified.faulted)) {
         logger.warn({ name }, 'payment verification unavailable');
@@ -227,6 +243,24 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       return { kind: 'delivered', result: outcome.result, receipt };
     }
   };
+}
+
+/**
+ * A remote facilitator that refuses a payment with a 4xx answer carrying `isValid: false` (the
+ * SDK throws it as a `VerifyError`) has judged the payment: that is a refusal, as its 200 answer
+ * would be. Its 5xx, an authentication or rate-limit refusal, and every other failure say that the
+ * facilitator could not judge it, and are rethrown (503).
+ */
+function facilitatorRefusal(error: unknown): VerifyResponse {
+  if (
+    error instanceof VerifyError &&
+    error.statusCode >= 400 &&
+    error.statusCode < 500 &&
+    ![401, 403, 408, 429].includes(error.statusCode)
+  ) {
+    return { isValid: false, invalidReason: error.invalidReason ?? 'invalid_payment', payer: error.payer };
+  }
+  throw error;
 }
 
 /** The payload's signature (EIP-3009: `payload.signature`), or '' when it has none. */

@@ -15,7 +15,7 @@ export type SourceFailureCode =
   /** A DNS resolver answered REFUSED (it will not resolve the name for us). */
   | 'refused'
   | 'blocked_address'
-  /** Not asked: the source failed repeatedly and its circuit breaker is open (a cool-down). */
+  /** Not asked: the source failed for several domains and a control question; its breaker is open. */
   | 'circuit_open';
 
 export interface SourceFailure {

@@ -1,28 +1,110 @@
 /**
  * Charged if and only if delivered, on the Worker: the same cases as on Node (charged-iff-delivered.ts)
  * over HTTP and MCP against the Worker in local workerd, settling through its settler object behind
- * the RPC fault proxy. The client-abort cases are left to the Node suites: local workerd never tells
- * a Worker that its client went away (`request.signal` does not abort there), so the Worker cannot
- * act on it; on Cloudflare `request.signal` carries it (README, "Deploy to the edge").
+ * the RPC fault proxy. Local workerd never tells a Worker that its client went away (`request.signal`
+ * does not abort there), so the Worker runs from the test-only entry `test/world/edge-client-gone-worker.ts`,
+ * which aborts a request's signal when the test reports its client gone, as Cloudflare does when
+ * the client disconnects; the client-abort cases run here as on Node.
+ *
+ * Then, step by step, what a client that leaves gets on the Worker: leaving during the check, it is
+ * not charged; leaving once the settlement was sent, it is charged, and the same request with the
+ * same signature gets the result exactly once (a third attempt is a 402).
  */
-import { describeChargedIffDelivered, PAYMENT_CASES } from './charged-iff-delivered.ts';
+import { describe, expect, it } from 'vitest';
+import type { Transport } from '../world/paying-clients.ts';
+import {
+  type CaseContext,
+  checkRunning,
+  describeChargedIffDelivered,
+  FUNDS,
+  type Lab,
+  OPERATION,
+  PRICE,
+  paidCall,
+  QUIET_AFTER_ABORT_MS,
+  quiet,
+} from './charged-iff-delivered.ts';
 
-const cases = PAYMENT_CASES.filter((paymentCase) => paymentCase.abortWhen === undefined);
+const labs: Record<Transport, () => Lab> = {
+  http: describeChargedIffDelivered(
+    'http',
+    'Worker, HTTP: the payer is charged the price if and only if the result was delivered',
+    { runtime: 'edge' },
+  ),
+  mcp: describeChargedIffDelivered(
+    'mcp',
+    'Worker, MCP: the payer is charged the price if and only if the result was delivered',
+    { runtime: 'edge' },
+  ),
+};
 
-describeChargedIffDelivered(
-  'http',
-  'Worker, HTTP: the payer is charged the price if and only if the result was delivered',
-  {
-    runtime: 'edge',
-    cases,
-  },
-);
+/** Slow enough for the client to leave while the check runs. */
+const SLOW_CHECK_MS = 1_500;
+const TRANSPORTS: Transport[] = ['http', 'mcp'];
 
-describeChargedIffDelivered(
-  'mcp',
-  'Worker, MCP: the payer is charged the price if and only if the result was delivered',
-  {
-    runtime: 'edge',
-    cases,
-  },
-);
+describe('Worker: a client that leaves', () => {
+  it.for(TRANSPORTS)(
+    '%s: during the check: nothing settled, the balance unchanged on chain',
+    { timeout: 60_000 },
+    async (transport) => {
+      const lab = labs[transport]();
+      // A new isolate: its caches are cold, so the check asks crt.sh (which is slowed).
+      await lab.withService(
+        async (service) => {
+          const at: CaseContext = { settlement: lab.settlement, service };
+          const { world, chain } = at.settlement;
+          world.crtsh.delayMs = SLOW_CHECK_MS;
+          const logFrom = service.process.output().length;
+          try {
+            const { payer, call, left } = await paidCall(at, transport, OPERATION.domain, checkRunning);
+            expect(call.answer.aborted).toBe(true);
+            expect(await left, 'the Worker saw the client leave').toBe(true);
+            await quiet(at, QUIET_AFTER_ABORT_MS + SLOW_CHECK_MS);
+            expect(await chain.balanceOf(payer.address)).toBe(FUNDS);
+            expect(service.process.output().slice(logFrom)).toContain('client gone before settlement');
+          } finally {
+            world.crtsh.delayMs = 0;
+          }
+          return { value: undefined, broken: false };
+        },
+        { fresh: true },
+      );
+    },
+  );
+
+  it.for(TRANSPORTS)(
+    '%s: after the settlement was sent: charged, the result claimable once with the same signature, then 402',
+    { timeout: 60_000 },
+    async (transport) => {
+      const lab = labs[transport]();
+      await lab.withService(async (service) => {
+        const at: CaseContext = { settlement: lab.settlement, service };
+        const { proxy } = service;
+        proxy.reset();
+        proxy.rule('eth_sendRawTransaction', { holdResponse: 'until-released' });
+        const logFrom = service.process.output().length;
+        const { payer, call, left } = await paidCall(at, transport, OPERATION.domain, () =>
+          proxy.until('eth_sendRawTransaction', (sent) => sent.forwarded),
+        );
+        expect(call.answer.aborted).toBe(true);
+        expect(await left, 'the Worker saw the client leave').toBe(true);
+        proxy.reset();
+        await quiet(at, QUIET_AFTER_ABORT_MS);
+        const balance = () => at.settlement.chain.balanceOf(payer.address);
+        expect(await balance()).toBe(FUNDS - PRICE);
+        expect(service.process.output().slice(logFrom)).toContain('paid result not delivered');
+
+        const claimed = await call.retry();
+        expect(claimed.delivered).toBe(true);
+        expect(service.process.output().slice(logFrom)).toContain('paid result redelivered');
+        const again = await call.retry();
+        expect(again.delivered).toBe(false);
+        if (transport === 'http') expect(again.status).toBe(402);
+        expect(again.code).toMatch(/^payment_required:/);
+        await quiet(at, QUIET_AFTER_ABORT_MS);
+        expect(await balance()).toBe(FUNDS - PRICE);
+        return { value: undefined, broken: false };
+      });
+    },
+  );
+});

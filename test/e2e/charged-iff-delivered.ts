@@ -28,7 +28,7 @@ export const FUNDS = 1_000_000n;
 const FOLLOW_UP_TIMEOUT_MS = 8_000;
 const QUIET_TIMEOUT_MS = 20_000;
 /** Longer than the settler's receipt polling (1 s), so a pending settlement is not mistaken for quiet. */
-const QUIET_AFTER_ABORT_MS = 1_500;
+export const QUIET_AFTER_ABORT_MS = 1_500;
 const QUIET_AFTER_ANSWER_MS = 200;
 const RETRY_ATTEMPTS = 5;
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
@@ -291,17 +291,41 @@ async function retryAfterQuiet(at: CaseContext, call: PaidCall, idleMs: number):
   }
 }
 
-async function paidCall(at: CaseContext, transport: Transport, domain: string, signal?: AbortSignal) {
+/** A client that gives up when `leaveWhen` resolves (or, with a signal, when it aborts). */
+type Leaving = AbortSignal | ((at: CaseContext) => Promise<unknown>);
+
+/**
+ * A paid call by a new payer. A client leaving by `leaveWhen` aborts its request and, where the
+ * runtime cannot see that by itself (the Worker in local workerd), the service is told at once;
+ * `left` resolves true once the service saw the client leave (Node sees the socket close).
+ */
+export async function paidCall(at: CaseContext, transport: Transport, domain: string, leaveWhen?: Leaving) {
   const payer = await at.settlement.newPayer(FUNDS);
+  const { clientGone } = at.service;
+  const client = clientGone ? crypto.randomUUID() : undefined;
+  let signal = leaveWhen instanceof AbortSignal ? leaveWhen : undefined;
+  let left = Promise.resolve(false);
+  if (typeof leaveWhen === 'function') {
+    const controller = new AbortController();
+    signal = controller.signal;
+    left = leaveWhen(at).then(
+      async () => {
+        controller.abort();
+        return client && clientGone ? clientGone.report(client) : true;
+      },
+      () => false,
+    );
+  }
   const call = await payFor({
     transport,
     baseUrl: at.service.process.url,
     ...OPERATION,
     domain,
     payer,
-    signal,
+    ...(signal ? { signal } : {}),
+    ...(client && clientGone ? { headers: clientGone.headers(client) } : {}),
   });
-  return { payer, call };
+  return { payer, call, left: call.answer.aborted ? left : Promise.resolve(false) };
 }
 
 /** Runs `paymentCase` over `transport` on a service of the lab's pool and reports what happened. */
@@ -329,16 +353,11 @@ async function observeOn(
   const faults = Object.entries(paymentCase.faults ?? {});
   for (const [method, rule] of faults) proxy.rule(method, rule);
 
-  const controller = new AbortController();
-  void paymentCase.abortWhen?.(at).then(
-    () => controller.abort(),
-    () => {},
-  );
   const domain = paymentCase.domain ?? OPERATION.domain;
-  const { payer, call } = await paidCall(at, transport, domain, controller.signal);
+  const { payer, call, left } = await paidCall(at, transport, domain, paymentCase.abortWhen);
   const exercised =
     faults.every(([method]) => proxy.calls(method).some((c) => c.rule !== null)) &&
-    (paymentCase.abortWhen === undefined || call.answer.aborted);
+    (paymentCase.abortWhen === undefined || (await left));
 
   // The outage ends; held calls go on as their rules say, and the service finishes what it started.
   proxy.reset();

@@ -205,9 +205,15 @@ describe('hostile _meta["x402/payment"]', () => {
     expect(otherTool.structuredContent).toMatchObject({
       error: expect.stringMatching(/mcp:\/\/tool\/check_cert/),
     });
-    // A site_health authorization (0.03 USD) with its resource removed matches no check_cert requirement.
+    // A site_health authorization with its resource removed still echoes site_health's discovery
+    // extension; with that removed too, its price (0.03 USD) matches no check_cert requirement.
     const { resource: _resource, ...unnamed } = forSiteHealth;
-    const wrongPrice = await call('check_cert', { domain: 'example.com' }, { 'x402/payment': unnamed });
+    const otherEcho = await call('check_cert', { domain: 'example.com' }, { 'x402/payment': unnamed });
+    expect(otherEcho.structuredContent).toMatchObject({
+      error: 'extension_echo_mismatch: extensions.bazaar',
+    });
+    const { extensions: _extensions, ...bare } = unnamed;
+    const wrongPrice = await call('check_cert', { domain: 'example.com' }, { 'x402/payment': bare });
     expect(wrongPrice.structuredContent).toMatchObject({ error: 'No matching payment requirements' });
 
     const authorization = (forCert.payload as { authorization: Record<string, string> }).authorization;

@@ -83,8 +83,11 @@ const attacks: [string, Attack, RegExp][] = [
     /PAYMENT-SIGNATURE must be base64 JSON of an x402 v2 PaymentPayload/,
   ],
   [
-    'a $0.01 signature on the $0.03 route',
-    async (payer) => ({ path: SITE_HEALTH, headers: signature(await signedFor(payer, CERT)) }),
+    'a $0.01 signature on the $0.03 route (naming no resource and echoing no extension)',
+    async (payer) => {
+      const { resource: _resource, extensions: _extensions, ...bare } = await signedFor(payer, CERT);
+      return { path: SITE_HEALTH, headers: signature(bare) };
+    },
     /No matching payment requirements/,
   ],
   [

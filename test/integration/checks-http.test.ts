@@ -155,6 +155,29 @@ describe('domains with problems', () => {
     expect(codes(monitor.body)).toContain('dmarc.policy_none');
   });
 
+  it('dns: renewal readiness (a delegated _acme-challenge, DNS-PERSIST-01 records) as the OpenAPI document describes it', async () => {
+    const persist = await get('/v1/dns', 'persist-renewals.org');
+    expect(persist.status).toBe(200);
+    expectMatchesOpenApi('/v1/dns', persist.body);
+    expect(persist.body.acme_challenge.cname).toMatch(/\.auth\.acme-dns\.io$/);
+    expect(persist.body.validation_persist.map((r: Body) => r.issuer)).toEqual([
+      'letsencrypt.org',
+      'pki.goog',
+    ]);
+    expect(codes(persist.body)).toEqual(
+      expect.arrayContaining(['dns.acme_challenge_present', 'dns.validation_persist_expiring']),
+    );
+    const leftover = await get('/v1/dns', 'leftover-token.com');
+    expectMatchesOpenApi('/v1/dns', leftover.body);
+    expect(codes(leftover.body)).toEqual(
+      expect.arrayContaining([
+        'dns.acme_challenge_present',
+        'dns.validation_persist_expiring',
+        'dns.validation_persist_malformed',
+      ]),
+    );
+  });
+
   it('expiry: a registration on hold and one about to lapse', async () => {
     expect(codes((await get('/v1/expiry', 'held-storefront.com')).body)).toContain('expiry.hold');
     expect(codes((await get('/v1/expiry', 'lapsing-bakery.com')).body)).toContain('expiry.expires_soon');

@@ -80,7 +80,7 @@ describe('/metrics and /readyz on the paid service', () => {
     metrics = createPrometheusMetrics();
     payments = createPayments({ config, logger, local: chain, metrics });
     const breakers = createBreakerBoard();
-    breakers.of('crt.sh');
+    breakers.of('crt.sh', async () => true);
     const app = createApp({
       config,
       runners: upstreamRunners(upstream),

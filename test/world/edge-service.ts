@@ -49,7 +49,8 @@ export async function startEdgeService(options: {
       X402_SETTLER_PRIVATE_KEY: settlerPrivateKey,
       X402_PAY_TO: chain.payTo,
       X402_RECEIPT_POLL_MS: '50',
-      // Every case comes from one loopback address; the free-work limit has its own tests.
+      // Every case comes without CF-Connecting-IP, so from one client; the free-work limit has its
+      // own tests (edge-free-work.test.ts).
       RATE_LIMIT_BURST: '0',
       ...options.variables,
     };

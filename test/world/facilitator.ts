@@ -17,6 +17,8 @@ export interface FakeFacilitator extends LoopbackServer {
   calls: FacilitatorCall[];
   /** Next verify answer; default: valid, payer = the authorization's `from`. */
   verifyAnswer: ((payload: PaymentPayload) => VerifyResponse) | null;
+  /** The HTTP status the verify answer is sent with (some facilitators refuse with a 400); default 200. */
+  verifyStatus: number;
   /** Next settle answer; default: success with a fixed transaction hash. */
   settleAnswer: ((payload: PaymentPayload) => SettleResponse) | null;
   /** When set, GET /supported answers this HTTP status with a text body. */
@@ -44,6 +46,7 @@ export async function startFakeFacilitator(network: string, events: string[] = [
   const fake = {
     calls: [] as FacilitatorCall[],
     verifyAnswer: null,
+    verifyStatus: 200,
     settleAnswer: null,
     supportedFailStatus: null,
   } as Omit<FakeFacilitator, keyof LoopbackServer>;
@@ -75,7 +78,7 @@ export async function startFakeFacilitator(network: string, events: string[] = [
     events.push(`facilitator:${path}`);
     const payer = payerOf(paymentPayload);
     if (path === '/verify') {
-      send(200, fake.verifyAnswer?.(paymentPayload) ?? { isValid: true, payer });
+      send(fake.verifyStatus, fake.verifyAnswer?.(paymentPayload) ?? { isValid: true, payer });
     } else {
       send(
         200,

@@ -29,6 +29,8 @@ export interface McpService {
   upstream: CheckUpstream;
   /** Checks that ran: requests that reached the upstream. */
   runs(): number;
+  /** The service's log so far (JSON lines, info and above). */
+  logs(): string;
   /** A connected official MCP client; closed by `close()`. */
   connect(): Promise<Client>;
   close(): Promise<void>;
@@ -43,7 +45,8 @@ export interface McpServiceOptions {
 export async function startMcpService({ facilitator, payTo }: McpServiceOptions): Promise<McpService> {
   const upstream = await startCheckUpstream();
   const loaded = loadConfig({ LOG_LEVEL: 'silent' });
-  const logger = pino({ level: 'silent' });
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
   const clients: Client[] = [];
 
   // The public base URL must be known before the routes are built, so listen first on an app shell.
@@ -70,6 +73,7 @@ export async function startMcpService({ facilitator, payTo }: McpServiceOptions)
     mcpUrl,
     upstream,
     runs: () => upstream.requests.length,
+    logs: () => lines.join(''),
     async connect() {
       const client = new Client({ name: 'website-checks-e2e', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(mcpUrl));

@@ -45,6 +45,8 @@ export interface PaidCallOptions {
   domain: string;
   payer: PrivateKeyAccount;
   signal?: AbortSignal;
+  /** Sent on every request of the call and of its retries. */
+  headers?: Record<string, string>;
 }
 
 /** Above the service's own bound for a paid answer (a 12 s check plus a settlement of at most 50 s). */
@@ -130,15 +132,16 @@ async function payOverHttp(options: PaidCallOptions): Promise<PaidCall> {
   };
   const attempt = (send: () => Promise<Response>) => answerOrFailure(async () => read(await send()));
 
+  const headers = options.headers ?? {};
   const answer = await attempt(() =>
-    wrapFetchWithPayment(recording, x402ClientFor(options.payer))(url, { signal: options.signal }),
+    wrapFetchWithPayment(recording, x402ClientFor(options.payer))(url, { signal: options.signal, headers }),
   );
   return {
     answer,
     retry: () =>
       attempt(() => {
         if (!signature) throw new Error('no PAYMENT-SIGNATURE was sent: nothing to retry');
-        return fetch(url, { headers: { 'payment-signature': signature } });
+        return fetch(url, { headers: { ...headers, 'payment-signature': signature } });
       }),
   };
 }
@@ -157,7 +160,10 @@ async function payOverMcp(options: PaidCallOptions): Promise<PaidCall> {
   const call = async (meta?: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> => {
     const client = new Client({ name: 'charged-iff-delivered', version: '1.0.0' });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL('/mcp', options.baseUrl), { fetch: recording }),
+      new StreamableHTTPClientTransport(new URL('/mcp', options.baseUrl), {
+        fetch: recording,
+        requestInit: { headers: options.headers ?? {} },
+      }),
     );
     try {
       const params = {

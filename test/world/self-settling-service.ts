@@ -4,11 +4,13 @@
  * chain and a fresh settler key. The service only ever sees the proxy (`X402_RPC_URL`); tests read
  * balances and the mempool from the chain directly.
  */
+import { fileURLToPath } from 'node:url';
 import { createTestClient, http } from 'viem';
 import { buildWorker, startLocalEdge, type WorkerBundle } from '../../scripts/local-edge.ts';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { baseChainAt } from '../../src/payments/base-chain.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { CLIENT_HEADER, EDGE_CLIENT_GONE_ENTRY_NAME, reportClientGone } from './edge-client-gone.ts';
 import { startWorld, type World } from './index.ts';
 import { type RpcFaultProxy, startRpcFaultProxy } from './rpc-fault-proxy.ts';
 import { onFreePorts, type ServiceProcess, startServiceProcess } from './service-process.ts';
@@ -37,6 +39,11 @@ export interface SelfSettlingService {
   process: ServiceProcess;
   /** Strings that must never reach a client or a log line: the RPC URL and the settler key. */
   secrets: { rpcUrl: string; settlerPrivateKey: `0x${string}` };
+  /**
+   * Only where the runtime cannot see a client leave by itself (the Worker in local workerd): tells
+   * the service that the client whose requests carry `headers` went away.
+   */
+  clientGone?: { headers: (id: string) => Record<string, string>; report: (id: string) => Promise<boolean> };
   close(): Promise<void>;
 }
 
@@ -45,8 +52,13 @@ export interface ServiceOptions {
   env?: Record<string, string>;
 }
 
-/** Where the service runs: `node src/main.ts`, or the Worker in local workerd (`scripts/local-edge.ts`). */
+/**
+ * Where the service runs: `node src/main.ts`, or the Worker in local workerd (`scripts/local-edge.ts`),
+ * bundled from the test-only entry that adds the client-gone hook (`edge-client-gone-worker.ts`).
+ */
 export type Runtime = 'node' | 'edge';
+
+const EDGE_CLIENT_GONE_ENTRY = fileURLToPath(new URL(EDGE_CLIENT_GONE_ENTRY_NAME, import.meta.url));
 
 export async function startSettlementWorld(
   options: { blockTimeSeconds?: number; runtime?: Runtime } = {},
@@ -99,7 +111,11 @@ export async function startSettlementWorld(
       const started =
         runtime === 'node'
           ? startServiceProcess({ ...env, NODE_EXTRA_CA_CERTS: ca.path })
-          : startEdgeProcess(env, world.site.caPem, (bundle ??= buildWorker()));
+          : startEdgeProcess(
+              env,
+              world.site.caPem,
+              (bundle ??= buildWorker(undefined, EDGE_CLIENT_GONE_ENTRY)),
+            );
       const process = await started.catch(async (error: unknown) => {
         await proxy.close();
         throw error;
@@ -108,6 +124,14 @@ export async function startSettlementWorld(
         proxy,
         process,
         secrets: { rpcUrl: proxy.url.href, settlerPrivateKey },
+        ...(runtime === 'edge'
+          ? {
+              clientGone: {
+                headers: (id: string) => ({ [CLIENT_HEADER]: id }),
+                report: (id: string) => reportClientGone(process.url, id),
+              },
+            }
+          : {}),
         async close() {
           services.delete(service);
           proxy.release();

@@ -1,17 +1,20 @@
 /**
  * Turns gathered DNS facts into the dns result (contract §3 "dns"): records as published plus the
- * SPF, DMARC, CAA and DNSSEC assessments and their findings. A section whose lookup failed is
+ * SPF, DMARC, CAA, DNSSEC and renewal-readiness (`_acme-challenge`, DNS-PERSIST-01) assessments
+ * and their findings. A section whose lookup failed is
  * reported as `{ error }` and yields no finding from its missing data. Pure: no I/O, no clock.
  */
 import type { SourceFailure, SourceResult } from '../../sources/failure.ts';
 import type { DnsFacts } from '../../sources/doh/gather.ts';
 import { DISCLAIMER, type Finding, toTimestamp } from '../result-common.ts';
+import { assessAcmeChallenge } from './acme-challenge.ts';
 import { assessCaa } from './caa.ts';
 import { assessDmarc } from './dmarc.ts';
 import { assessDnssec } from './dnssec.ts';
 import { DNS_FINDING, dnsFinding } from './findings.ts';
 import type { DnsResult, SectionError } from './result.ts';
 import { assessSpf } from './spf.ts';
+import { assessValidationPersist } from './validation-persist.ts';
 
 /** `isApex`: NS records are only expected at a zone apex, so `dns.no_ns` is only raised there. */
 export function assessDns(facts: DnsFacts, isApex: boolean, checkedAt: Date): DnsResult {
@@ -19,12 +22,18 @@ export function assessDns(facts: DnsFacts, isApex: boolean, checkedAt: Date): Dn
   const dmarc = section(facts.dmarc, assessDmarc);
   const dnssec = section(facts.dnssec, assessDnssec);
   const caa = section(facts.caa, (set) => ({ caa: set, findings: assessCaa(set) }));
+  const acme = section(facts.acmeChallenge, (found) => assessAcmeChallenge(facts.domain, found));
+  const persist = section(facts.validationPersist, (txt) =>
+    assessValidationPersist(facts.domain, txt, checkedAt),
+  );
   const findings: Finding[] = [
     ...recordFindings(facts, isApex),
     ...(spf.ok ? spf.value.findings : []),
     ...(dmarc.ok ? dmarc.value.findings : []),
     ...(caa.ok ? caa.value.findings : [caaLookupFailed(caa.failure)]),
     ...(dnssec.ok ? dnssec.value.findings : []),
+    ...(acme.ok ? acme.value.findings : []),
+    ...(persist.ok ? persist.value.findings : []),
     ...lookupFailures(facts),
   ];
   return {
@@ -44,6 +53,8 @@ export function assessDns(facts: DnsFacts, isApex: boolean, checkedAt: Date): Dn
     dnssec: dnssec.ok ? dnssec.value.dnssec : sectionError(dnssec.failure),
     mta_sts: reported(facts.mtaSts, (txt) => txt.find((text) => /^v=STSv1(;|\s|$)/.test(text)) ?? null),
     tls_rpt: reported(facts.tlsRpt, (txt) => txt.find((text) => /^v=TLSRPTv1(;|\s|$)/.test(text)) ?? null),
+    acme_challenge: acme.ok ? acme.value.acmeChallenge : sectionError(acme.failure),
+    validation_persist: persist.ok ? persist.value.records : sectionError(persist.failure),
   };
 }
 
@@ -80,6 +91,8 @@ function lookupFailures(facts: DnsFacts): Finding[] {
     DNSSEC: facts.dnssec,
     'MTA-STS': facts.mtaSts,
     'TLS-RPT': facts.tlsRpt,
+    '_acme-challenge': facts.acmeChallenge,
+    '_validation-persist': facts.validationPersist,
   };
   const failed = Object.entries(sections).flatMap(([name, result]) =>
     result.ok ? [] : [{ name, failure: result.failure }],

@@ -30,6 +30,12 @@ export const DNS_FINDING = {
   caaLookupFailed: 'caa.lookup_failed',
   /** Lookups other than CAA fail (SERVFAIL or timeout) at both resolvers while they work. */
   lookupFailed: 'dns.lookup_failed',
+  /** `_acme-challenge.<domain>` holds TXT tokens (stale) or a CNAME (delegated DNS-01). */
+  acmeChallengePresent: 'dns.acme_challenge_present',
+  /** A DNS-PERSIST-01 record's `persistUntil` is past or within 30 days. */
+  validationPersistExpiring: 'dns.validation_persist_expiring',
+  /** A TXT record at `_validation-persist.<domain>` that CAs refuse as malformed. */
+  validationPersistMalformed: 'dns.validation_persist_malformed',
   dnssecUnsigned: 'dnssec.unsigned',
   dnssecBogus: 'dnssec.bogus',
 } as const;

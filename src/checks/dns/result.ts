@@ -1,6 +1,6 @@
 /** The dns result (contract §3 "dns"). */
 import { z } from 'zod';
-import { commonResultShape } from '../result-common.ts';
+import { commonResultShape, timestampSchema } from '../result-common.ts';
 import { DNS_CHECK_BUDGET_MS } from './budget.ts';
 
 export const spfSchema = z.object({
@@ -59,6 +59,32 @@ export const dnssecSchema = z.object({
   dnskey: z.boolean(),
 });
 
+export const acmeChallengeSchema = z
+  .object({
+    txt: z.array(z.string()).describe('TXT strings at the name (at the end of its CNAME chain).'),
+    cname: z
+      .string()
+      .nullable()
+      .describe('The CNAME target: DNS-01 validation delegated to another zone (e.g. acme-dns).'),
+  })
+  .describe(
+    'What `_acme-challenge.<domain>` holds between validations; null when nothing (the normal state). Finding `dns.acme_challenge_present`.',
+  );
+
+export const validationPersistRecordSchema = z.object({
+  issuer: z.string().describe('The issuer domain name, normalized (e.g. `letsencrypt.org`).'),
+  account_uri: z.string().describe('The ACME account the record authorizes (`accounturi`).'),
+  policy: z
+    .string()
+    .nullable()
+    .describe(
+      '`policy` in lower case: `wildcard` extends the validation to subdomains and wildcard certificates; CAs treat any other value as absent. Null when absent.',
+    ),
+  persist_until: timestampSchema
+    .nullable()
+    .describe('`persistUntil`: after it the CA refuses new validations with the record. Null when absent.'),
+});
+
 export const dnsResultSchema = z
   .object({
     ...commonResultShape,
@@ -73,6 +99,14 @@ export const dnsResultSchema = z
     dnssec: orError(dnssecSchema),
     mta_sts: orError(z.string().nullable()),
     tls_rpt: orError(z.string().nullable()),
+    acme_challenge: orError(acmeChallengeSchema.nullable()),
+    validation_persist: orError(
+      z
+        .array(validationPersistRecordSchema)
+        .describe(
+          'DNS-PERSIST-01 records at `_validation-persist.<domain>` (draft-ietf-acme-dns-persist), each a standing authorization for one CA account; empty when none. Malformed records are left out and reported as `dns.validation_persist_malformed`; `dns.validation_persist_expiring` when `persistUntil` is past or within 30 days.',
+        ),
+    ),
   })
   .describe(
     `Each section is reported on its own: when a lookup it needs fails at both resolvers (SERVFAIL or timeout) while the resolvers answer a control query, the section is \`{ error }\` and the others are still reported. When the resolvers themselves fail (the control query fails at both, or they answer with HTTP errors, garbage or REFUSED) there is no result: the check answers 502 and is not charged. The whole check answers within ${DNS_CHECK_BUDGET_MS / 1000} s.`,

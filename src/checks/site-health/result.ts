@@ -17,6 +17,12 @@ export const lifetimeNoteSchema = z.object({
   default_64_day_from: z.literal('2027-02-10'),
   default_45_day_from: z.literal('2028-02-16'),
   staging_64_day_from: z.literal('2026-10-14'),
+  cabf_max_100_days_from: z
+    .literal('2027-03-15')
+    .describe('The CA/Browser Forum maximum certificate lifetime is 100 days from this date.'),
+  cabf_max_47_days_from: z
+    .literal('2029-03-15')
+    .describe('The CA/Browser Forum maximum certificate lifetime is 47 days from this date.'),
   recommendation: z.string(),
   facts: z.array(z.string()),
 });

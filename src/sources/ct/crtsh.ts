@@ -92,6 +92,14 @@ export async function fetchCrtshIssuances(
   return succeed(mergeRows(known).filter((issuance) => issuanceCovers(issuance, domain)));
 }
 
+/** A name no certificate holds: the search crt.sh's breaker asks as its control question. */
+export const CRTSH_CONTROL_NAME = 'breaker-control.website-checks.invalid';
+
+/** The crt.sh breaker's control: does crt.sh answer a search that matches nothing? */
+export async function crtshAnswers(options: CrtshCallOptions): Promise<boolean> {
+  return (await searchIdentity(crtshSearchUrl(options.baseUrl, CRTSH_CONTROL_NAME), options)).ok;
+}
+
 /** A row whose issuer crt.sh could not find: never a certificate a browser would accept. */
 function isUnknownIssuer(row: CrtshRow): boolean {
   return row.issuer_ca_id <= UNKNOWN_ISSUER_CA_ID || row.issuer_name === UNKNOWN_ISSUER_NAME;

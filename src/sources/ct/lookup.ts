@@ -118,7 +118,7 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
           attempt.done = true;
           attempt.controller.abort();
           // crt.sh still running here has outlived the hedge delay: a failure for its breaker.
-          if (attempt.name === CRTSH_SOURCE) breaker?.failure();
+          if (attempt.name === CRTSH_SOURCE) breaker?.failure(domain);
           calls.push({
             name: attempt.name,
             url: attempt.url.href,
@@ -153,7 +153,8 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
           failures.push({
             code: 'circuit_open',
             source: name,
-            detail: 'crt.sh was skipped: it failed repeatedly and is rested for a cool-down',
+            detail:
+              'crt.sh was skipped: it failed for several domains and for a control search, and is rested',
           });
           launch(CERTSPOTTER_SOURCE);
           return finishIfAllFailed();
@@ -177,7 +178,10 @@ function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtL
             ms: Math.round(now() - attempt.startedAt),
             cached: false,
           });
-          if (name === CRTSH_SOURCE) breaker?.[result.ok ? 'success' : 'failure']();
+          if (name === CRTSH_SOURCE) {
+            if (result.ok) breaker?.success();
+            else breaker?.failure(domain);
+          }
           if (result.ok && result.value.length > 0) {
             return finish({ ok: true, value: { issuances: result.value, source: name } });
           }

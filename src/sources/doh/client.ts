@@ -32,6 +32,11 @@ export interface DohQueryOptions {
   signal?: AbortSignal;
   /** Skip the cache and any identical query in flight (for the resolver health check). */
   fresh?: boolean;
+  /**
+   * The domain being checked, when the name asked is one of its lookups: the primary's breaker
+   * counts failures per checked domain, not per name (one check asks about twenty names).
+   */
+  subject?: string;
 }
 
 export interface DohClient {
@@ -69,35 +74,27 @@ export function createDohClient(deps: DohClientDeps): DohClient {
   const cache = deps.cache ?? createDohCache();
   const breaker = deps.primaryBreaker;
 
-  async function ask(resolver: URL, name: string, type: DnsRecordType, cd: boolean, signal: AbortSignal) {
-    const url = new URL(resolver);
-    url.searchParams.set('dns', toBase64Url(encodeQuery(name, type, cd)));
-    const response = await boundedFetch(url, {
-      source: DOH_SOURCE,
-      fetch,
-      timeoutMs,
-      maxBytes: DOH_MAX_BYTES,
-      accept: [DNS_MESSAGE_TYPE],
-      signal,
-    });
-    if (!response.ok) return response;
-    const decoded = decodeResponse(DOH_SOURCE, response.value.body, name, type);
-    if (!decoded.ok) return decoded;
-    return succeed({ ms: response.value.ms, decoded: decoded.value });
-  }
+  const ask = (resolver: URL, name: string, type: DnsRecordType, cd: boolean, signal: AbortSignal) =>
+    askResolver({ fetch, url: resolver, timeoutMs }, name, type, cd, signal);
 
   /**
    * Asks the primary; when it fails, or has not answered within the hedge delay, asks the fallback
    * as well and takes the first answer, cancelling the other exchange.
    */
-  async function load(name: string, type: DnsRecordType, cd: boolean): Promise<SourceResult<DnsAnswer>> {
+  async function load(
+    name: string,
+    type: DnsRecordType,
+    cd: boolean,
+    subject: string,
+  ): Promise<SourceResult<DnsAnswer>> {
     if (breaker && !breaker.allow()) {
       const skipped = { resolver: primaryUrl.href, ok: false, ms: 0, skipped: true as const };
       const fallback = await ask(fallbackUrl, name, type, cd, new AbortController().signal);
       return fallback.ok ? succeed(toAnswer(fallback.value, fallbackUrl, true, [skipped])) : fallback;
     }
     const result = await hedged(name, type, cd);
-    breaker?.[result.primaryHealthy ? 'success' : 'failure']();
+    if (result.primaryHealthy) breaker?.success();
+    else breaker?.failure(subject);
     return result.answer;
   }
 
@@ -159,9 +156,10 @@ export function createDohClient(deps: DohClientDeps): DohClient {
     async query(rawName, type, options = {}) {
       const name = canonicalName(rawName);
       const cd = options.cd ?? false;
+      const subject = options.subject ?? name;
       const lookup = options.fresh
-        ? load(name, type, cd).then((result) => ({ result, cached: false }))
-        : cache.get(`${name}|${type}|${cd ? 'cd' : ''}`, () => load(name, type, cd));
+        ? load(name, type, cd, subject).then((result) => ({ result, cached: false }))
+        : cache.get(`${name}|${type}|${cd ? 'cd' : ''}`, () => load(name, type, cd, subject));
       const outcome = await withDeadline(lookup, options.signal);
       if (outcome === null) return fail(cancelled(name, type));
       const { result, cached } = outcome;
@@ -169,6 +167,49 @@ export function createDohClient(deps: DohClientDeps): DohClient {
       return succeed({ ...result.value, cached: true, ms: 0, attempts: [] });
     },
   };
+}
+
+interface ResolverCall {
+  fetch: FetchLike;
+  url: URL;
+  timeoutMs: number;
+}
+
+/** One exchange with one resolver: the decoded answer and its wall time, or the failure. */
+async function askResolver(
+  resolver: ResolverCall,
+  name: string,
+  type: DnsRecordType,
+  cd: boolean,
+  signal: AbortSignal,
+): Promise<SourceResult<{ ms: number; decoded: DecodedAnswer }>> {
+  const url = new URL(resolver.url);
+  url.searchParams.set('dns', toBase64Url(encodeQuery(name, type, cd)));
+  const response = await boundedFetch(url, {
+    source: DOH_SOURCE,
+    fetch: resolver.fetch,
+    timeoutMs: resolver.timeoutMs,
+    maxBytes: DOH_MAX_BYTES,
+    accept: [DNS_MESSAGE_TYPE],
+    signal,
+  });
+  if (!response.ok) return response;
+  const decoded = decodeResponse(DOH_SOURCE, response.value.body, name, type);
+  if (!decoded.ok) return decoded;
+  return succeed({ ms: response.value.ms, decoded: decoded.value });
+}
+
+/**
+ * The primary resolver's breaker control: does `url` answer the root zone's SOA (a question no
+ * caller chooses, answered from every resolver's cache) within `timeoutMs` (default `DOH_TIMEOUT_MS`)?
+ */
+export async function resolverAnswers(resolver: {
+  fetch: FetchLike;
+  url: URL;
+  timeoutMs?: number;
+}): Promise<boolean> {
+  const call = { ...resolver, timeoutMs: resolver.timeoutMs ?? DOH_TIMEOUT_MS };
+  return (await askResolver(call, '', 'SOA', false, new AbortController().signal)).ok;
 }
 
 /**

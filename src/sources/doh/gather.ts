@@ -2,6 +2,7 @@
  * Gathers every DNS fact the dns check needs, in parallel, through the DoH client. A lookup that
  * did not happen is never reported as a missing record: its section carries the failure instead.
  */
+import type { AcmeChallenge } from '../../checks/dns/acme-challenge.ts';
 import type { CaaRecord, CaaSet } from '../../checks/dns/caa.ts';
 import { caaClimb, relevantCaaSet } from '../../checks/dns/caa.ts';
 import { type DmarcLookup, dmarcTreeWalk, isDmarcRecord } from '../../checks/dns/dmarc.ts';
@@ -32,6 +33,10 @@ export interface DnsFacts {
   dnssec: DnsSection<DnssecEvidence>;
   mtaSts: DnsSection<string[]>;
   tlsRpt: DnsSection<string[]>;
+  /** `_acme-challenge.<domain>`: its CNAME target and the TXT strings at the end of the chain. */
+  acmeChallenge: DnsSection<AcmeChallenge>;
+  /** TXT strings at `_validation-persist.<domain>` (DNS-PERSIST-01). */
+  validationPersist: DnsSection<string[]>;
   /** One entry per resolver asked, as a result's `sources` reports it. */
   sources: SourceCall[];
 }
@@ -70,7 +75,7 @@ export async function gatherDns(
   // the registrable domain; the DNSKEY set lives at that zone's apex.
   const zoneApex = organization ?? name;
   const query = (qname: string, type: DnsRecordType, cd = false) =>
-    client.query(qname, type, { cd, signal: options.signal });
+    client.query(qname, type, { cd, signal: options.signal, subject: name });
 
   /** One question; a SERVFAIL that the CD bit cures is DNSSEC-bogus data, kept and flagged. */
   async function ask(qname: string, type: DnsRecordType): Promise<SourceResult<DnsAnswer>> {
@@ -96,27 +101,45 @@ export async function gatherDns(
   }
 
   const txtQuery = ask(name, 'TXT');
-  const [a, aaaa, cname, ns, mx, txt, spfWalk, dmarcLevels, caaLevels, ds, dnskey, mtaSts, tlsRpt] =
-    await Promise.all([
-      ask(name, 'A'),
-      ask(name, 'AAAA'),
-      ask(name, 'CNAME'),
-      ask(name, 'NS'),
-      ask(name, 'MX'),
-      txtQuery,
-      txtQuery.then((result) => resolveSpf(ask, name, result)),
-      Promise.all(
-        [name, ...dmarcTreeWalk(name)].map(async (level) => ({
-          level: `_dmarc.${level}`,
-          result: await ask(`_dmarc.${level}`, 'TXT'),
-        })),
-      ),
-      Promise.all(caaClimb(name).map(async (level) => ({ level, result: await ask(level, 'CAA') }))),
-      ask(zoneApex, 'DS'),
-      ask(zoneApex, 'DNSKEY'),
-      ask(`_mta-sts.${name}`, 'TXT'),
-      ask(`_smtp._tls.${name}`, 'TXT'),
-    ]);
+  const [
+    a,
+    aaaa,
+    cname,
+    ns,
+    mx,
+    txt,
+    spfWalk,
+    dmarcLevels,
+    caaLevels,
+    ds,
+    dnskey,
+    mtaSts,
+    tlsRpt,
+    acmeChallenge,
+    validationPersist,
+  ] = await Promise.all([
+    ask(name, 'A'),
+    ask(name, 'AAAA'),
+    ask(name, 'CNAME'),
+    ask(name, 'NS'),
+    ask(name, 'MX'),
+    txtQuery,
+    txtQuery.then((result) => resolveSpf(ask, name, result)),
+    Promise.all(
+      [name, ...dmarcTreeWalk(name)].map(async (level) => ({
+        level: `_dmarc.${level}`,
+        result: await ask(`_dmarc.${level}`, 'TXT'),
+      })),
+    ),
+    Promise.all(caaClimb(name).map(async (level) => ({ level, result: await ask(level, 'CAA') }))),
+    ask(zoneApex, 'DS'),
+    ask(zoneApex, 'DNSKEY'),
+    ask(`_mta-sts.${name}`, 'TXT'),
+    ask(`_smtp._tls.${name}`, 'TXT'),
+    // Renewal readiness, asked beside the rest: no round trip of its own.
+    ask(`_acme-challenge.${name}`, 'TXT'),
+    ask(`_validation-persist.${name}`, 'TXT'),
+  ]);
 
   const resolverTrouble = failures.find((failure) => !NAME_FAILURES.includes(failure.code));
   if (resolverTrouble) return fail(resolverTrouble);
@@ -146,6 +169,8 @@ export async function gatherDns(
     })),
     mtaSts: map(mtaSts, txtOf),
     tlsRpt: map(tlsRpt, txtOf),
+    acmeChallenge: map(acmeChallenge, (v) => ({ txt: txtOf(v), cname: v.cnames[0] ?? null })),
+    validationPersist: map(validationPersist, txtOf),
     sources,
   });
 }

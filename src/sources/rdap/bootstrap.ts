@@ -1,6 +1,7 @@
 /**
  * RDAP bootstrap (RFC 9224): maps a domain to the base URL of its registry's RDAP server using
- * IANA's `dns.json`, fetched once, shared by concurrent callers and kept in memory for a day.
+ * IANA's `dns.json`, fetched once, shared by concurrent callers and kept in memory for a day; a
+ * failed fetch is remembered for a few seconds, like a good file for its day.
  */
 import { z } from 'zod';
 import { boundedFetch, type FetchLike, parseJsonBody } from '../bounded-fetch.ts';
@@ -15,6 +16,12 @@ export const RDAP_BOOTSTRAP_TTL_MS = 24 * 60 * 60 * 1000;
 export const RDAP_BOOTSTRAP_STALE_MAX_MS = 7 * 24 * 60 * 60 * 1000;
 /** Wait before retrying a failed refresh while a stale file is served, in milliseconds. */
 export const RDAP_BOOTSTRAP_RETRY_MS = 5 * 60 * 1000;
+/**
+ * How long a failed fetch is answered from memory when there is no file to fall back on, in
+ * milliseconds: a flood of unpaid `/v1/expiry` requests (each asks the bootstrap before the 402)
+ * then costs IANA at most six fetches a minute instead of one per few requests.
+ */
+export const RDAP_BOOTSTRAP_FAILURE_TTL_MS = 10_000;
 /** Largest bootstrap file accepted, in bytes (IANA's is about 60 KB). */
 export const RDAP_BOOTSTRAP_MAX_BYTES = 1024 * 1024;
 
@@ -51,6 +58,7 @@ export interface RdapBootstrapDeps {
 export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
   let current: { table: BootstrapTable; fetchedAtMs: number } | null = null;
   let retryAtMs = 0;
+  let failed: { failure: SourceFailure; untilMs: number } | null = null;
   let inFlight: Promise<{ result: SourceResult<BootstrapTable>; ms: number }> | null = null;
   const call = (ok: boolean, ms: number, cached: boolean): SourceCall => ({
     name: RDAP_BOOTSTRAP_SOURCE,
@@ -69,12 +77,14 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
     ) {
       return succeed({ table: current.table, call: call(true, 0, true) });
     }
+    if (failed && nowMs < failed.untilMs) return fail(failed.failure);
     const joined = inFlight !== null;
     inFlight ??= fetchTable(deps).finally(() => {
       inFlight = null;
     });
     const { result, ms } = await inFlight;
     if (result.ok) {
+      failed = null;
       if (!joined) current = { table: result.value, fetchedAtMs: nowMs };
       return succeed({ table: result.value, call: call(true, joined ? 0 : ms, joined) });
     }
@@ -82,6 +92,10 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
     if (current && age < RDAP_BOOTSTRAP_STALE_MAX_MS) {
       retryAtMs = nowMs + RDAP_BOOTSTRAP_RETRY_MS;
       return succeed({ table: current.table, call: call(false, joined ? 0 : ms, true) });
+    }
+    if (!joined) {
+      // Counted from the answer, not the request: a fetch that hung for its whole budget still rests.
+      failed = { failure: result.failure, untilMs: deps.now().getTime() + RDAP_BOOTSTRAP_FAILURE_TTL_MS };
     }
     return fail(result.failure);
   }

@@ -70,6 +70,7 @@ beforeEach(() => {
   events.length = 0;
   facilitator.calls.length = 0;
   facilitator.verifyAnswer = null;
+  facilitator.verifyStatus = 200;
   facilitator.settleAnswer = null;
   facilitator.supportedFailStatus = null;
   upstream.failing = false;
@@ -160,6 +161,33 @@ describe('payment gate', () => {
     );
     expect(events).toEqual(['facilitator:/verify']);
   });
+
+  it.for([
+    [400, 402, 'payment_required'],
+    [422, 402, 'payment_required'],
+    [401, 503, 'payment_unavailable'],
+    [429, 503, 'payment_unavailable'],
+    [500, 503, 'payment_unavailable'],
+    [502, 503, 'payment_unavailable'],
+  ] as const)(
+    'a facilitator refusing verify with %i and isValid false: %i %s, nothing run',
+    async ([facilitatorStatus, status, code]) => {
+      const app = buildApp();
+      const signature = await signFor(app, '/v1/cert?domain=example.com');
+      events.length = 0;
+      facilitator.verifyStatus = facilitatorStatus;
+      facilitator.verifyAnswer = () => ({ isValid: false, invalidReason: 'invalid_exact_evm_signature' });
+      const res = await app.request('/v1/cert?domain=example.com', {
+        headers: { 'payment-signature': signature },
+      });
+      expect(res.status).toBe(status);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body.code).toBe(code);
+      if (status === 402) expect(body.reason).toBe('invalid_exact_evm_signature');
+      else expect(res.headers.get('retry-after')).toBe('5');
+      expect(events).toEqual(['facilitator:/verify']);
+    },
+  );
 
   it('withholds the result when settlement fails after the check ran', async () => {
     const app = buildApp();

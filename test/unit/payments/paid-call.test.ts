@@ -58,6 +58,7 @@ beforeEach(() => {
   events = [];
   lifecycle = createLifecycle();
   const resourceServer = {
+    validateExtensions: () => ({ valid: true }),
     findMatchingRequirements: () => requirements,
     verifyPayment: async () => {
       events.push('verify');

@@ -29,6 +29,8 @@ function facts(overrides: Partial<DnsFacts> = {}): DnsFacts {
     dnssec: succeed({ ad: true, ds: true, dnskey: true, bogus: false }),
     mtaSts: succeed([]),
     tlsRpt: succeed([]),
+    acmeChallenge: succeed({ txt: [], cname: null }),
+    validationPersist: succeed([]),
     sources: [{ name: 'doh', url: 'https://cloudflare-dns.com/dns-query', ok: true, ms: 18, cached: false }],
     ...overrides,
   };
@@ -109,6 +111,60 @@ describe('assessDns: a lookup that fails at working resolvers fails only its sec
     const result = assessDns(facts({ dmarc: servfail('_dmarc.harbour-tools.com TXT') }), true, NOW);
     expect(result.findings).toEqual([
       expect.objectContaining({ code: 'dns.lookup_failed', severity: 'warning' }),
+    ]);
+  });
+});
+
+describe('assessDns: renewal readiness (_acme-challenge, DNS-PERSIST-01)', () => {
+  it('reports nothing there as null and an empty list, with no finding', () => {
+    const result = dnsResultSchema.parse(assessDns(facts(), true, NOW));
+    expect(result.acme_challenge).toBeNull();
+    expect(result.validation_persist).toEqual([]);
+  });
+
+  it('reports the CNAME, the parsed records and their findings, judged at checked_at', () => {
+    const inTenDays = Math.floor(NOW.getTime() / 1000) + 10 * 86_400;
+    const result = assessDns(
+      facts({
+        acmeChallenge: succeed({ txt: [], cname: 'x.auth.acme-dns.io' }),
+        validationPersist: succeed([
+          `letsencrypt.org; accounturi=https://acme-v02.api.letsencrypt.org/acme/acct/1; persistUntil=${inTenDays}`,
+        ]),
+      }),
+      true,
+      NOW,
+    );
+    expect(dnsResultSchema.parse(result)).toEqual(result);
+    expect(result.acme_challenge).toEqual({ txt: [], cname: 'x.auth.acme-dns.io' });
+    expect(result.validation_persist).toEqual([
+      {
+        issuer: 'letsencrypt.org',
+        account_uri: 'https://acme-v02.api.letsencrypt.org/acme/acct/1',
+        policy: null,
+        persist_until: '2026-12-02T10:00:00Z',
+      },
+    ]);
+    expect(codes(result)).toEqual(['dns.acme_challenge_present', 'dns.validation_persist_expiring']);
+  });
+
+  it('a failed _acme-challenge or _validation-persist lookup is a section error named in dns.lookup_failed', () => {
+    const result = assessDns(
+      facts({
+        acmeChallenge: servfail('_acme-challenge.harbour-tools.com TXT'),
+        validationPersist: servfail('_validation-persist.harbour-tools.com TXT'),
+      }),
+      true,
+      NOW,
+    );
+    expect(dnsResultSchema.parse(result)).toEqual(result);
+    expect(result.acme_challenge).toEqual({ error: expect.objectContaining({ code: 'servfail' }) });
+    expect(result.validation_persist).toEqual({ error: expect.objectContaining({ code: 'servfail' }) });
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        code: 'dns.lookup_failed',
+        severity: 'warning',
+        message: expect.stringContaining('_acme-challenge, _validation-persist lookups fail'),
+      }),
     ]);
   });
 });

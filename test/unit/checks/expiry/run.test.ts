@@ -219,6 +219,36 @@ describe('expiry admission', () => {
   });
 });
 
+describe('expiry admission under a flood while the bootstrap fails', () => {
+  it('300 unpaid admissions over a minute make a handful of bootstrap fetches, all refused as upstream_failed', async () => {
+    world.bootstrap.mode = 'server_error';
+    const { admit } = runner();
+    const outcomes = [];
+    // 300 requests over 60 s on the world clock, in bursts of ten concurrent ones.
+    for (let burst = 0; burst < 30; burst += 1) {
+      outcomes.push(
+        ...(await Promise.all(Array.from({ length: 10 }, () => admit(valid('healthy-shop.com'))))),
+      );
+      world.clock.advance(2_000);
+    }
+    expect(outcomes).toHaveLength(300);
+    for (const outcome of outcomes) {
+      expect(outcome).toMatchObject({
+        type: 'upstream_failed',
+        upstreams: [{ name: 'rdap-bootstrap', error: 'http_status' }],
+      });
+    }
+    // One fetch per 10 s rest: 6 in the minute (it was one per few requests: 31 for 300).
+    expect(world.bootstrap.requests.length).toBeLessThanOrEqual(6);
+    expect(world.bootstrap.requests.length).toBeGreaterThanOrEqual(5);
+
+    // IANA back: the next admission after the rest fetches the file and admits.
+    world.bootstrap.mode = null;
+    world.clock.advance(10_000);
+    expect(await admit(valid('healthy-shop.com'))).toBeNull();
+  });
+});
+
 describe('registryName', () => {
   it('uses the ICANN section of the public suffix list', () => {
     expect(registryName(valid('blog.shop.bakery.co.uk'))).toBe('bakery.co.uk');

@@ -77,6 +77,8 @@ export function dnsResult(findings: Finding[] = [], caaIssue = 'letsencrypt.org'
     dnssec: { status: 'unsigned', ad: false, ds: false, dnskey: false },
     mta_sts: null,
     tls_rpt: null,
+    acme_challenge: null,
+    validation_persist: [],
   };
 }
 

@@ -77,6 +77,8 @@ describe('gatherDns', () => {
         'deep-shop.co.uk DNSKEY',
         '_mta-sts.eu.store.deep-shop.co.uk TXT',
         '_smtp._tls.eu.store.deep-shop.co.uk TXT',
+        '_acme-challenge.eu.store.deep-shop.co.uk TXT',
+        '_validation-persist.eu.store.deep-shop.co.uk TXT',
       ]),
     );
     if (!gathered.ok) return;

@@ -1,6 +1,10 @@
 /** RDAP bootstrap (RFC 9224) against the loopback IANA file: matching, https preference, caching, failures. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildTable, matchServer } from '../../../../src/sources/rdap/bootstrap.ts';
+import {
+  buildTable,
+  matchServer,
+  RDAP_BOOTSTRAP_FAILURE_TTL_MS,
+} from '../../../../src/sources/rdap/bootstrap.ts';
 import type { BootstrapService } from '../../../world/rdap-bootstrap.ts';
 import { DAY_MS, HOUR_MS, type RdapWorld, startRdapWorld } from './world.ts';
 
@@ -116,7 +120,7 @@ describe('caching', () => {
 });
 
 describe('failures', () => {
-  it('reports a 503 as http_status and does not cache the failure', async () => {
+  it('reports a 503 as http_status, remembers the failure for 10 s, then fetches again', async () => {
     world.bootstrap.mode = 'server_error';
     const client = world.client();
     expect(await client.findServer('healthy-shop.com')).toMatchObject({
@@ -124,9 +128,30 @@ describe('failures', () => {
       failure: { code: 'http_status' },
     });
     world.bootstrap.mode = null;
+    // Within the rest the failure is answered from memory, though IANA would answer now.
+    world.clock.advance(RDAP_BOOTSTRAP_FAILURE_TTL_MS - 1);
+    expect(await client.findServer('healthy-shop.com')).toMatchObject({
+      ok: false,
+      failure: { code: 'http_status', status: 503 },
+    });
+    expect(bootstrapHits()).toBe(1);
+    world.clock.advance(1);
     const retried = await client.findServer('healthy-shop.com');
-    expect(retried.ok).toBe(true);
+    expect(retried.ok && retried.value.call).toMatchObject({ ok: true, cached: false });
     expect(bootstrapHits()).toBe(2);
+  });
+
+  it('counts the rest from the failed answer: a fetch that hung for its budget rests the full 10 s', async () => {
+    world.bootstrap.mode = 'hang';
+    const client = world.client(200);
+    const hung = client.findServer('healthy-shop.com');
+    // The clock moves while the fetch hangs, as it would over a real timeout.
+    world.clock.advance(5_000);
+    expect(await hung).toMatchObject({ ok: false, failure: { code: 'timeout' } });
+    world.bootstrap.mode = null;
+    world.clock.advance(RDAP_BOOTSTRAP_FAILURE_TTL_MS - 1);
+    expect(await client.findServer('healthy-shop.com')).toMatchObject({ ok: false });
+    expect(bootstrapHits()).toBe(1);
   });
 
   it('reports a truncated file as malformed', async () => {
