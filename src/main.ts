@@ -11,6 +11,7 @@ import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
 import { connectSharedStore } from './redis/connection.ts';
 import { redisRateBuckets } from './redis/rate-buckets.ts';
+import { redisSharedAnswers } from './redis/shared-answers.ts';
 import { sharedPaymentState } from './redis/shared-state.ts';
 import { createService } from './service.ts';
 import { nodeReach } from './sources/node-reach.ts';
@@ -45,7 +46,13 @@ async function main(): Promise<void> {
     logger,
     reach: nodeReach(),
     local,
-    ...(store ? { shared: sharedPaymentState(store, logger), rateBuckets: redisRateBuckets(store) } : {}),
+    ...(store
+      ? {
+          shared: sharedPaymentState(store, logger),
+          rateBuckets: redisRateBuckets(store),
+          sharedAnswers: redisSharedAnswers(store),
+        }
+      : {}),
   });
 
   let active = 0;

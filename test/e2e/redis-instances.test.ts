@@ -164,6 +164,23 @@ describe('two instances, one settler wallet, one Redis', () => {
     expect(await charged(payer)).toBe(PRICE);
   }, 60_000);
 
+  it("reuses another instance's CT answer: the second instance checking a domain does not ask crt.sh", async () => {
+    const domain = 'lapsing-bakery.com';
+    const asked = () => settlement.world.crtsh.requests.filter((r) => r.url.href.includes(domain)).length;
+    for (const service of services) {
+      const payer = await settlement.newPayer(FUNDS);
+      const { answer } = await payFor({
+        transport: 'http',
+        baseUrl: service.process.url,
+        ...OPERATION,
+        domain,
+        payer,
+      });
+      expect(answer.delivered).toBe(true);
+      expect(asked()).toBe(1);
+    }
+  }, 60_000);
+
   it('answers paid calls 503 with Retry-After while Redis is down, keeps free routes, and heals when it returns', async () => {
     const payers = await Promise.all(Array.from({ length: 12 }, () => settlement.newPayer(FUNDS)));
     const call = (payer: PrivateKeyAccount, i: number) =>

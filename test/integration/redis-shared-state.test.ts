@@ -13,6 +13,8 @@ import { REDELIVERY_WINDOW_MS } from '../../src/payments/undelivered.ts';
 import { redisAuthorizations } from '../../src/redis/authorizations.ts';
 import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
 import { redisRateBuckets } from '../../src/redis/rate-buckets.ts';
+import { redisSharedAnswers } from '../../src/redis/shared-answers.ts';
+import { CT_CACHE_TTL_MS, type CtLookupOutcome, createCtCache } from '../../src/sources/ct/lookup.ts';
 import { redisSettlerNonces } from '../../src/redis/settler-nonces.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 
@@ -262,6 +264,58 @@ describe('free-work buckets across instances', () => {
   });
 });
 
+describe('CT answers across instances', () => {
+  const answer = (domain: string): CtLookupOutcome => ({
+    result: {
+      ok: true,
+      value: {
+        source: 'crt.sh',
+        issuances: [
+          {
+            issuer: "Let's Encrypt",
+            issuerDn: "C=US, O=Let's Encrypt, CN=R11",
+            serial: '0a1b',
+            notBefore: new Date('2026-10-01T00:00:00Z'),
+            notAfter: new Date('2026-12-30T00:00:00Z'),
+            names: [domain],
+            loggedAt: null,
+          },
+        ],
+      },
+    },
+    calls: [{ name: 'crt.sh', url: `https://crt.sh/?q=${domain}`, ok: true, ms: 840, cached: false }],
+  });
+
+  it("reuse another instance's answer, dates and all, without asking the upstream again", async () => {
+    const [a, b] = stores.map((store) => createCtCache(undefined, redisSharedAnswers(store)));
+    const domain = `shared-${++keys}.example`;
+    let upstream = 0;
+    const load = async () => ({ ok: true as const, value: (upstream++, answer(domain)) });
+    expect((await a!.get(domain, load)).cached).toBe(false);
+    const elsewhere = await b!.get(domain, load);
+    expect(upstream).toBe(1);
+    expect(elsewhere.cached).toBe(true);
+    expect(elsewhere.result).toEqual({ ok: true, value: answer(domain) });
+    const ttl = await server.client.pttl(`${KEY_PREFIX}answer:ct:${domain}`);
+    expect(ttl).toBeGreaterThan(CT_CACHE_TTL_MS - 5_000);
+    expect(ttl).toBeLessThanOrEqual(CT_CACHE_TTL_MS);
+  });
+
+  it('keep a failed lookup out of the shared tier', async () => {
+    const [a] = stores.map((store) => createCtCache(undefined, redisSharedAnswers(store)));
+    const domain = `failing-${++keys}.example`;
+    const failed: CtLookupOutcome = {
+      result: {
+        ok: false,
+        failure: { kind: 'upstream', upstreams: [] },
+      } as unknown as CtLookupOutcome['result'],
+      calls: [],
+    };
+    await a!.get(domain, async () => ({ ok: true, value: failed }));
+    expect(await server.client.exists(`${KEY_PREFIX}answer:ct:${domain}`)).toBe(0);
+  });
+});
+
 describe('an unreachable store', () => {
   it('fails commands at once (no queue, no resend), reports it, and heals when Redis returns', async () => {
     const [a] = instances();
@@ -269,6 +323,13 @@ describe('an unreachable store', () => {
     const started = performance.now();
     await expect(a!.lock.acquire(freshKey())).rejects.toThrow();
     await expect(a!.undelivered.claim(freshKey(), SIGNATURE)).rejects.toThrow();
+    // An upstream answer is then asked of the upstream, as without a shared store.
+    const ct = createCtCache(undefined, redisSharedAnswers(stores[0]!));
+    const looked = await ct.get('outage.example', async () => ({
+      ok: true,
+      value: { result: { ok: false }, calls: [] } as never,
+    }));
+    expect(looked.cached).toBe(false);
     expect(performance.now() - started).toBeLessThan(1_500);
     while (stores[0]!.reachable()) await sleep(10);
 

@@ -7,7 +7,7 @@
  */
 import type { Breaker } from '../../ops/breaker.ts';
 import type { FetchLike } from '../bounded-fetch.ts';
-import { createSourceCache, type SourceCache } from '../cache.ts';
+import { createSourceCache, type SharedAnswers, type SourceCache } from '../cache.ts';
 import type { SourceCall, SourceFailure } from '../failure.ts';
 import { CERTSPOTTER_SOURCE, fetchCertspotterIssuances } from './certspotter.ts';
 import { CRTSH_SOURCE, fetchCrtshIssuances } from './crtsh.ts';
@@ -42,12 +42,29 @@ export type CtLookup = (domain: string) => Promise<CtLookupOutcome>;
 
 export type CtCache = SourceCache<CtLookupOutcome>;
 
-/** A cache that keeps good answers for `CT_CACHE_TTL_MS`; failures are shared in flight but never kept. */
-export function createCtCache(now?: () => number): CtCache {
+/** The dates of an issuance, read back from JSON. */
+const ISSUANCE_DATES = new Set(['notBefore', 'notAfter', 'loggedAt']);
+
+/**
+ * A cache that keeps good answers for `CT_CACHE_TTL_MS`; failures are shared in flight but never
+ * kept. With `shared`, other instances' answers are reused too: crt.sh is the slowest upstream
+ * (seconds) and limits requests per client, so one fleet asks it once per domain.
+ */
+export function createCtCache(now?: () => number, shared?: SharedAnswers): CtCache {
   return createSourceCache<CtLookupOutcome>({
     max: CT_CACHE_MAX_ENTRIES,
     ttlMs: (outcome) => (outcome.result.ok ? CT_CACHE_TTL_MS : 0),
     now,
+    ...(shared
+      ? {
+          shared: {
+            answers: shared,
+            namespace: 'ct',
+            revive: (key, value) =>
+              ISSUANCE_DATES.has(key) && typeof value === 'string' ? new Date(value) : value,
+          },
+        }
+      : {}),
   });
 }
 
