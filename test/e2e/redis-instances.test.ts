@@ -76,6 +76,23 @@ async function paidGet(
   return { status: res.status, body, retryAfter: res.headers.get('retry-after') };
 }
 
+/** Requests crt.sh has had for `domain`. */
+const ctRequests = (domain: string) =>
+  settlement.world.crtsh.requests.filter((r) => r.url.href.includes(domain)).length;
+
+/** One paid call by a new payer with the official client; its answer and what it cost. */
+async function payOnce(service: SelfSettlingService, domain: string = OPERATION.domain) {
+  const payer = await settlement.newPayer(FUNDS);
+  const { answer } = await payFor({
+    transport: 'http',
+    baseUrl: service.process.url,
+    ...OPERATION,
+    domain,
+    payer,
+  });
+  return { answer, charged: await charged(payer) };
+}
+
 async function charged(payer: PrivateKeyAccount): Promise<bigint> {
   return FUNDS - (await settlement.chain.balanceOf(payer.address));
 }
@@ -118,7 +135,7 @@ describe('two instances, one settler wallet, one Redis', () => {
     const domain = 'renewal-due.net';
     const payer = await settlement.newPayer(FUNDS);
     const signature = await signedPayment(services[0]!, payer, domain);
-    const ctBefore = settlement.world.crtsh.requests.filter((r) => r.url.href.includes(domain)).length;
+    const ctBefore = ctRequests(domain);
     // A slow CT log keeps the first copy inside its check while the others arrive.
     settlement.world.crtsh.delayMs = 1_000;
     const answers = await Promise.all(
@@ -128,9 +145,7 @@ describe('two instances, one settler wallet, one Redis', () => {
     expect(answers.filter((answer) => answer.status === 409).map((answer) => answer.body?.code)).toEqual(
       Array(5).fill('payment_in_flight'),
     );
-    expect(settlement.world.crtsh.requests.filter((r) => r.url.href.includes(domain)).length - ctBefore).toBe(
-      1,
-    );
+    expect(ctRequests(domain) - ctBefore).toBe(1);
     expect(await charged(payer)).toBe(PRICE);
   }, 60_000);
 
@@ -166,18 +181,9 @@ describe('two instances, one settler wallet, one Redis', () => {
 
   it("reuses another instance's CT answer: the second instance checking a domain does not ask crt.sh", async () => {
     const domain = 'lapsing-bakery.com';
-    const asked = () => settlement.world.crtsh.requests.filter((r) => r.url.href.includes(domain)).length;
     for (const service of services) {
-      const payer = await settlement.newPayer(FUNDS);
-      const { answer } = await payFor({
-        transport: 'http',
-        baseUrl: service.process.url,
-        ...OPERATION,
-        domain,
-        payer,
-      });
-      expect(answer.delivered).toBe(true);
-      expect(asked()).toBe(1);
+      expect((await payOnce(service, domain)).answer.delivered).toBe(true);
+      expect(ctRequests(domain)).toBe(1);
     }
   }, 60_000);
 
@@ -229,15 +235,9 @@ describe('two instances, one settler wallet, one Redis', () => {
         expect(performance.now()).toBeLessThan(deadline);
         await sleep(100);
       }
-      const payer = await settlement.newPayer(FUNDS);
-      const { answer } = await payFor({
-        transport: 'http',
-        baseUrl: service.process.url,
-        ...OPERATION,
-        payer,
-      });
+      const { answer, charged: cost } = await payOnce(service);
       expect(answer.delivered).toBe(true);
-      expect(await charged(payer)).toBe(PRICE);
+      expect(cost).toBe(PRICE);
     }
     expect(leaksIn(output(), services[0]!.secrets)).toEqual([]);
     expect(output()).not.toContain('redis://');
