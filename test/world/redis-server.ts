@@ -68,11 +68,14 @@ async function launch(port: number, dir: string): Promise<ChildProcess> {
   process.once('exit', killOnExit);
   child.once('exit', () => process.off('exit', killOnExit));
   let output = '';
+  // Not installed: say so instead of an unhandled ENOENT (`npm test` installs it when missing).
+  child.once('error', (error) => (output += `redis-server could not be started: ${error.message}\n`));
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const started = performance.now();
   while (!output.includes('Ready to accept connections')) {
-    if (child.exitCode !== null || performance.now() - started > START_TIMEOUT_MS) {
+    const failed = child.exitCode !== null || output.includes('could not be started');
+    if (failed || performance.now() - started > START_TIMEOUT_MS) {
       child.kill('SIGKILL');
       // The service-process helper retries on this message when another process took the port.
       const taken = /Address already in use/.test(output) ? ' is already in use' : '';
