@@ -48,7 +48,7 @@ async function main(): Promise<void> {
     local,
     ...(store
       ? {
-          shared: sharedPaymentState(store, logger),
+          shared: sharedPaymentState(store, logger, { settlerNonces: mode.kind === 'self' }),
           rateBuckets: redisRateBuckets(store),
           sharedAnswers: redisSharedAnswers(store),
         }

@@ -8,13 +8,16 @@
  */
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createTestClient, createWalletClient, http, publicActions } from 'viem';
+import { createPublicClient, createTestClient, createWalletClient, http, publicActions } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseChainAt } from '../../src/payments/base-chain.ts';
 import { FOREIGN_PENDING_WARNING } from '../../src/payments/foreign-pending.ts';
+import { BASE_USDC_ADDRESS, TEST_USDC_ABI } from '../../src/payments/local-contracts.ts';
 import { payFor, x402ClientFor } from '../world/paying-clients.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
+import { type ServiceProcess, startServiceProcess } from '../world/service-process.ts';
+import { writeCaFile } from '../world/test-ca.ts';
 import {
   type SelfSettlingService,
   type SettlementWorld,
@@ -268,6 +271,42 @@ describe('the free-work limit across instances', () => {
       await Promise.all(pair.map((service) => service.close()));
     }
   }, 60_000);
+});
+
+describe('development instances on their own embedded chains, one REDIS_URL', () => {
+  it("keep each chain's settler nonces apart (the dev settler is the same address on every chain)", async () => {
+    const ca = await writeCaFile(settlement.world.site.caPem);
+    const env = { ...settlement.world.env, NODE_EXTRA_CA_CERTS: ca.path, REDIS_URL: redis.url.href };
+    const pair = await Promise.all([0, 1].map(() => startServiceProcess(env)));
+    try {
+      const demoPayer = (process: ServiceProcess) =>
+        privateKeyToAccount(/X402_PRIVATE_KEY=(0x[0-9a-f]{64})/.exec(process.output())![1] as `0x${string}`);
+      const pay = (process: ServiceProcess) =>
+        payFor({ transport: 'http', baseUrl: process.url, ...OPERATION, payer: demoPayer(process) });
+      const second = pair[1]!;
+      const secondChain = createPublicClient({
+        transport: http(/RPC:\s+(\S+)/.exec(second.output())![1]),
+      });
+      const balance = () =>
+        secondChain.readContract({
+          address: BASE_USDC_ADDRESS,
+          abi: TEST_USDC_ABI,
+          functionName: 'balanceOf',
+          args: [demoPayer(second).address],
+        });
+      // Three settlements on the first chain, then one on the second, whose settler has sent none.
+      for (let i = 0; i < 3; i += 1) expect((await pay(pair[0]!)).answer.delivered).toBe(true);
+      const before = await balance();
+      const started = performance.now();
+      expect((await pay(second)).answer.delivered).toBe(true);
+      expect(performance.now() - started).toBeLessThan(PAID_CALL_BOUND_MS);
+      // Charged once on its own chain: nothing signed for the first chain was sent to the second.
+      expect(before - (await balance())).toBe(PRICE);
+    } finally {
+      await Promise.all(pair.map((process) => process.stop()));
+      await ca.remove();
+    }
+  }, 90_000);
 });
 
 describe('an instance without REDIS_URL', () => {
