@@ -109,14 +109,14 @@ async function capture(base: string): Promise<CapturedAnswer[]> {
   );
 }
 
-interface Load {
+export interface Load {
   rps: number;
   p99: number;
   cpuUs: number;
   peakRss: number;
 }
 
-async function load(url: string, pid: number, connections: number, seconds: number): Promise<Load> {
+export async function load(url: string, pid: number, connections: number, seconds: number): Promise<Load> {
   const before = cpuTicks(pid);
   let peakRss = 0;
   const sampler = setInterval(() => {

@@ -7,6 +7,7 @@
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
+import type { SharedPaymentState } from '../src/payments/payments.ts';
 import { startPaidService } from '../test/world/paid-service.ts';
 import type { PayersJob } from './paid-payers.ts';
 
@@ -26,8 +27,12 @@ const percentile = (values: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 };
 
-export async function benchPaid({ payers = 20, callsEach = 5 } = {}): Promise<PaidReport> {
-  const service = await startPaidService();
+export async function benchPaid({
+  payers = 20,
+  callsEach = 5,
+  shared,
+}: { payers?: number; callsEach?: number; shared?: SharedPaymentState } = {}): Promise<PaidReport> {
+  const service = await startPaidService(shared);
   const rpc: Record<string, number> = {};
   const realFetch = globalThis.fetch;
   const rpcUrl = service.chain.rpcUrl.href;

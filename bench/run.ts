@@ -3,12 +3,13 @@
  * slowed upstreams, probe sharing, and paid calls on the local chain. Prints a table, or JSON with
  * `--json`. Not a test: the machine's other load moves the numbers (see the noise columns).
  *
- *   npm run bench [-- --json] [-- --only=http,site-health,paid,edge]
+ *   npm run bench [-- --json] [-- --only=http,site-health,paid,edge,shared-store]
  *   BENCH_SECONDS=10 BENCH_REPETITIONS=3 (per autocannon run, and interleaved runs per route)
  */
 import { benchEdge } from './edge.ts';
 import { benchHttp } from './http.ts';
 import { benchPaid } from './paid.ts';
+import { benchSharedStore } from './shared-store.ts';
 import { benchSiteHealth, DELAYS_MS, OVERHEAD_BOUND_MS } from './site-health.ts';
 
 const args = process.argv.slice(2);
@@ -29,6 +30,7 @@ const report = {
   siteHealth: wanted('site-health') ? await benchSiteHealth() : undefined,
   paid: wanted('paid') ? await benchPaid() : undefined,
   edge: wanted('edge') ? await benchEdge({ seconds, repetitions }) : undefined,
+  sharedStore: wanted('shared-store') ? await benchSharedStore() : undefined,
 };
 
 if (json) {
@@ -89,6 +91,15 @@ if (json) {
         `${row.route.padEnd(16)} ${spread(row.node_rps).padStart(14)} ${spread(row.worker_rps).padStart(13)} ${row.ratio.toFixed(2).padStart(12)} ${String(row.worker_p99_ms).padStart(14)}`,
       );
     }
+  }
+  if (report.sharedStore) {
+    const { paid, free_work: free, ratios } = report.sharedStore;
+    out.push(
+      '',
+      'REDIS_URL (redis-server on loopback) against one process, same run',
+      `paid calls (20 payers × 5): p50 ${paid.redis_p50_ms} ms vs ${paid.memory_p50_ms} ms (ratio ${ratios.paid_p50}), p99 ${paid.redis_p99_ms} vs ${paid.memory_p99_ms} ms`,
+      `free-work limit on /v1/validate, 50 connections: ${free.redis_rps} vs ${free.memory_rps} req/s (ratio ${ratios.free_work_rps}), p99 ${free.redis_p99_ms} vs ${free.memory_p99_ms} ms`,
+    );
   }
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -13,6 +13,15 @@ const httpUrl = z
   .trim()
   .refine((value) => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol), 'an http(s) URL');
 
+const redisUrl = z
+  .string()
+  .trim()
+  .refine(
+    (value) =>
+      URL.canParse(value) && /^rediss?:$/.test(new URL(value).protocol) && new URL(value).hostname !== '',
+    'a redis:// or rediss:// URL with a host',
+  );
+
 const address = z
   .string()
   .trim()
@@ -133,6 +142,7 @@ const envSchema = z.object({
     .max(10_000, 'milliseconds from 10 to 10000')
     .default(250),
   ACME_DIRECTORIES: acmeDirectories.optional(),
+  REDIS_URL: redisUrl.optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   NODE_ENV: z.string().optional(),
 });
@@ -180,6 +190,8 @@ export interface Config {
     /** Peers whose `X-Forwarded-For` is believed (the load balancer's addresses). */
     trustedProxies: string[];
   };
+  /** The Redis-protocol server the instances share state through; undefined: one instance, state in memory. */
+  redisUrl: URL | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
   production: boolean;
 }
@@ -267,6 +279,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       rateLimit: { burst: e.RATE_LIMIT_BURST, perMinute: e.RATE_LIMIT_PER_MINUTE },
       trustedProxies: e.TRUSTED_PROXIES,
     },
+    redisUrl: e.REDIS_URL ? new URL(e.REDIS_URL) : undefined,
     logLevel: e.LOG_LEVEL,
     production,
   };

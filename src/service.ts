@@ -16,6 +16,7 @@ import type { ClientKey } from './ops/client-address.ts';
 import type { RateBuckets } from './ops/rate-buckets.ts';
 import type { LocalChain } from './payments/local-chain.ts';
 import { createPayments, type SharedPaymentState } from './payments/payments.ts';
+import type { SharedAnswers } from './sources/cache.ts';
 import type { Reach } from './sources/reach.ts';
 
 /** What one runtime supplies. */
@@ -28,6 +29,8 @@ export interface Platform {
   shared?: SharedPaymentState;
   /** Where requests, checks and payments are counted; default: a registry with process metrics. */
   metrics?: PrometheusMetrics;
+  /** Upstream answers shared between instances (CT); default: none beyond this process. */
+  sharedAnswers?: SharedAnswers;
   /** Reads the home page's files; default: from disk. */
   assets?: AssetLoader;
   /** The free-work limit's buckets, shared between instances; default: this process's memory. */
@@ -50,7 +53,13 @@ export function createService(config: Config, platform: Platform): Service {
   const lifecycle = createLifecycle();
   const breakers = createBreakerBoard();
   const metrics = platform.metrics ?? createPrometheusMetrics();
-  const runners = createRunners(config, { fetch: globalFetch, now: () => new Date(), reach, breakers });
+  const runners = createRunners(config, {
+    fetch: globalFetch,
+    now: () => new Date(),
+    reach,
+    breakers,
+    ...(platform.sharedAnswers ? { sharedAnswers: platform.sharedAnswers } : {}),
+  });
   const payments = createPayments({
     config,
     logger,

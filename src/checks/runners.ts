@@ -8,8 +8,9 @@ import { type BreakerBoard, createBreakerBoard } from '../ops/breaker.ts';
 import { createAriLookup } from '../sources/ari/lookup.ts';
 import { createAriClient } from '../sources/ari/renewal-info.ts';
 import type { FetchLike } from '../sources/bounded-fetch.ts';
+import type { SharedAnswers } from '../sources/cache.ts';
 import { CRTSH_SOURCE, crtshAnswers } from '../sources/ct/crtsh.ts';
-import { CT_HEDGE_DELAY_MS, createCertificateDer, createCtLookup } from '../sources/ct/index.ts';
+import { CT_HEDGE_DELAY_MS, createCertificateDer, createCtCache, createCtLookup } from '../sources/ct/index.ts';
 import { resolveAddresses } from '../sources/doh/addresses.ts';
 import { createDohClient, DOH_SOURCE, resolverAnswers } from '../sources/doh/client.ts';
 import { shareProbes } from '../sources/probe/shared.ts';
@@ -29,6 +30,8 @@ export interface RunnerDeps {
   reach: Reach;
   /** The process's circuit breakers (crt.sh, the primary DoH resolver); default: a fresh board. */
   breakers?: BreakerBoard;
+  /** Upstream answers other instances share (CT); default: none beyond this process. */
+  sharedAnswers?: SharedAnswers;
 }
 
 export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
@@ -48,6 +51,7 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
     crtshBreaker: breakers.of(CRTSH_SOURCE, () =>
       crtshAnswers({ fetch, baseUrl: upstreams.crtshUrl, timeoutMs: CT_HEDGE_DELAY_MS }),
     ),
+    cache: createCtCache(undefined, deps.sharedAnswers),
   });
   // One address policy for every connection to a host the service did not configure.
   const publicFetch = createPublicFetch({

@@ -6,18 +6,9 @@
  */
 import type { SettleResponse } from '@x402/core/types';
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
-import { CHECK_BUDGET_MS } from '../checks/check-budget.ts';
 import type { InFlightLock } from '../payments/in-flight-lock.ts';
-import { SETTLEMENT_MAX_MS } from '../payments/settlement.ts';
+import { LEASE_MS } from '../payments/lock-lease.ts';
 import { type LostResult, REDELIVERY_WINDOW_MS, type Undelivered } from '../payments/undelivered.ts';
-
-/** Time a paid call may take to verify its payment (a few RPC calls, each bounded). */
-const VERIFY_ALLOWANCE_MS = 15_000;
-/**
- * The longest a paid call holds its lock: verification, the check, and the longest settlement. A
- * lease left by an isolate that died expires after this.
- */
-export const LEASE_MS = VERIFY_ALLOWANCE_MS + CHECK_BUDGET_MS + SETTLEMENT_MAX_MS;
 
 interface Lease {
   token: string;

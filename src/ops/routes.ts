@@ -39,6 +39,10 @@ export function opsRoutes(deps: OpsDeps): Hono {
       payments: paymentsReady,
       stopping,
       breakers: Object.fromEntries(breakers?.states() ?? []),
+      // Like an RPC outage, the shared store's only stops paid calls (503): free work goes on here.
+      ...(payments?.sharedStoreReachable
+        ? { shared_store: payments.sharedStoreReachable() ? 'reachable' : 'unreachable' }
+        : {}),
     };
     return replyJson(c, body, ready ? 200 : 503, NO_STORE);
   });

@@ -20,13 +20,13 @@ import {
 } from 'viem';
 import { LRUCache } from 'lru-cache';
 import { privateKeyToAccount } from 'viem/accounts';
-import { createNonceManager, jsonRpc, type NonceManager } from 'viem/nonce';
 import type { Config } from '../config.ts';
 import { baseChainAt } from './base-chain.ts';
 import { type BroadcastJournal, createBroadcastJournal } from './broadcast-journal.ts';
 import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from './chain-view.ts';
 import type { LocalChain } from './local-chain.ts';
 import { tracked } from './rpc-faults.ts';
+import { nonceManagerFor, processNonces, type SettlerNoncesFor } from './settler-nonces.ts';
 
 // The local chain mines each transaction at once; poll its receipts often rather than every second.
 const LOCAL_RECEIPT_POLL_MS = 50;
@@ -60,7 +60,11 @@ export interface Facilitator {
  * - `self`: an in-process facilitator settling on `X402_RPC_URL`, gas paid by `X402_SETTLER_PRIVATE_KEY`;
  * - `local-chain`: the same, on `local` (required in this mode) with its settler key.
  */
-export function createFacilitator(config: Config, local?: LocalChain): Facilitator {
+export function createFacilitator(
+  config: Config,
+  local?: LocalChain,
+  nonces?: SettlerNoncesFor,
+): Facilitator {
   const mode = config.x402.mode;
   switch (mode.kind) {
     case 'remote': {
@@ -81,6 +85,7 @@ export function createFacilitator(config: Config, local?: LocalChain): Facilitat
         rpcUrl: mode.rpcUrl,
         settlerPrivateKey: mode.settlerPrivateKey,
         receiptPollMs: mode.receiptPollMs,
+        ...(nonces ? { nonces } : {}),
       });
     case 'local-chain':
       if (!local) throw new Error('payment mode local-chain needs a started LocalChain (startLocalChain)');
@@ -89,6 +94,7 @@ export function createFacilitator(config: Config, local?: LocalChain): Facilitat
         rpcUrl: local.rpcUrl,
         settlerPrivateKey: local.settler.privateKey,
         receiptPollMs: LOCAL_RECEIPT_POLL_MS,
+        ...(nonces ? { nonces } : {}),
       });
   }
 }
@@ -105,6 +111,8 @@ interface InProcessOptions {
   settlerPrivateKey: `0x${string}`;
   /** How often to poll for a settlement's receipt (`X402_RECEIPT_POLL_MS`; default `SELF_RECEIPT_POLL_MS`). */
   receiptPollMs?: number;
+  /** Who hands out the settler's account nonces; default: this process (`processNonces`). */
+  nonces?: SettlerNoncesFor;
 }
 
 /**
@@ -115,7 +123,8 @@ interface InProcessOptions {
 export function createInProcessFacilitator(options: InProcessOptions): Facilitator {
   const { network, rpcUrl, settlerPrivateKey, receiptPollMs = SELF_RECEIPT_POLL_MS } = options;
   const nonceManager = nonceManagerFor(rpcUrl);
-  // Concurrent settlements from one key collide on the account nonce without a manager (x402.md §8.3).
+  // The account's own manager numbers what viem sends itself (`sendTransaction`); settlements take
+  // their nonces from `nonces`, which is the same manager unless instances share a store.
   const account = privateKeyToAccount(settlerPrivateKey, { nonceManager });
   const chain = baseChainAt(rpcUrl);
   const wallet = createWalletClient({
@@ -125,6 +134,13 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     pollingInterval: receiptPollMs,
   }).extend(publicActions);
   const broadcasts = createBroadcastJournal();
+  const nonces = (options.nonces ?? processNonces(nonceManager))(
+    { address: account.address, chainId: chain.id },
+    {
+      client: wallet,
+      pendingNonce: () => wallet.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+    },
+  );
 
   /** Signs, journals, then sends: the hash is known whatever becomes of the send. */
   async function signAndSend(args: WriteArgs): Promise<`0x${string}`> {
@@ -140,18 +156,22 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       parameters: ['fees', 'gas', 'type'],
     });
     // One nonce sequence per settler: concurrent settlements never share one (x402.md §8.3).
-    const nonce = await nonceManager.consume({ address: account.address, chainId: chain.id, client: wallet });
-    // Signed by the account itself: the wallet action would ask the node for its chain id again.
-    const raw = await account.signTransaction({ ...prepared, nonce } as Parameters<
-      typeof account.signTransaction
-    >[0]);
-    const hash = keccak256(raw);
-    const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
-    if (typeof from === 'string' && typeof authorizationNonce === 'string') {
-      broadcasts.record(`${from.toLowerCase()}:${authorizationNonce.toLowerCase()}`, { hash, raw });
-    }
-    await wallet.sendRawTransaction({ serializedTransaction: raw });
-    return hash;
+    const raw = await nonces.send(
+      async (nonce) => {
+        // Signed by the account itself: the wallet action would ask the node for its chain id again.
+        const signed = await account.signTransaction({ ...prepared, nonce } as Parameters<
+          typeof account.signTransaction
+        >[0]);
+        const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
+        if (typeof from === 'string' && typeof authorizationNonce === 'string') {
+          const key = `${from.toLowerCase()}:${authorizationNonce.toLowerCase()}`;
+          broadcasts.record(key, { hash: keccak256(signed), raw: signed });
+        }
+        return signed;
+      },
+      (signed) => wallet.sendRawTransaction({ serializedTransaction: signed }),
+    );
+    return keccak256(raw);
   }
 
   const code = memo<Awaited<ReturnType<typeof wallet.getCode>>>(CODE_TTL_MS);
@@ -183,7 +203,7 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     },
     chain: createChainView(wallet),
     broadcasts,
-    onAbandoned: () => nonceManager.reset({ address: account.address, chainId: chain.id }),
+    onAbandoned: () => nonces.reissue(),
   };
 }
 
@@ -216,17 +236,4 @@ interface WriteArgs {
   functionName: string;
   args: readonly unknown[];
   dataSuffix?: `0x${string}`;
-}
-
-// One nonce manager per RPC endpoint: shared by every facilitator settling there from this process,
-// and not carried over to another chain (viem's global manager would keep a restarted anvil's nonces).
-const nonceManagers = new Map<string, NonceManager>();
-
-function nonceManagerFor(rpcUrl: URL): NonceManager {
-  let manager = nonceManagers.get(rpcUrl.href);
-  if (!manager) {
-    manager = createNonceManager({ source: jsonRpc() });
-    nonceManagers.set(rpcUrl.href, manager);
-  }
-  return manager;
 }

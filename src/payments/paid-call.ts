@@ -136,12 +136,16 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     }
 
     const key = paymentKey(payload);
-    const release = key === null ? async () => {} : await lock.acquire(key);
+    // A lock that cannot be asked (a shared store out of reach) is never run without: 503.
+    const release = key === null ? async () => {} : await lock.acquire(key).catch(() => undefined);
+    if (release === undefined) return unavailable('payment lock unavailable');
     if (!release) return { kind: 'in_flight' };
     metrics.paidInFlight(1);
     try {
       const signature = signatureOf(payload);
-      const lost = key === null ? null : await undelivered.claim(key, signature);
+      const lost = key === null ? null : await undelivered.claim(key, signature).catch(() => undefined);
+      // Unknown whether a lost result waits: running on would settle into an already used authorization.
+      if (lost === undefined) return unavailable('lost results unavailable');
       if (lost) return redeliver(lost);
 
       if (authorizationWindowTooLong(payload, MAX_TIMEOUT_SECONDS, Date.now())) {
@@ -218,6 +222,11 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     } finally {
       metrics.paidInFlight(-1);
       await release();
+    }
+
+    function unavailable(why: string): PaidCallOutcome {
+      logger.warn({ name }, why);
+      return { kind: 'payment_unavailable' };
     }
 
     /** Runs the check again for a payment already settled whose result never reached its client. */

@@ -17,6 +17,7 @@ import { createPaidCall, type PaidCall } from './paid-call.ts';
 import { type PaymentTerms, type PaymentTransport, paymentTermsFor } from './payment-terms.ts';
 import { createResourceServer } from './resource-server.ts';
 import { createSettlement, type Settle, type SettlementDeps } from './settlement.ts';
+import type { SettlerNoncesFor } from './settler-nonces.ts';
 import { createUndelivered, type Undelivered } from './undelivered.ts';
 
 export interface Payments {
@@ -30,6 +31,8 @@ export interface Payments {
   lifecycle: Lifecycle;
   /** Where payment events are counted. */
   metrics: Metrics;
+  /** Whether the shared store can be reached; absent when nothing is shared beyond this instance. */
+  sharedStoreReachable?: () => boolean;
 }
 
 export interface PaymentsOptions {
@@ -56,11 +59,15 @@ export interface SharedPaymentState {
   undelivered: Undelivered;
   /** Settles elsewhere instead of in this instance: one sequencer per settler wallet owns its nonces. */
   settle?: Settle;
+  /** Settles in this instance, taking the settler wallet's account nonces from a store all instances share. */
+  nonces?: SettlerNoncesFor;
+  /** Whether the store is reachable now (shown by `/readyz`). */
+  reachable?: () => boolean;
 }
 
 export function createPayments(options: PaymentsOptions): Payments {
   const { config, logger, local, lifecycle = createLifecycle(), metrics = noMetrics } = options;
-  const facilitator = options.facilitator ?? createFacilitator(config, local);
+  const facilitator = options.facilitator ?? createFacilitator(config, local, options.shared?.nonces);
   const resourceServer = createResourceServer(facilitator.client, config.x402.network);
   const facilitatorReady = facilitatorReadiness(resourceServer, logger);
   void facilitatorReady();
@@ -94,5 +101,6 @@ export function createPayments(options: PaymentsOptions): Payments {
     lock,
     lifecycle,
     metrics,
+    ...(options.shared?.reachable ? { sharedStoreReachable: options.shared.reachable } : {}),
   };
 }

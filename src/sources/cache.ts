@@ -1,6 +1,8 @@
 /**
  * A bounded LRU of successful upstream answers plus in-flight coalescing: identical concurrent
  * lookups share one upstream call. Failures are shared with concurrent callers but never cached.
+ * Optionally a second tier other instances share: a local miss asks it before the upstream, and a
+ * good answer is written there with its expiry (coalescing stays per instance).
  */
 import { LRUCache } from 'lru-cache';
 import type { SourceResult } from './failure.ts';
@@ -17,6 +19,13 @@ export interface SourceCache<T> {
   clear(): void;
 }
 
+/** Answers other instances share (a Redis-protocol store): text by key, kept for a TTL. */
+export interface SharedAnswers {
+  /** The text under `key`, or null; rejects when the store cannot be asked. */
+  get(key: string): Promise<string | null>;
+  set(key: string, text: string, ttlMs: number): Promise<void>;
+}
+
 export interface SourceCacheOptions<T> {
   /** Most entries kept. */
   max: number;
@@ -24,31 +33,74 @@ export interface SourceCacheOptions<T> {
   ttlMs: number | ((value: T) => number);
   /** Clock, for tests. */
   now?: () => number;
+  /**
+   * The tier other instances share, the namespace of this cache's keys in it, and how a value is
+   * written as JSON and read back (e.g. dates, bytes).
+   */
+  shared?: {
+    answers: SharedAnswers;
+    namespace: string;
+    replace?: (key: string, value: unknown) => unknown;
+    revive?: (key: string, value: unknown) => unknown;
+  };
+}
+
+interface Entry<T> {
+  value: T;
+  expiresAt: number;
 }
 
 export function createSourceCache<T extends object>(options: SourceCacheOptions<T>): SourceCache<T> {
-  const store = new LRUCache<string, { value: T; expiresAt: number }>({ max: options.max });
-  const inFlight = new Map<string, Promise<SourceResult<T>>>();
+  const store = new LRUCache<string, Entry<T>>({ max: options.max });
+  const inFlight = new Map<string, Promise<{ result: SourceResult<T>; shared: boolean }>>();
   const now = options.now ?? Date.now;
   const ttlFor = (value: T) => (typeof options.ttlMs === 'function' ? options.ttlMs(value) : options.ttlMs);
+  const { shared } = options;
+
+  /** Another instance's answer, unexpired; none when the shared tier is absent, empty or unreachable. */
+  async function fromShared(key: string): Promise<Entry<T> | undefined> {
+    if (!shared) return undefined;
+    try {
+      const text = await shared.answers.get(`${shared.namespace}:${key}`);
+      const entry = text === null ? undefined : (JSON.parse(text, shared.revive) as Entry<T>);
+      return entry && entry.expiresAt > now() ? entry : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function load(key: string, upstream: () => Promise<SourceResult<T>>) {
+    const remembered = await fromShared(key);
+    if (remembered) {
+      store.set(key, remembered);
+      return { result: { ok: true, value: remembered.value } as const, shared: true };
+    }
+    const result = await upstream();
+    if (result.ok) {
+      const ttl = ttlFor(result.value);
+      if (ttl > 0) {
+        const entry = { value: result.value, expiresAt: now() + ttl };
+        store.set(key, entry);
+        shared?.answers
+          .set(`${shared.namespace}:${key}`, JSON.stringify(entry, shared.replace), ttl)
+          .catch(() => {});
+      }
+    }
+    return { result, shared: false };
+  }
 
   return {
-    async get(key, load) {
+    async get(key, upstream) {
       const hit = store.get(key);
       if (hit && hit.expiresAt > now()) return { result: { ok: true, value: hit.value }, cached: true };
       const pending = inFlight.get(key);
-      if (pending) return { result: await pending, cached: true };
+      if (pending) return { result: (await pending).result, cached: true };
 
-      const call = load().then((result) => {
-        if (result.ok) {
-          const ttl = ttlFor(result.value);
-          if (ttl > 0) store.set(key, { value: result.value, expiresAt: now() + ttl });
-        }
-        return result;
-      });
+      const call = load(key, upstream);
       inFlight.set(key, call);
       try {
-        return { result: await call, cached: false };
+        const { result, shared: fromAnother } = await call;
+        return { result, cached: fromAnother };
       } finally {
         inFlight.delete(key);
       }

@@ -9,11 +9,14 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
+import { generatePrivateKey } from 'viem/accounts';
 import { type PaidAnswer, type PaidCall, payFor, type Transport } from '../world/paying-clients.ts';
+import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import type { FaultRule } from '../world/rpc-fault-proxy.ts';
 import {
   type Runtime,
   type SelfSettlingService,
+  type ServiceOptions,
   type SettlementWorld,
   startSettlementWorld,
 } from '../world/self-settling-service.ts';
@@ -48,11 +51,11 @@ export interface Lab {
 }
 
 export async function startLab(
-  options: { blockTimeSeconds?: number; services?: number; runtime?: Runtime } = {},
+  options: { blockTimeSeconds?: number; services?: number; runtime?: Runtime; service?: ServiceOptions } = {},
 ): Promise<Lab> {
   const settlement = await startSettlementWorld(options);
   const warmService = async () => {
-    const service = await settlement.startService();
+    const service = await settlement.startService(options.service);
     const payer = await settlement.newPayer(FUNDS);
     await payFor({ transport: 'http', baseUrl: service.process.url, ...OPERATION, payer });
     return service;
@@ -74,7 +77,7 @@ export async function startLab(
     settlement,
     async withService(work, { fresh = false } = {}) {
       if (fresh) {
-        const service = await settlement.startService();
+        const service = await settlement.startService(options.service);
         try {
           return (await work(service)).value;
         } finally {
@@ -438,14 +441,31 @@ export async function expectChargedIffDelivered(
 export function describeChargedIffDelivered(
   transport: Transport,
   title: string,
-  { runtime = 'node', cases = PAYMENT_CASES }: { runtime?: Runtime; cases?: readonly PaymentCase[] } = {},
+  {
+    runtime = 'node',
+    cases = PAYMENT_CASES,
+    sharedStore = false,
+  }: {
+    runtime?: Runtime;
+    cases?: readonly PaymentCase[];
+    /** Two instances settling with one wallet, sharing their state through one redis-server. */
+    sharedStore?: boolean;
+  } = {},
 ): () => Lab {
   let lab: Lab;
+  let redis: RedisServer | undefined;
   beforeAll(async () => {
-    lab = await startLab({ services: 3, runtime });
+    if (!sharedStore) {
+      lab = await startLab({ services: 3, runtime });
+      return;
+    }
+    redis = await startRedisServer();
+    const service = { settlerPrivateKey: generatePrivateKey(), env: { REDIS_URL: redis.url.href } };
+    lab = await startLab({ services: 2, runtime, service });
   }, 120_000);
   afterAll(async () => {
     await lab?.close();
+    await redis?.close();
   });
   describe(title, () => {
     it.concurrent.for(cases)('$name', { timeout: 90_000 }, async (paymentCase, { expect }) => {

@@ -56,6 +56,9 @@ describe('loadConfig', () => {
     [{ X402_FACILITATOR_URL: 'https://f.example.com' }, 'X402_PAY_TO'],
     [{ X402_RPC_URL: 'http://127.0.0.1:8545', X402_PAY_TO: ADDRESS }, 'X402_SETTLER_PRIVATE_KEY'],
     [{ NODE_ENV: 'production' }, 'X402_FACILITATOR_URL'],
+    [{ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL'],
+    [{ REDIS_URL: 'redis://' }, 'REDIS_URL'],
+    [{ REDIS_URL: '127.0.0.1:6379' }, 'REDIS_URL'],
   ])('refuses %o with one line naming %s', (env, variable) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     try {
@@ -91,6 +94,14 @@ describe('loadConfig', () => {
         /^Invalid configuration: ACME_DIRECTORIES is not valid: expected comma-separated ca=directory URL pairs with ca one of letsencrypt, google/,
       );
     }
+  });
+
+  it('takes REDIS_URL as a redis:// or rediss:// URL, unset by default', () => {
+    expect(loadConfig({}).redisUrl).toBeUndefined();
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl?.href).toBe(
+      'redis://127.0.0.1:6379/2',
+    );
+    expect(loadConfig({ REDIS_URL: 'rediss://:pw@cache.internal:6380' }).redisUrl?.protocol).toBe('rediss:');
   });
 
   it('never echoes a secret value in the error', () => {

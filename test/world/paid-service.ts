@@ -12,7 +12,7 @@ import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
-import { createPayments } from '../../src/payments/payments.ts';
+import { createPayments, type SharedPaymentState } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from './check-upstream.ts';
 import { clientFor, payingFetchFor } from './payer-client.ts';
 
@@ -38,7 +38,8 @@ export interface PaidService {
   close(): Promise<void>;
 }
 
-export async function startPaidService(): Promise<PaidService> {
+/** `shared`: the payment state in a shared store instead of this process's memory (the bench compares them). */
+export async function startPaidService(shared?: SharedPaymentState): Promise<PaidService> {
   const chain = await startLocalChain();
   const upstream = await startCheckUpstream();
   const loaded = loadConfig({ LOG_LEVEL: 'silent' });
@@ -52,7 +53,7 @@ export async function startPaidService(): Promise<PaidService> {
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   config = { ...config, publicBaseUrl: url.origin };
-  const payments = createPayments({ config, logger, local: chain });
+  const payments = createPayments({ config, logger, local: chain, ...(shared ? { shared } : {}) });
   const app = createApp({ config, runners: upstreamRunners(upstream), logger, payments });
   handle = (request) => app.fetch(request);
 

@@ -26,8 +26,11 @@ export interface SettlementWorld {
   newPayer(atomicAmount: bigint): Promise<PrivateKeyAccount>;
   /** Transactions in the chain's mempool that can still be mined (not queued behind a nonce gap). */
   minablePending(): Promise<number>;
-  /** Starts a service process in self mode behind its own fault proxy, with a fresh settler key. */
-  startService(): Promise<SelfSettlingService>;
+  /**
+   * Starts a service process in self mode behind its own fault proxy, with a fresh settler key or
+   * `options.settlerPrivateKey` (instances sharing one wallet), and `options.env` on top.
+   */
+  startService(options?: ServiceOptions): Promise<SelfSettlingService>;
   close(): Promise<void>;
 }
 
@@ -42,6 +45,11 @@ export interface SelfSettlingService {
    */
   clientGone?: { headers: (id: string) => Record<string, string>; report: (id: string) => Promise<boolean> };
   close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  settlerPrivateKey?: `0x${string}`;
+  env?: Record<string, string>;
 }
 
 /**
@@ -84,8 +92,7 @@ export async function startSettlementWorld(
       const status = await anvil.getTxpoolStatus();
       return status.pending;
     },
-    async startService() {
-      const settlerPrivateKey = generatePrivateKey();
+    async startService({ settlerPrivateKey = generatePrivateKey(), env: extra = {} } = {}) {
       await anvil.setBalance({
         address: privateKeyToAccount(settlerPrivateKey).address,
         value: SETTLER_GAS_FUNDS,
@@ -99,6 +106,7 @@ export async function startSettlementWorld(
         // Every case's unpaid challenges and MCP connections come from one loopback address; the
         // free-work limit has its own tests, and here it would only starve the cases.
         RATE_LIMIT_BURST: '0',
+        ...extra,
       };
       const started =
         runtime === 'node'

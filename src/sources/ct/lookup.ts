@@ -7,12 +7,13 @@
  */
 import type { Breaker } from '../../ops/breaker.ts';
 import type { FetchLike } from '../bounded-fetch.ts';
-import { createSourceCache, type SourceCache } from '../cache.ts';
+import { createSourceCache, type SharedAnswers, type SourceCache } from '../cache.ts';
 import type { SourceCall, SourceFailure } from '../failure.ts';
 import { CERTSPOTTER_SOURCE, fetchCertspotterIssuances } from './certspotter.ts';
 import { CRTSH_SOURCE, fetchCrtshIssuances } from './crtsh.ts';
 import { type CtLookupFailure, type CtSourceName, combineCtFailures } from './failure.ts';
 import type { Issuance } from './issuance.ts';
+import { base64Der } from './x509.ts';
 
 /** How long crt.sh may take before Cert Spotter is asked as well, in milliseconds. */
 export const CT_HEDGE_DELAY_MS = 3_000;
@@ -42,12 +43,35 @@ export type CtLookup = (domain: string) => Promise<CtLookupOutcome>;
 
 export type CtCache = SourceCache<CtLookupOutcome>;
 
-/** A cache that keeps good answers for `CT_CACHE_TTL_MS`; failures are shared in flight but never kept. */
-export function createCtCache(now?: () => number): CtCache {
+/** The dates of an issuance, read back from JSON. */
+const ISSUANCE_DATES = new Set(['notBefore', 'notAfter', 'loggedAt']);
+
+/**
+ * A cache that keeps good answers for `CT_CACHE_TTL_MS`; failures are shared in flight but never
+ * kept. With `shared`, other instances' answers are reused too: crt.sh is the slowest upstream
+ * (seconds) and limits requests per client, so one fleet asks it once per domain.
+ */
+export function createCtCache(now?: () => number, shared?: SharedAnswers): CtCache {
   return createSourceCache<CtLookupOutcome>({
     max: CT_CACHE_MAX_ENTRIES,
     ttlMs: (outcome) => (outcome.result.ok ? CT_CACHE_TTL_MS : 0),
     now,
+    ...(shared
+      ? {
+          shared: {
+            answers: shared,
+            namespace: 'ct',
+            // A certificate's bytes travel as base64 (JSON would spell a Uint8Array index by index).
+            replace: (key, value) =>
+              key === 'der' && value instanceof Uint8Array ? Buffer.from(value).toString('base64') : value,
+            revive: (key, value) => {
+              if (typeof value !== 'string') return value;
+              if (key === 'der') return base64Der(value);
+              return ISSUANCE_DATES.has(key) ? new Date(value) : value;
+            },
+          },
+        }
+      : {}),
   });
 }
 
