@@ -10,7 +10,12 @@ import { createAriClient } from '../sources/ari/renewal-info.ts';
 import type { FetchLike } from '../sources/bounded-fetch.ts';
 import type { SharedAnswers } from '../sources/cache.ts';
 import { CRTSH_SOURCE, crtshAnswers } from '../sources/ct/crtsh.ts';
-import { CT_HEDGE_DELAY_MS, createCertificateDer, createCtCache, createCtLookup } from '../sources/ct/index.ts';
+import {
+  CT_HEDGE_DELAY_MS,
+  createCertificateDer,
+  createCtCache,
+  createCtLookup,
+} from '../sources/ct/index.ts';
 import { resolveAddresses } from '../sources/doh/addresses.ts';
 import { createDohClient, DOH_SOURCE, resolverAnswers } from '../sources/doh/client.ts';
 import { shareProbes } from '../sources/probe/shared.ts';
