@@ -43,6 +43,8 @@ export interface Service {
   app: Hono<AppEnv>;
   /** Whether the process accepts settlements (its stop begins here). */
   lifecycle: Lifecycle;
+  /** Resolves once the breakers' control questions asked so far are answered. */
+  controlsAnswered: () => Promise<void>;
 }
 
 /** The global `fetch`, called as itself: Workers refuse one called as another object's method ("Illegal invocation"). */
@@ -78,5 +80,5 @@ export function createService(config: Config, platform: Platform): Service {
     ...(platform.assets ? { assets: platform.assets } : {}),
     freeWork: { buckets: platform.rateBuckets, client: platform.clientKey },
   });
-  return { app, lifecycle };
+  return { app, lifecycle, controlsAnswered: breakers.controlsAnswered };
 }

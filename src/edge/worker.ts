@@ -81,8 +81,9 @@ export default {
     }
     const answer = Promise.resolve(edge.app.fetch(request));
     // A client that goes away must not cut a paid call short: its settlement, the release of its
-    // lock and the record of a result it never got all happen after the client is gone.
-    ctx.waitUntil(answer.then(edge.recorded, noop));
+    // lock and the record of a result it never got all happen after the client is gone. A breaker's
+    // control question the request started is seen to its answer too.
+    ctx.waitUntil(answer.then(() => Promise.all([edge.recorded(), edge.controlsAnswered()]), noop));
     return sentAsEncoded(await answer);
   },
 };

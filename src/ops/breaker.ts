@@ -113,19 +113,38 @@ export interface BreakerBoard {
   /** The breaker of `source`, made on first use with `control` as its control question. */
   of(source: string, control: BreakerControl): Breaker;
   states(): [string, BreakerState][];
+  /**
+   * Resolves once every control question asked so far has its answer. A Worker keeps the request
+   * that asked one alive until then (`waitUntil`): a question cut off with its request would
+   * otherwise count as a failed control and open the breaker.
+   */
+  controlsAnswered(): Promise<void>;
 }
 
 export function createBreakerBoard(options: BreakerOptions = {}): BreakerBoard {
   const breakers = new Map<string, Breaker>();
+  const asking = new Set<Promise<boolean>>();
+  const tracked =
+    (control: BreakerControl): BreakerControl =>
+    () => {
+      const question = control();
+      asking.add(question);
+      const forget = () => void asking.delete(question);
+      question.then(forget, forget);
+      return question;
+    };
   return {
     of(source, control) {
       let breaker = breakers.get(source);
       if (!breaker) {
-        breaker = createBreaker(control, options);
+        breaker = createBreaker(tracked(control), options);
         breakers.set(source, breaker);
       }
       return breaker;
     },
     states: () => [...breakers].map(([source, breaker]) => [source, breaker.state]),
+    controlsAnswered: async () => {
+      await Promise.allSettled([...asking]);
+    },
   };
 }

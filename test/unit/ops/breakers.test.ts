@@ -4,6 +4,7 @@ import {
   type Breaker,
   type BreakerControl,
   createBreaker,
+  createBreakerBoard,
 } from '../../../src/ops/breaker.ts';
 import { fetchCertspotterIssuances } from '../../../src/sources/ct/certspotter.ts';
 import { CRTSH_CONTROL_NAME, crtshAnswers } from '../../../src/sources/ct/crtsh.ts';
@@ -201,6 +202,26 @@ const hangingAtCrtsh: Scenario[] = Array.from({ length: 5 }, (_, i) => ({
     }),
   },
 }));
+
+describe('breaker board', () => {
+  it('controlsAnswered waits for every control question in flight (a Worker keeps its request alive for it)', async () => {
+    const control = manualControl();
+    const board = createBreakerBoard({ distinct: 2, windowMs: WINDOW_MS, coolDownMs: COOL_DOWN_MS });
+    const breaker = board.of('crt.sh', control);
+    await board.controlsAnswered(); // nothing asked: at once
+    breaker.failure('a.example');
+    breaker.failure('b.example');
+    expect(control.asked).toBe(1);
+    let answered = false;
+    const waiting = board.controlsAnswered().then(() => (answered = true));
+    await settled();
+    expect(answered).toBe(false);
+    await control.answer(true);
+    await waiting;
+    expect(answered).toBe(true);
+    expect(breaker.state).toBe('closed');
+  });
+});
 
 describe('crt.sh breaker in the hedged CT lookup', () => {
   let crtsh: CrtshFake;
