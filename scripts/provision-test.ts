@@ -67,11 +67,11 @@ export async function provision(
   if (!machine.isRoot) return refusal(missing, 'installing needs root, and npm test does not run as root');
   const update = await machine.run('apt-get', ['update', '-qq']);
   if (update.code !== 0) return refusal(missing, `apt-get update failed: ${lastLine(update.output)}`);
+  // With recommends, as the browser test was proven: Chromium's bring the fonts its layout is measured in.
   const install = await machine.run('apt-get', [
     'install',
     '-y',
     '-qq',
-    '--no-install-recommends',
     ...missing.map((requirement) => requirement.debianPackage),
   ]);
   if (install.code !== 0) return refusal(missing, `apt-get install failed: ${lastLine(install.output)}`);
