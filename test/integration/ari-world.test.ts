@@ -11,6 +11,7 @@ import { loadConfig } from '../../src/config.ts';
 import { normalizeDomain, type ValidDomain } from '../../src/domain/normalize.ts';
 import { createAriLookup } from '../../src/sources/ari/lookup.ts';
 import { createAriClient } from '../../src/sources/ari/renewal-info.ts';
+import { createCertificateDer } from '../../src/sources/ct/certificate-der.ts';
 import { createCtLookup } from '../../src/sources/ct/lookup.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { type AcmeCaFake, newestCertificate, worldCertId } from '../world/acme.ts';
@@ -164,6 +165,47 @@ describe('where the CertID comes from, and the cache', () => {
       await worldCertId(world.certificates, newestCertificate(world.scenarios, 'healthy-shop.com')),
     );
     expect(downloads().length - downloadsBefore).toBe(0);
+  });
+
+  it('a slow site does not hold the CA back: when CT alone gives the CertID, the CA is asked before the probe ends', async () => {
+    const config = loadConfig(world.env);
+    const ct = createCtLookup({
+      fetch: globalThis.fetch,
+      crtshUrl: config.upstreams.crtshUrl,
+      certspotterUrl: config.upstreams.certspotterUrl,
+    });
+    const freshClient = () =>
+      createAriClient({
+        fetch: globalThis.fetch,
+        directories: config.upstreams.acmeDirectories,
+        now: () => new Date(),
+      });
+    // One lookup (it remembers the issuer's key); its answers' cache is replaced between checks.
+    let client = freshClient();
+    const ari = createAriLookup({
+      client: { ask: (...args) => client.ask(...args), supports: (issuer) => client.supports(issuer) },
+      certificateDer: createCertificateDer({ fetch: globalThis.fetch, crtshUrl: config.upstreams.crtshUrl }),
+    });
+    const pass = { ok: true, http_status: 200, ms: 1, error: null };
+    const learn = createCertRunner({ ct, ari, now: () => new Date(), probe: async () => pass });
+    expect((await learn(valid('healthy-shop.com'))).type).toBe('result');
+    client = freshClient();
+    const asked = renewalInfoRequests(world.acme.letsencrypt).length;
+    let askedWhileProbing = -1;
+    const slow = createCertRunner({
+      ct,
+      ari,
+      now: () => new Date(),
+      probe: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        askedWhileProbing = renewalInfoRequests(world.acme.letsencrypt).length - asked;
+        return pass;
+      },
+    });
+    const outcome = await slow(valid('healthy-shop.com'));
+    if (outcome.type !== 'result') throw new Error('expected a result');
+    expect(outcome.result.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });
+    expect(askedWhileProbing).toBe(1);
   });
 
   it('the served leaf is asked about before CT answers, and that answer is used when it is the newest', async () => {

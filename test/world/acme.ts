@@ -101,10 +101,13 @@ export function newestCertificate(
   return newest;
 }
 
-/** Boulder's usual window: the middle of the last third of the lifetime, ± 1 % of it. */
+/**
+ * Boulder's usual window (RenewalInfoSimple): a third of the lifetime before expiry (half of it for
+ * lifetimes under 10 days), ± 1 % of it.
+ */
 function usualWindow(cert: DatedCertificate): { start: Date; end: Date } {
   const lifetime = cert.notAfter.getTime() + 1000 - cert.notBefore.getTime();
-  const ideal = cert.notAfter.getTime() - lifetime / 3;
+  const ideal = cert.notAfter.getTime() - lifetime / (lifetime < 10 * DAY_MS ? 2 : 3);
   const margin = lifetime / 100;
   return { start: new Date(ideal - margin), end: new Date(ideal + margin) };
 }

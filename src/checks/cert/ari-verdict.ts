@@ -17,8 +17,18 @@ export const ARI_FINDINGS = {
   earlyRenewal: 'cert.ca_requested_early_renewal',
 } as const;
 
-/** A window opening before this share of the lifetime is the CA asking for early renewal. */
-export const EARLY_WINDOW_SHARE = 0.5;
+/**
+ * Where a CA places the usual window, as a share of the lifetime: two-thirds, half for lifetimes
+ * under 10 days (Boulder's RenewalInfoSimple, ± 1 %; Let's Encrypt's `shortlived` profile).
+ */
+const USUAL_WINDOW_SHARE = 2 / 3;
+const SHORT_LIFETIME_WINDOW_SHARE = 1 / 2;
+const SHORT_LIFETIME_MS = 10 * DAY_MS;
+/**
+ * A window opening before this part of the usual place is the CA asking for early renewal: half
+ * the lifetime for the usual two-thirds, as the issue words it.
+ */
+export const EARLY_WINDOW_PART = 0.75;
 /** Slack around the window when judging whether past renewals landed inside it, in days. */
 export const WINDOW_SLACK_DAYS = 1;
 /** Renewal intervals varying less than this (6 hours) are a schedule, not ARI's random pick. */
@@ -125,13 +135,17 @@ export function followsAriWindow(
   return inWindow && spread >= CRON_SPREAD_DAYS;
 }
 
-/** A window opening before half the lifetime, or one the CA explains: the CA asks for early renewal. */
+/**
+ * A window opening well before the usual place (before half the lifetime; before three-eighths of
+ * a lifetime under 10 days), or one the CA explains: the CA asks for early renewal.
+ */
 function isEarlyWindow(current: { notBefore: Date; notAfter: Date }, ari: AriWindowAnswer): boolean {
   if (ari.explanationUrl) return true;
   const lifetime = current.notAfter.getTime() - current.notBefore.getTime();
+  const usual = lifetime < SHORT_LIFETIME_MS ? SHORT_LIFETIME_WINDOW_SHARE : USUAL_WINDOW_SHARE;
   return (
     ari.window !== null &&
-    ari.window.start.getTime() < current.notBefore.getTime() + lifetime * EARLY_WINDOW_SHARE
+    ari.window.start.getTime() < current.notBefore.getTime() + lifetime * usual * EARLY_WINDOW_PART
   );
 }
 

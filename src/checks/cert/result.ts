@@ -88,7 +88,7 @@ export const renewalSchema = z.object({
     .boolean()
     .nullable()
     .describe(
-      "Whether the renewals follow the CA's ARI window: each landed inside the window (at the same share of the lifetime as the current certificate's) at varying times, as ARI clients renew, rather than on a fixed day. Such renewals move with the lifetime, so 64-day certificates will not break them. Null when the CA gave no window or CT holds fewer than three renewals.",
+      "Whether the renewals follow the CA's ARI window: each landed inside the window (at the same share of the lifetime as the current certificate's) at varying times, as ARI clients renew, rather than on a fixed day. Such renewals move with the lifetime, so 64-day certificates will not break them. Null when the CA gave no window (or an early one) or CT holds fewer than two renewals.",
     ),
   renew_by: timestampSchema
     .nullable()

@@ -52,7 +52,17 @@ export function createCertRunner(
     const early: Promise<EarlyAri | null> = probing.then(({ served }) =>
       ari && served ? ari.aboutLeaf(served, deps.now(), ariBudget()) : null,
     );
-    const [ct, { cached = false, served, ...probe }] = await Promise.all([deps.ct(domain), probing]);
+    const looking = deps.ct(domain);
+    // ARI about CT's current certificate starts when CT answers. It waits for the probe (whose leaf
+    // may be that certificate, already asked about, or teach its issuer's key) only when CT alone
+    // does not identify the certificate: a slow site does not hold the CA's answer back.
+    const asking = looking.then(async (ct): Promise<AriOutcome | null> => {
+      const current = ct.result.ok ? currentTrustedIssuance(ct.result.value.issuances, domain) : null;
+      if (!ari || !current) return null;
+      const leaf = ari.needsNoLeaf(current, deps.now()) ? await settledOrNull(early) : await early;
+      return ari.aboutIssuance(current, deps.now(), ariBudget(), leaf);
+    });
+    const [ct, { cached = false, served, ...probe }, answer] = await Promise.all([looking, probing, asking]);
     if (!ct.result.ok) {
       return {
         type: 'upstream_failed',
@@ -64,9 +74,6 @@ export function createCertRunner(
       };
     }
     const { issuances } = ct.result.value;
-    const current = currentTrustedIssuance(issuances, domain);
-    let answer: AriOutcome | null = null;
-    if (ari && current) answer = await ari.aboutIssuance(current, deps.now(), ariBudget(), await early);
     const now = deps.now();
     const assessment = assessCertificates(issuances, { ...probe, served }, domain, now, answer);
     return {
@@ -85,6 +92,11 @@ export function createCertRunner(
       },
     };
   };
+}
+
+/** The value of `pending` if it has already settled, else null (never waits for it). */
+function settledOrNull<T>(pending: Promise<T | null>): Promise<T | null> {
+  return Promise.race([pending, Promise.resolve(null)]);
 }
 
 /** A probe that throws is a bug, but it must not sink the CT answer: report it as a failed probe. */

@@ -3,10 +3,11 @@
  * both without padding. The serial is the DER INTEGER's content, so a serial whose first byte is
  * 0x80 or more keeps the leading `00` (dropping it is the usual bug).
  */
+import { canonicalSerial } from '../ct/issuance.ts';
 
 /** The CertID of a certificate issued under `authorityKeyId` with DER serial content `serial`. */
 export function certIdOf(authorityKeyId: Uint8Array, serial: Uint8Array): string {
-  return `${base64url(authorityKeyId)}.${base64url(serial)}`;
+  return `${Buffer.from(authorityKeyId).toString('base64url')}.${Buffer.from(serial).toString('base64url')}`;
 }
 
 /**
@@ -16,21 +17,6 @@ export function certIdOf(authorityKeyId: Uint8Array, serial: Uint8Array): string
  */
 export function serialContentFromHex(hex: string): Uint8Array | null {
   if (!/^[0-9a-fA-F]+$/.test(hex)) return null;
-  const even = hex.length % 2 ? `0${hex}` : hex;
-  let bytes = Uint8Array.from(even.match(/../g) ?? [], (pair) => Number.parseInt(pair, 16));
-  let first = 0;
-  while (first < bytes.length - 1 && bytes[first] === 0) first += 1;
-  bytes = bytes.subarray(first);
-  if ((bytes[0] ?? 0) >= 0x80) {
-    const signed = new Uint8Array(bytes.length + 1);
-    signed.set(bytes, 1);
-    return signed;
-  }
-  return bytes;
-}
-
-function base64url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+  const bytes = Buffer.from(canonicalSerial(hex.length % 2 ? `0${hex}` : hex), 'hex');
+  return (bytes[0] ?? 0) >= 0x80 ? Uint8Array.of(0, ...bytes) : new Uint8Array(bytes);
 }

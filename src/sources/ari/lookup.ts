@@ -36,6 +36,11 @@ export interface AriLookup {
   aboutLeaf(leaf: CertificateFacts, now: Date, budgetMs: number): EarlyAri;
   /** Asks about `issuance`, reusing `early` when the served leaf is that certificate. */
   aboutIssuance(issuance: Issuance, now: Date, budgetMs: number, early: EarlyAri | null): Promise<AriOutcome>;
+  /**
+   * Whether asking about `issuance` needs nothing the served leaf could teach: its CertID is known
+   * without it (its bytes, or its serial and a remembered issuer key), or the CA is not asked.
+   */
+  needsNoLeaf(issuance: Issuance, now: Date): boolean;
 }
 
 export interface AriLookupOptions {
@@ -83,6 +88,14 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
             ? ask(issuer, idOf(leaf), budgetMs)
             : Promise.resolve({ ...notAsked(issuer, 'not_supported'), certId: idOf(leaf) });
       return { leaf, answer };
+    },
+    needsNoLeaf(issuance, now) {
+      return (
+        issuance.notAfter <= now ||
+        !options.client.supports(issuance.issuer) ||
+        issuance.der !== null ||
+        (issuance.serial !== null && issuerKeys.has(issuerDnKey(issuance.issuerDn)))
+      );
     },
     async aboutIssuance(issuance, now, budgetMs, early) {
       const started = clock();

@@ -96,7 +96,7 @@ export function createAriClient(options: AriClientOptions): AriClient {
   };
   const directories = createSourceCache<DirectoryReading>({
     max: 16,
-    ttlMs: (value) => (value.state === 'unreadable' ? ARI_MIN_RETRY_MS : ACME_DIRECTORY_TTL_MS),
+    ttlMs: (value) => (value.state === 'unreadable' ? value.keepMs : ACME_DIRECTORY_TTL_MS),
     now: clock,
   });
   const answers = createSourceCache<Stored>({
@@ -105,15 +105,19 @@ export function createAriClient(options: AriClientOptions): AriClient {
     now: clock,
   });
 
-  /** A GET to the CA at its pace, within `deadline`; null when the pace left no slot in time. */
+  /**
+   * A GET to the CA at its pace, within `deadline`. `reply` is null when the pace left no slot in
+   * time; `cutShort` when no fair answer was waited for (no slot, or a timeout the check's budget
+   * shortened below a second): such a miss is the check's, not the CA's, and is not kept.
+   */
   async function paced(
     ca: AcmeCa,
     url: URL,
     deadline: number,
     accept: readonly string[],
-  ): Promise<SourceResult<BoundedResponse> | null> {
+  ): Promise<{ reply: SourceResult<BoundedResponse> | null; cutShort: boolean }> {
     const wait = paceOf(ca).reserve(deadline - clock());
-    if (wait === null) return null;
+    if (wait === null) return { reply: null, cutShort: true };
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const timeoutMs = Math.max(1, Math.floor(deadline - clock()));
     const reply = await boundedFetch(url, {
@@ -131,19 +135,24 @@ export function createAriClient(options: AriClientOptions): AriClient {
     // A CA that cannot be reached, or let a full second pass, is left alone for a minute: while
     // it is down, checks of its certificates do not each wait out ARI's bound.
     const unreachable = !reply.ok && (reply.failure.code === 'network' || reply.failure.code === 'timeout');
-    if (unreachable && timeoutMs >= ARI_PAUSE_AFTER_TIMEOUT_MS)
-      paceOf(ca).pauseUntil(clock() + ARI_MIN_RETRY_MS);
-    return reply;
+    const fair = timeoutMs >= ARI_PAUSE_AFTER_TIMEOUT_MS;
+    if (unreachable && fair) paceOf(ca).pauseUntil(clock() + ARI_MIN_RETRY_MS);
+    return { reply, cutShort: !fair && !reply.ok && reply.failure.code === 'timeout' };
   }
 
-  /** The CA's directory, read at most once an hour (an unreadable one once a minute). */
+  /**
+   * The CA's directory, read at most once an hour (an unreadable one once a minute, one the check
+   * cut short not kept).
+   */
   async function readDirectory(directory: AcmeDirectory, deadline: number): Promise<DirectoryReading> {
     const { result } = await directories.get(directory.ca, async () => {
-      const reply = await paced(directory.ca, directory.directoryUrl, deadline, ['application/json']);
-      const ok = reply?.ok && reply.value.status === 200;
-      return succeed(ok ? renewalInfoOf(reply.value, directory) : UNREADABLE);
+      const { reply, cutShort } = await paced(directory.ca, directory.directoryUrl, deadline, [
+        'application/json',
+      ]);
+      if (reply?.ok && reply.value.status === 200) return succeed(renewalInfoOf(reply.value, directory));
+      return succeed(unreadable(cutShort ? 0 : ARI_MIN_RETRY_MS));
     });
-    return result.ok ? result.value : UNREADABLE;
+    return result.ok ? result.value : unreadable(0);
   }
 
   const directoryOf = (issuer: string) => {
@@ -161,12 +170,15 @@ export function createAriClient(options: AriClientOptions): AriClient {
       const found = await readDirectory(directory, deadline);
       if (found.state === 'none') return succeed(NO_RENEWAL_INFO);
       if (found.state === 'unreadable')
-        return succeed(unavailable(ARI_MIN_RETRY_MS, directory.directoryUrl.href));
+        return succeed(unavailable(found.keepMs, directory.directoryUrl.href));
       const base = found.renewalInfo.href;
-      const reply = await paced(ca, new URL(`${base.replace(/\/+$/, '')}/${certId}`), deadline, [
-        'application/json',
-      ]);
-      return succeed(reading(reply, options.now(), base));
+      const { reply, cutShort } = await paced(
+        ca,
+        new URL(`${base.replace(/\/+$/, '')}/${certId}`),
+        deadline,
+        ['application/json'],
+      );
+      return succeed(cutShort ? unavailable(0, base) : reading(reply, options.now(), base));
     });
     if (!result.ok) throw new Error('unreachable: the ARI loader never fails');
     const { ttlMs: _ttl, url, ...answer } = result.value;
@@ -199,8 +211,12 @@ type DirectoryReading =
   | { state: 'ok'; renewalInfo: URL }
   /** No usable `renewalInfo`: the CA publishes no ARI. */
   | { state: 'none' }
-  | { state: 'unreadable' };
-const UNREADABLE: DirectoryReading = { state: 'unreadable' };
+  /** Kept for `keepMs` (0: a read the check cut short, not kept). */
+  | { state: 'unreadable'; keepMs: number };
+
+function unreadable(keepMs: number): DirectoryReading {
+  return { state: 'unreadable', keepMs };
+}
 
 function unavailable(ttlMs: number, url: string): Stored {
   return { ...NOT_ASKED, ttlMs, url };
@@ -209,7 +225,7 @@ function unavailable(ttlMs: number, url: string): Stored {
 /** The directory's `renewalInfo`, accepted only on the directory's own scheme and host. */
 function renewalInfoOf(response: BoundedResponse, directory: AcmeDirectory): DirectoryReading {
   const parsed = parseJsonReply(ARI_SOURCE, response.body, directorySchema);
-  if (!parsed.ok) return UNREADABLE;
+  if (!parsed.ok) return unreadable(ARI_MIN_RETRY_MS);
   const value = parsed.value.renewalInfo;
   if (value === undefined || !URL.canParse(value)) return { state: 'none' };
   const url = new URL(value);

@@ -100,6 +100,26 @@ describe("the verdict from the CA's renewal window", () => {
     expect(verdict?.findings[0]?.message).not.toMatch(/revok/i);
   });
 
+  it("a short-lived certificate's usual window (half its lifetime, ± 1 %) is no early-renewal request", () => {
+    // Boulder places a window at half of a lifetime under 10 days: a 160-hour certificate's opens
+    // at 49 % of it. Let's Encrypt's `shortlived` profile issues these.
+    const lifetime = 160 / 24;
+    const current = issuance({ daysAgo: 1, lifetimeDays: lifetime });
+    const fromNow = (share: number) => share * lifetime - 1;
+    const judge = (start: number, end: number) =>
+      assessAriWindow({
+        current,
+        issuances: [current],
+        domain: 'shop.com',
+        ari: answer(fromNow(start), fromNow(end)),
+        servedLeaf: null,
+        now: NOW,
+      });
+    expect(judge(0.49, 0.51)?.findings).toEqual([]);
+    // Well before that place, it is one.
+    expect(codes(judge(0.3, 0.32)?.findings ?? [])).toEqual(['cert.ca_requested_early_renewal']);
+  });
+
   it('an explanation URL is an early-renewal request, shown with its URL', () => {
     const url = 'https://community.letsencrypt.org/t/2026-03-19-drill';
     const verdict = verdictFor(61, answer(-1, 1, url));

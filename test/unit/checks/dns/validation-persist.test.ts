@@ -163,6 +163,18 @@ describe('parseValidationPersist: hostile and malformed input', () => {
   });
 });
 
+describe('parseValidationPersist: time on a record of 64 KiB (one TXT record at most)', () => {
+  it('a record full of white space inside its parts is read at once (no quadratic trimming)', () => {
+    const spaces = ' '.repeat(60_000);
+    const started = performance.now();
+    expect(parseValidationPersist(`x${spaces}x; accounturi=${LE}`)).toMatchObject({ ok: false });
+    expect(parseValidationPersist(`letsencrypt.org; accounturi=${LE}; p${spaces}x=1`)).toMatchObject({
+      ok: false,
+    });
+    expect(performance.now() - started).toBeLessThan(200);
+  });
+});
+
 describe('assessValidationPersist', () => {
   const record = (persistUntil?: number, issuer = 'letsencrypt.org') =>
     `${issuer}; accounturi=${LE}${persistUntil === undefined ? '' : `; persistUntil=${persistUntil}`}`;

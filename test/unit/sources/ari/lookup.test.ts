@@ -176,4 +176,18 @@ describe('the ARI lookup', () => {
     expect(outcome).toMatchObject({ status: 'unavailable', certId: null });
     expect(client.asked).toEqual([]);
   });
+
+  it('needs nothing from the served leaf once CT alone gives the CertID, or when nothing is asked', async () => {
+    const lookup = createAriLookup({ client: recordingClient() });
+    // CT's serial without a known issuer key: the served leaf could teach it.
+    expect(lookup.needsNoLeaf(issuance('04ee'), NOW)).toBe(false);
+    // CT's bytes; an expired certificate; a CA without ARI.
+    const der = await leafDer({ serial: '04ee', authorityKeyId: AKI, issuer: R11 });
+    expect(lookup.needsNoLeaf(issuance('04ee', { der }), NOW)).toBe(true);
+    expect(lookup.needsNoLeaf(issuance('04ee', { notAfter: new Date(NOW.getTime() - 1) }), NOW)).toBe(true);
+    expect(lookup.needsNoLeaf(issuance('04ee', { issuer: 'Sectigo' }), NOW)).toBe(true);
+    // Once a certificate of that intermediate was read, its serial is enough.
+    await lookup.aboutIssuance(issuance('04ef', { der }), NOW, 2_000, null);
+    expect(lookup.needsNoLeaf(issuance('04ee'), NOW)).toBe(true);
+  });
 });

@@ -189,6 +189,14 @@ describe('ARI from the CA', () => {
     expect(performance.now() - started).toBeLessThan(1_000);
   });
 
+  it('an ask the check cut short (little budget left) keeps nothing: the next check asks again', async () => {
+    const { ari } = client();
+    letsencrypt.mode = 'hang';
+    expect((await ari.ask(LE, certIdOf('usual.com'), 300)).status).toBe('unavailable');
+    letsencrypt.mode = null;
+    expect((await ari.ask(LE, certIdOf('usual.com'))).status).toBe('ok');
+  });
+
   it('a CA that let a full second pass is left alone for a minute: its other certificates do not wait', async () => {
     const { ari, advance } = client();
     expect((await ari.ask(LE, certIdOf('stuck.com'), 1_200)).status).toBe('unavailable');
@@ -302,6 +310,26 @@ describe('hostile CA answers', () => {
     const { server, ari } = await hostileCa(reply);
     try {
       expect(await ari.ask(LE, 'AQ.AQ')).toMatchObject({ status: 'unavailable', window: null });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a directory read the check cut short is not kept: the next check reads it', async () => {
+    const window = '"suggestedWindow":{"start":"2026-12-01T00:00:00Z","end":"2026-12-02T00:00:00Z"}';
+    const server = await startLoopbackServer((_req, res, url) => {
+      if (url.pathname !== '/directory') return json(`{${window}}`)(res);
+      const body = JSON.stringify({ renewalInfo: new URL('/ri', server.url).href });
+      setTimeout(() => json(body)(res), 400);
+    });
+    const ari = createAriClient({
+      fetch,
+      directories: [{ ca: 'letsencrypt', directoryUrl: new URL('/directory', server.url) }],
+      now: () => NOW,
+    });
+    try {
+      expect((await ari.ask(LE, 'AQ.AQ', 200)).status).toBe('unavailable');
+      expect((await ari.ask(LE, 'AQ.AQ')).status).toBe('ok');
     } finally {
       await server.close();
     }

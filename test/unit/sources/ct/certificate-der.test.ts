@@ -221,6 +221,22 @@ describe('PEM and DER reading (hostile bodies)', () => {
     expect(pemCertificateDer(template.replaceAll('PEM', pemOf(der).trim()))).toBeNull();
   });
 
+  it.each([3_000, CRTSH_DER_MAX_BYTES])(
+    'refuses a block of %i whitespace characters without its end line at once (no regex backtracking)',
+    (size) => {
+      for (const fill of [' '.repeat(size), '\n '.repeat(size / 2)]) {
+        const started = performance.now();
+        expect(
+          pemCertificateDer(`-----BEGIN CERTIFICATE-----\n${fill}A\n-----END CERTIFICATE----`),
+        ).toBeNull();
+        expect(
+          pemCertificateDer(`-----BEGIN CERTIFICATE-----${fill}A${fill}-----END CERTIFICATE-----`),
+        ).toBeNull();
+        expect(performance.now() - started).toBeLessThan(100);
+      }
+    },
+  );
+
   it('readCertificate gives null for bytes that are not a certificate', () => {
     expect(readCertificate(new Uint8Array())).toBeNull();
     expect(readCertificate(new Uint8Array(Buffer.from('<html>')))).toBeNull();
