@@ -39,7 +39,7 @@ export interface ServedComparison {
  * Compares the served leaf with the trusted CT issuances covering `domain`, at `now`: false when a
  * successor issued more than `DEPLOY_GRACE_MS` ago exists, true when none exists and CT holds the
  * served certificate, null otherwise (no leaf, a successor still within the grace period, or a
- * served certificate CT does not show).
+ * served certificate CT does not show, or a newer certificate of another CA).
  */
 export function compareServed(
   served: ServedCertificate | null,
@@ -50,15 +50,20 @@ export function compareServed(
   const unknown = { servesNewest: null, successor: null };
   if (!served) return unknown;
   const covering = trusted.filter((issuance) => issuanceCovers(issuance, domain));
-  const successors = covering.filter(
+  const newer = covering.filter(
     (issuance) => issuance.notBefore.getTime() > served.notBefore.getTime() + SAME_RENEWAL_MS,
   );
-  const due = successors
+  // A successor comes from the served certificate's own CA: a CDN keeps backup certificates of
+  // another CA in CT that it never serves (Cloudflare's Universal SSL does), and an origin behind a
+  // CDN has its own. Those make the answer unknown, never "not deployed".
+  const servedCa = issuerFriendlyName(served.issuerDn);
+  const due = newer
+    .filter((issuance) => issuerFriendlyName(issuance.issuerDn) === servedCa)
     .filter((issuance) => issuedAt(issuance) <= now.getTime() - DEPLOY_GRACE_MS)
     .sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
   const [successor] = due;
   if (successor) return { servesNewest: false, successor };
-  if (successors.length > 0) return unknown;
+  if (newer.length > 0) return unknown;
   return covering.some((issuance) => isServed(issuance, served))
     ? { servesNewest: true, successor: null }
     : unknown;

@@ -88,6 +88,21 @@ describe('compareServed', () => {
     expect(compareServed(served, [newest], 'shop.com', NOW).servesNewest).toBeNull();
   });
 
+  it("never calls a newer certificate of another CA a successor (a CDN's backup certificate, an origin's own)", () => {
+    const served = issuance({ daysAgo: 30 });
+    const otherCa = { ...issuance({ daysAgo: 3 }), ...SECTIGO, serial: '0badcafe' };
+    expect(compareServed(servedAs(served), [otherCa, served], 'shop.com', NOW)).toEqual({
+      servesNewest: null,
+      successor: null,
+    });
+    // A newer one of the served certificate's own CA still is.
+    const renewed = issuance({ daysAgo: 2 });
+    expect(compareServed(servedAs(served), [otherCa, renewed, served], 'shop.com', NOW)).toEqual({
+      servesNewest: false,
+      successor: renewed,
+    });
+  });
+
   it('matches by validity period when the CT source has no serial', () => {
     const newest = { ...issuance({ daysAgo: 5 }), serial: null };
     expect(compareServed(servedAs(newest, '04ff'), [newest], 'shop.com', NOW).servesNewest).toBe(true);
