@@ -8,6 +8,8 @@ import type { ProbeAnswer } from './verdict.ts';
 
 /** How long a finished pass/fail is reused for the same domain, in milliseconds. */
 export const PROBE_REUSE_MS = 5_000;
+/** Most bytes of reused answers (served leaves included) kept at once. */
+export const REUSED_BYTES_MAX = 8 * 1024 * 1024;
 
 /** A verdict (with the served leaf on Node) and whether it was reused from an earlier probe. */
 export type SharedProbeAnswer = ProbeAnswer & { cached: boolean };
@@ -17,7 +19,13 @@ export function shareProbes(
   { reuseMs = PROBE_REUSE_MS }: { reuseMs?: number } = {},
 ): (domain: string) => Promise<SharedProbeAnswer> {
   const underway = new Map<string, Promise<ProbeAnswer>>();
-  const recent = new LRUCache<string, ProbeAnswer>({ max: 4096, ttl: reuseMs });
+  // Bounded by bytes too: an answer holds the served leaf, whose size the site chooses.
+  const recent = new LRUCache<string, ProbeAnswer>({
+    max: 4096,
+    ttl: reuseMs,
+    maxSize: REUSED_BYTES_MAX,
+    sizeCalculation: (answer) => 256 + (answer.leaf?.byteLength ?? 0),
+  });
   return async function sharedProbe(domain) {
     const reused = recent.get(domain);
     if (reused) return { ...reused, cached: true };

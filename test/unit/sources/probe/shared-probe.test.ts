@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { succeed } from '../../../../src/sources/failure.ts';
 import { createProbe } from '../../../../src/sources/probe/probe.ts';
-import { shareProbes } from '../../../../src/sources/probe/shared.ts';
+import { REUSED_BYTES_MAX, shareProbes } from '../../../../src/sources/probe/shared.ts';
+import type { ProbeAnswer } from '../../../../src/sources/probe/verdict.ts';
 import { type HttpsSite, startHttpsSite } from '../../../world/https-site.ts';
 
 const DOMAIN = 'corner-bistro.com';
@@ -44,5 +45,21 @@ describe('shared live probe', () => {
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(await probe(DOMAIN)).toMatchObject({ ok: true, cached: false });
     expect(site.servernames.length - before).toBe(2);
+  });
+
+  it('keeps reused answers within a byte bound, whatever size of certificate the sites serve', async () => {
+    const leafBytes = 1024 * 1024;
+    const probed: string[] = [];
+    const bigLeaves = async (domain: string): Promise<ProbeAnswer> => {
+      probed.push(domain);
+      return { ok: true, http_status: 200, ms: 1, error: null, leaf: new Uint8Array(leafBytes) };
+    };
+    const probe = shareProbes(bigLeaves, { reuseMs: 60_000 });
+    const domains = Array.from({ length: 2 * (REUSED_BYTES_MAX / leafBytes) }, (_, i) => `big-${i}.example`);
+    for (const domain of domains) await probe(domain);
+    // The newest are reused; the oldest were let go to stay within the bound, so they are probed again.
+    expect(await probe(domains.at(-1)!)).toMatchObject({ cached: true });
+    expect(await probe(domains[0]!)).toMatchObject({ cached: false });
+    expect(probed.length).toBe(domains.length + 1);
   });
 });
