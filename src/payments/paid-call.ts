@@ -156,10 +156,8 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       const verified = await faultScope(() =>
         resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
       ).catch(() => null);
-      if (!verified || (!verified.value.isValid && verified.faulted)) {
-        logger.warn({ name }, 'payment verification unavailable');
-        return { kind: 'payment_unavailable' };
-      }
+      if (!verified || (!verified.value.isValid && verified.faulted))
+        return unavailable('payment verification unavailable');
       if (!verified.value.isValid) {
         metrics.payment('refused');
         return challenge(terms, verified.value.invalidReason ?? 'invalid_payment', payload);
