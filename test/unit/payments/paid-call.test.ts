@@ -152,6 +152,18 @@ describe('paidCall', () => {
     expect(events).toEqual([]);
   });
 
+  it('refuses a validBefore of more than 20 digits too (a valid uint256, valid for ever), before verify', async () => {
+    const forever = payment('b');
+    const auth = (forever.payload.payload as { authorization: { validBefore: string } }).authorization;
+    auth.validBefore = `1${'0'.repeat(30)}`;
+    const outcome = await paidCall({ ...request('b', new AbortController().signal), payment: forever });
+    expect(outcome).toMatchObject({
+      kind: 'challenge',
+      paymentRequired: { error: 'authorization_window_too_long' },
+    });
+    expect(events).toEqual([]);
+  });
+
   it('answers a concurrent copy of an authorization 409 without running it, and frees it when the check throws', async () => {
     let fail: (error: Error) => void = () => {};
     const first = paidCall({
