@@ -57,8 +57,8 @@ export function createBreaker(control: BreakerControl, options: BreakerOptions =
   /** Domain → time of its latest failure, since the last success. */
   const evidence = new Map<string, number>();
   let openedAt: number | null = null;
-  /** The control question in flight: when it was asked, and which one (a later one supersedes it). */
-  let asked: { at: number; id: number } | null = null;
+  /** The control question in flight (when it was asked); a later one, a new object, supersedes it. */
+  let asked: { at: number } | null = null;
 
   const state = (): BreakerState => {
     if (openedAt === null) return 'closed';
@@ -69,7 +69,7 @@ export function createBreaker(control: BreakerControl, options: BreakerOptions =
   const askControl = () => {
     const at = now();
     if (asked && at - asked.at < controlPatienceMs) return;
-    const question = { at, id: (asked?.id ?? 0) + 1 };
+    const question = { at };
     asked = question;
     control()
       .catch(() => false)

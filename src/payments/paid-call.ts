@@ -146,7 +146,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       const lost = key === null ? null : await undelivered.claim(key, signature).catch(() => undefined);
       // Unknown whether a lost result waits: running on would settle into an already used authorization.
       if (lost === undefined) return unavailable('lost results unavailable');
-      if (lost) return redeliver(lost);
+      if (lost) return redeliver(key as string, signature, lost);
 
       if (authorizationWindowTooLong(payload, MAX_TIMEOUT_SECONDS, Date.now())) {
         metrics.payment('refused');
@@ -156,10 +156,8 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       const verified = await faultScope(() =>
         resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
       ).catch(() => null);
-      if (!verified || (!verified.value.isValid && verified.faulted)) {
-        logger.warn({ name }, 'payment verification unavailable');
-        return { kind: 'payment_unavailable' };
-      }
+      if (!verified || (!verified.value.isValid && verified.faulted))
+        return unavailable('payment verification unavailable');
       if (!verified.value.isValid) {
         metrics.payment('refused');
         return challenge(terms, verified.value.invalidReason ?? 'invalid_payment', payload);
@@ -189,16 +187,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
           const { transaction, network, errorReason } = settlement.receipt;
           const entry = { name, payer, transaction, network };
           metrics.payment('settled', requirements.amount);
-          if (key !== null) {
-            // Paid: should the client be gone before the answer is written (the transport aborts the
-            // signal then, now or later), it may claim the result with the same authorization.
-            const lost = () => {
-              remember(key, signature, settlement.receipt);
-              logger.warn(entry, 'paid result not delivered; it can be claimed once with the same payment');
-            };
-            if (signal.aborted) lost();
-            else signal.addEventListener('abort', lost, { once: true });
-          }
+          if (key !== null) claimableIfLost(key, signature, settlement.receipt, entry);
           if (settlement.status === 'settled') logger.info(entry, 'payment settled');
           else
             logger.warn({ ...entry, reason: errorReason }, 'payment sent but unconfirmed; result delivered');
@@ -229,17 +218,36 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       return { kind: 'payment_unavailable' };
     }
 
-    /** Runs the check again for a payment already settled whose result never reached its client. */
-    async function redeliver(receipt: SettleResponse): Promise<PaidCallOutcome> {
+    /**
+     * Paid: should the client be gone before the answer is written (the transport aborts the signal
+     * then, now or later), it may claim the result with the same authorization.
+     */
+    function claimableIfLost(key: string, signature: string, receipt: SettleResponse, entry: object): void {
+      const lost = () => {
+        remember(key, signature, receipt);
+        logger.warn(entry, 'paid result not delivered; it can be claimed once with the same payment');
+      };
+      if (signal.aborted) lost();
+      else signal.addEventListener('abort', lost, { once: true });
+    }
+
+    /**
+     * Runs the check again for a payment already settled whose result never reached its client; a
+     * redelivery that does not reach it either leaves the result claimable.
+     */
+    async function redeliver(
+      key: string,
+      signature: string,
+      receipt: SettleResponse,
+    ): Promise<PaidCallOutcome> {
       const outcome = await run();
       if (outcome.type !== 'result') {
-        remember(key as string, signatureOf(payload), receipt);
+        remember(key, signature, receipt);
         return { kind: 'not_run', outcome };
       }
-      logger.info(
-        { name, payer: receipt.payer, transaction: receipt.transaction },
-        'paid result redelivered',
-      );
+      const entry = { name, payer: receipt.payer, transaction: receipt.transaction };
+      claimableIfLost(key, signature, receipt, entry);
+      logger.info(entry, 'paid result redelivered');
       return { kind: 'delivered', result: outcome.result, receipt };
     }
   };

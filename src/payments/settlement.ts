@@ -223,7 +223,9 @@ function authorizationOf(payload: PaymentPayload): Authorization | undefined {
   if (
     !/^0x[0-9a-fA-F]{40}$/.test(from) ||
     !/^0x[0-9a-fA-F]{64}$/.test(nonce) ||
-    !/^\d{1,20}$/.test(validBefore)
+    // Any uint256 (`payment-payload.ts` admits up to 78 digits): a longer-lived one must still be
+    // found, or the window check would wave through an authorization valid for ever.
+    !/^\d{1,78}$/.test(validBefore)
   ) {
     return undefined;
   }

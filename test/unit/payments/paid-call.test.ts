@@ -132,6 +132,30 @@ describe('paidCall', () => {
     expect(events).toEqual(['verify', 'run', 'settle']); // a second claim goes to the facilitator (which refuses it)
   });
 
+  it('keeps a claimed result claimable when its redelivery is lost too, until one reaches the client', async () => {
+    const first = new AbortController();
+    expect((await paidCall(request('c', first.signal))).kind).toBe('delivered');
+    first.abort();
+    // The claim's answer is lost as well (the client leaves during the write): still paid, still owed.
+    const second = new AbortController();
+    expect((await paidCall(request('c', second.signal))).kind).toBe('delivered');
+    second.abort();
+    // The client leaves during the redelivered check itself.
+    const third = new AbortController();
+    const req = request('c', third.signal);
+    await paidCall({
+      ...req,
+      run: async () => {
+        third.abort();
+        return req.run();
+      },
+    });
+    events.length = 0;
+    const claimed = await paidCall(request('c', new AbortController().signal));
+    expect(claimed).toEqual({ kind: 'delivered', result: { domain: 'example.com' }, receipt: RECEIPT });
+    expect(events).toEqual(['run']);
+  });
+
   it('offers no claim for a result that was delivered', async () => {
     const client = new AbortController();
     await paidCall(request('5', client.signal));
@@ -145,6 +169,18 @@ describe('paidCall', () => {
     const auth = (long.payload.payload as { authorization: { validBefore: string } }).authorization;
     auth.validBefore = String(Math.floor(Date.now() / 1000) + 3_600);
     const outcome = await paidCall({ ...request('6', new AbortController().signal), payment: long });
+    expect(outcome).toMatchObject({
+      kind: 'challenge',
+      paymentRequired: { error: 'authorization_window_too_long' },
+    });
+    expect(events).toEqual([]);
+  });
+
+  it('refuses a validBefore of more than 20 digits too (a valid uint256, valid for ever), before verify', async () => {
+    const forever = payment('b');
+    const auth = (forever.payload.payload as { authorization: { validBefore: string } }).authorization;
+    auth.validBefore = `1${'0'.repeat(30)}`;
+    const outcome = await paidCall({ ...request('b', new AbortController().signal), payment: forever });
     expect(outcome).toMatchObject({
       kind: 'challenge',
       paymentRequired: { error: 'authorization_window_too_long' },
