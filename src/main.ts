@@ -9,10 +9,6 @@ import { createLogger } from './logger.ts';
 import { warnOfForeignPending } from './payments/foreign-pending.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
-import { connectSharedStore } from './redis/connection.ts';
-import { redisRateBuckets } from './redis/rate-buckets.ts';
-import { redisSharedAnswers } from './redis/shared-answers.ts';
-import { sharedPaymentState } from './redis/shared-state.ts';
 import { createService } from './service.ts';
 import { nodeReach } from './sources/node-reach.ts';
 import { releaseStartupMemory } from './startup-memory.ts';
@@ -37,22 +33,20 @@ async function main(): Promise<void> {
   // In local-chain mode the recipient is the chain's own dev account.
   const effective: Config = local ? { ...config, x402: { ...config.x402, payTo: local.payTo } } : config;
 
-  const store = config.redisUrl ? connectSharedStore(config.redisUrl, logger) : undefined;
   const mode = config.x402.mode;
-  if (!store && mode.kind === 'self') void warnOfForeignPending(mode.rpcUrl, mode.settlerPrivateKey, logger);
+  const redis = config.redisUrl
+    ? (await import('./redis/platform.ts')).redisPlatform(config.redisUrl, logger, {
+        settlerNonces: mode.kind === 'self',
+      })
+    : undefined;
+  if (!redis && mode.kind === 'self') void warnOfForeignPending(mode.rpcUrl, mode.settlerPrivateKey, logger);
 
   // Test CAs reach the live probe through NODE_EXTRA_CA_CERTS, which Node reads at start.
   const { app, lifecycle } = createService(effective, {
     logger,
     reach: nodeReach(),
     local,
-    ...(store
-      ? {
-          shared: sharedPaymentState(store, logger, { settlerNonces: mode.kind === 'self' }),
-          rateBuckets: redisRateBuckets(store),
-          sharedAnswers: redisSharedAnswers(store),
-        }
-      : {}),
+    ...redis?.parts,
   });
 
   let active = 0;
@@ -95,7 +89,7 @@ async function main(): Promise<void> {
       hardStopMs: SHUTDOWN_GRACE_MS + SETTLEMENT_MAX_MS + 5_000,
     }).then(async (clean) => {
       if (!clean) logger.warn('stop deadline reached; closing the remaining connections');
-      await Promise.all([local?.stop(), store?.close()]);
+      await Promise.all([local?.stop(), redis?.close()]);
       process.exit(0);
     });
   };
