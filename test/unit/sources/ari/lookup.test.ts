@@ -48,6 +48,20 @@ function issuance(serial: string | null, overrides: Partial<Issuance> = {}): Iss
   };
 }
 
+/** The served leaf of R11 (key identifier AKI) with `serial`, issued `daysAgo` before NOW, as the probe reads it. */
+async function servedLeaf(serial: string, daysAgo: number) {
+  const leaf = readCertificate(
+    await leafDer({
+      serial,
+      authorityKeyId: AKI,
+      issuer: R11,
+      notBefore: new Date(NOW.getTime() - daysAgo * DAY_MS),
+    }),
+  );
+  if (!leaf) throw new Error('leaf');
+  return leaf;
+}
+
 const expectedId = (serial: string) =>
   certIdOf(Buffer.from(AKI, 'hex'), serialContentFromHex(serial) ?? new Uint8Array());
 
@@ -56,15 +70,7 @@ describe('the ARI lookup', () => {
     const client = recordingClient();
     let downloads = 0;
     const lookup = createAriLookup({ client, certificateDer: async () => (downloads++, null) });
-    const leaf = readCertificate(
-      await leafDer({
-        serial: '04aa',
-        authorityKeyId: AKI,
-        issuer: R11,
-        notBefore: new Date(NOW.getTime() - 80 * DAY_MS),
-      }),
-    );
-    if (!leaf) throw new Error('leaf');
+    const leaf = await servedLeaf('04aa', 80);
     const early = lookup.aboutLeaf(leaf, NOW, 2_000);
     // CT's newest is another certificate (high-bit serial) of the same intermediate.
     const outcome = await lookup.aboutIssuance(issuance('00d2c1b0'), NOW, 2_000, early);
@@ -135,15 +141,7 @@ describe('the ARI lookup', () => {
       status: 'not_supported',
       ca: null,
     });
-    const leaf = readCertificate(
-      await leafDer({
-        serial: '0401',
-        authorityKeyId: AKI,
-        issuer: R11,
-        notBefore: new Date(NOW.getTime() - 100 * DAY_MS),
-      }),
-    );
-    if (!leaf) throw new Error('leaf');
+    const leaf = await servedLeaf('0401', 100);
     expect(await lookup.aboutLeaf(leaf, NOW, 2_000).answer).toMatchObject({ status: 'not_found' });
     expect(client.asked).toEqual([]);
   });
