@@ -11,6 +11,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import lock from '../../package-lock.json' with { type: 'json' };
+import { markdownDocuments } from '../support/documents.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import clientPackage from '../../packages/client/package.json' with { type: 'json' };
 
@@ -34,12 +35,11 @@ async function documents(): Promise<string[]> {
     (file) => `examples/${file}`,
   );
   return [
-    'README.md',
-    'packages/client/README.md',
+    ...(await markdownDocuments()),
     'src/http/discovery/home-page.ts',
     'src/http/discovery/llms-txt.ts',
     'src/startup-messages.ts',
-    ...examples.filter((file) => /\.(md|ts|sh|py|go)$/.test(file)),
+    ...examples.filter((file) => /\.(ts|sh|py|go)$/.test(file)),
   ];
 }
 
@@ -110,7 +110,7 @@ describe('documented commands', () => {
     // The scan does find the documents' npx, npm exec and npm install lines.
     expect(seen).toEqual(
       expect.arrayContaining([
-        `README.md: ./website-checks-cli-${clientPackage.version}.tgz`,
+        `docs/paying.md: ./website-checks-cli-${clientPackage.version}.tgz`,
         `packages/client/README.md: ./website-checks-cli-${clientPackage.version}.tgz`,
         'examples/README.md: node',
       ]),
