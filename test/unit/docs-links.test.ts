@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DOCUMENTATION } from '../../src/http/discovery/documentation.ts';
 import { markdownDocuments } from '../support/documents.ts';
 import { REPO_ROOT } from '../support/run-command.ts';
 
@@ -79,6 +80,14 @@ describe('documentation links', () => {
         expect(anchors(readFileSync(join(REPO_ROOT, file), 'utf8')), `${document}: ${target}`).toContain(
           fragment,
         );
+    }
+  });
+
+  it('the documents the page at / and /llms.txt name exist, and the README links each', () => {
+    const readme = linkTargets(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'));
+    for (const { path } of DOCUMENTATION) {
+      expect(existsSync(join(REPO_ROOT, path)), path).toBe(true);
+      expect(readme, path).toContain(path);
     }
   });
 
