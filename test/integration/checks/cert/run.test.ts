@@ -19,7 +19,7 @@ import noCert from '../../../world/scenarios/no-cert-yet.com.ts';
 import slowRenewal from '../../../world/scenarios/slow-renewal.org.ts';
 import stalled from '../../../world/scenarios/stalled-renewal.net.ts';
 import wildcardCover from '../../../world/scenarios/wildcard-cover.com.ts';
-import { NOW } from './fixtures.ts';
+import { NOW } from '../../../unit/checks/cert/fixtures.ts';
 
 const scenarios = new Map<string, Scenario>(
   [
