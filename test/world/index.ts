@@ -90,6 +90,7 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
     reset() {
       crtsh.mode = null;
       crtsh.delayMs = 0;
+      crtsh.hold = null;
       certspotter.mode = null;
       certspotter.delayMs = 0;
       doh.mode = null;
