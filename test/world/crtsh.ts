@@ -1,7 +1,7 @@
 /**
  * Loopback crt.sh: the JSON identity search as crtsh-web + certwatch_db answer it (compact rows,
  * real keys in SELECT order, precert + cert pairs, zone-less UTC times, newest first) and its
- * failure pages (upstreams.md §2), and the certificate download `?d=<id>` with real bytes. The
+ * failure pages, and the certificate download `?d=<id>` with real bytes. The
  * whole world is one CT database, as crt.sh is.
  */
 import type { ServerResponse } from 'node:http';

@@ -27,7 +27,7 @@ export interface World {
   certificates: CtCertificates;
   /** Let's Encrypt and Google Trust Services with ACME Renewal Information. */
   acme: { letsencrypt: AcmeCaFake; google: AcmeCaFake };
-  /** The service's environment variables pointing at this world (contract §1 names). */
+  /** The service's environment variables pointing at this world (as docs/configuration.md names them). */
   env: Record<string, string>;
   /** Sets every fake back to normal answers (tests switch failure modes per case). */
   reset(): void;
