@@ -77,7 +77,7 @@ export function documentedSpecs(text: string): { command: string; spec: string }
     const bin = /\s--\s+([^\s`'"]+)/.exec(args ?? '')?.[1];
     for (const spec of packages.length > 0 ? packages : bin ? [bin] : []) found.push({ command, spec });
   }
-  for (const [command, args] of text.matchAll(/\bnpm (?:install|i|add)\b([^\n`]*)/g)) {
+  for (const [command, args] of text.matchAll(/\bnpm (?:install|i|add)(?![\w-])([^\n`]*)/g)) {
     for (const spec of (args ?? '')
       .replace(/\s#.*$/, '')
       .split(/\s+/)
@@ -135,6 +135,7 @@ describe('documented commands', () => {
     expect(specs('npm exec -- node examples/x.ts')).toEqual(['node']);
     expect(specs('npm install -g website-checks-cli # the client')).toEqual(['website-checks-cli']);
     expect(specs('`npm i ./website-checks-cli-1.0.0.tgz`')).toEqual(['./website-checks-cli-1.0.0.tgz']);
+    expect(specs('npm install-scripts approve node')).toEqual([]); // manages approvals, installs nothing
     expect(allowed('website-checks-cli@1.0.0')).toBeUndefined();
     expect(allowed('./website-checks-cli-1.0.0.tgz')).toBe('local');
     expect(allowed('wrangler@4')).toBe('locked dependency');
