@@ -12,11 +12,11 @@ import { normalizeDomain } from '../src/domain/normalize.ts';
 import type { FetchLike } from '../src/sources/bounded-fetch.ts';
 import { startWorld } from '../test/world/index.ts';
 
-/** Added before each upstream answers, by upstream (the slowed upstreams). */
+/** Added before each upstream answers, by upstream. */
 export const DELAYS_MS = { crtsh: 300, rdap: 200, doh: 50 } as const;
 /** A plain domain, and one with a 4-level SPF include tree (five DoH round trips in a row). */
 const DOMAINS = ['healthy-shop.com', 'spf-deep.org'];
-/** Site-health may cost at most this much over its slowest single check (the bound). */
+/** Site-health may cost at most this much over its slowest single check. */
 export const OVERHEAD_BOUND_MS = 5;
 
 export interface SiteHealthRow {

@@ -67,7 +67,7 @@ export async function buildWorker(outDir?: string, entry?: string): Promise<Work
 }
 
 export interface LocalEdgeOptions {
-  /** The service's variables (contract §1), as the Worker's vars and secrets. */
+  /** The service's variables, as the Worker's vars and secrets. */
   variables: Record<string, string>;
   host: string;
   /**

@@ -1,5 +1,5 @@
 /**
- * Environment → typed, validated configuration (contract §1). Parsed once at start; a bad value
+ * Environment → typed, validated configuration. Parsed once at start; a bad value
  * becomes a `ConfigError` whose message is one line naming the variable and what it expects.
  */
 import { isIP } from 'node:net';
@@ -94,7 +94,7 @@ export interface AcmeDirectory {
   directoryUrl: URL;
 }
 
-/** The production ACME directories (contract §1 default of `ACME_DIRECTORIES`). */
+/** The production ACME directories (the default of `ACME_DIRECTORIES`, docs/configuration.md). */
 export const DEFAULT_ACME_DIRECTORIES =
   'letsencrypt=https://acme-v02.api.letsencrypt.org/directory,google=https://dv.acme-v02.api.pki.goog/directory';
 
@@ -147,7 +147,7 @@ const envSchema = z.object({
   NODE_ENV: z.string().optional(),
 });
 
-/** How payments are verified and settled (contract §1, "Payment mode follows from the variables"). */
+/** How payments are verified and settled (docs/configuration.md: the payment mode follows from the variables). */
 export type PaymentMode =
   | {
       kind: 'remote';

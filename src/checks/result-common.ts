@@ -1,5 +1,5 @@
 /**
- * Fields every check result carries (contract §3 "common fields"), as zod schemas so that the
+ * Fields every check result carries, as zod schemas so that the
  * OpenAPI document, the MCP output schemas and the tests all describe the same shape.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Why a domain input was refused (contract §3 "validate"): stable `reason.code` values, published
+ * Why a domain input was refused (docs/checks/validation.md): stable `reason.code` values, published
  * in validate results and 400 bodies. Never rename one.
  */
 import type { InvalidReason } from '../checks/outcome.ts';

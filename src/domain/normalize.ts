@@ -1,5 +1,5 @@
 /**
- * Domain validation and normalization (contract §3 "validate"): one function used by the free
+ * Domain validation and normalization (docs/checks/validation.md): one function used by the free
  * validate route and, before any payment logic, by every paid route and tool.
  */
 import { isIP } from 'node:net';
@@ -48,7 +48,7 @@ const ASCII_OUTSIDE_LDH = /[\u0020-\u002c\u002f\u003a-\u0040\u005b-\u0060\u007b-
 const NON_ASCII = /\P{ASCII}/u;
 
 /**
- * Special-use and reserved top-level names (contract §3): RFC 6761 (localhost, test, invalid,
+ * Special-use and reserved top-level names: RFC 6761 (localhost, test, invalid,
  * example), RFC 6762 (local), RFC 7686 (onion), RFC 9476 (alt), ICANN's private-use `internal`, and
  * `arpa`, the infrastructure domain. tldts' `detectSpecialUse` is not used: it also refuses
  * example.com, a real delegated domain, and misses `internal` and most of `arpa`.

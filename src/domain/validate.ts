@@ -1,5 +1,5 @@
 /**
- * The free validate operation (contract §3 "validate"): `normalizeDomain` shaped as the published
+ * The free validate operation (docs/checks/validation.md): `normalizeDomain` shaped as the published
  * result, with nulls and a `reason` when the input is refused.
  */
 import type { ValidateResult } from '../checks/validate/result.ts';

@@ -1,5 +1,5 @@
 /**
- * The Worker's environment: the same variables as `npm start` (contract §1), set as Worker vars and
+ * The Worker's environment: the same variables as `npm start`, set as Worker vars and
  * secrets, beside the Durable Object bindings declared in `wrangler.jsonc`.
  */
 import type { DurableObjectNamespace } from 'cloudflare:workers';

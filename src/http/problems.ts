@@ -1,5 +1,5 @@
 /**
- * RFC 9457 problem JSON (contract §2): every error body. `code` values are stable and published;
+ * RFC 9457 problem JSON: every error body. `code` values are stable and published;
  * never rename one.
  */
 import type { Context } from 'hono';

@@ -1,5 +1,5 @@
 /**
- * x402 over MCP for the paid tools (x402 MCP transport, x402.md §4): the payment read from
+ * x402 over MCP for the paid tools (x402 MCP transport): the payment read from
  * `_meta["x402/payment"]`, the call made by the same transport-neutral `paidCall` as HTTP, and its
  * outcome written as a tool result (the challenge and refusals as `isError` results).
  */
@@ -19,7 +19,7 @@ import {
   successResult,
 } from './tool-result.ts';
 
-/** `_meta` key carrying the client's PaymentPayload on a paid `tools/call` (x402.md §4.1). */
+/** `_meta` key carrying the client's PaymentPayload on a paid `tools/call` (x402 MCP transport). */
 export const PAYMENT_META_KEY = 'x402/payment';
 
 export interface PaidToolDeps {

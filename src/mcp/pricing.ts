@@ -1,5 +1,5 @@
 /**
- * The free `pricing` tool's answer (contract §3 "pricing"): every paid operation with its route,
+ * The free `pricing` tool's answer: every paid operation with its route,
  * tool, price and x402 payment terms, the free operations, and the 64-day certificate note.
  */
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * `/mcp`: MCP Streamable HTTP, stateless and in JSON response mode (discovery-and-mcp.md §5). POST
+ * `/mcp`: MCP Streamable HTTP, stateless and in JSON response mode (MCP Streamable HTTP transport). POST
  * gets a fresh server and transport per request; other methods get 405 with `Allow: POST`.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';

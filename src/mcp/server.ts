@@ -1,6 +1,6 @@
 /**
  * The MCP server generated from the catalog: the free tools (validate_target, pricing) and one paid
- * tool per paid operation. Built fresh for every request (stateless transport, discovery-and-mcp.md §5.1).
+ * tool per paid operation. Built fresh for every request (stateless Streamable HTTP transport).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { domainInputShape, type FreeOperation, freeOperations, paidOperations } from '../catalog.ts';

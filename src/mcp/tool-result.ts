@@ -9,7 +9,7 @@ import type { InvalidReason } from '../checks/outcome.ts';
 import { outcomeProblem, type RefusedOutcome } from '../http/outcome-problem.ts';
 import { PROBLEM_CODES, type Problem } from '../http/problems.ts';
 
-/** `_meta` key of the x402 receipt on a paid result (x402 MCP transport, x402.md §4.1). */
+/** `_meta` key of the x402 receipt on a paid result (x402 MCP transport). */
 export const PAYMENT_RESPONSE_META_KEY = 'x402/payment-response';
 
 function toolResult(value: object, isError: boolean): CallToolResult {

@@ -1,6 +1,6 @@
 /**
  * The JSON-facing shapes of the MCP tools: the `domain` input, the annotations every check shares,
- * and output schemas that also accept the x402 PaymentRequired and refusal objects (x402.md §8.7).
+ * and output schemas that also accept the x402 PaymentRequired and refusal objects (x402 MCP transport).
  */
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -13,7 +13,7 @@ export function toolAnnotations(title: string): ToolAnnotations {
   return { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true };
 }
 
-/** Fields of an x402 v2 PaymentRequired object (x402.md §2.2), kept open where the SDK adds keys. */
+/** Fields of an x402 v2 PaymentRequired object (x402 v2 specification), kept open where the SDK adds keys. */
 const paymentRequiredFields = {
   x402Version: z.number().int().optional(),
   error: z.string().optional().describe('Why payment is required or was rejected.'),

@@ -1,6 +1,6 @@
 /**
  * What the chain says about one EIP-3009 authorization: the read-only questions settlement asks
- * when a facilitator cannot tell whether a payment went through (x402.md §8, pitfall 4).
+ * when a facilitator cannot tell whether a payment went through.
  */
 import { type Chain, type Client, createPublicClient, http, parseAbi, type Transport } from 'viem';
 import { getBlock, getTransactionReceipt, readContract, sendRawTransaction } from 'viem/actions';

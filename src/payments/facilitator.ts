@@ -1,5 +1,5 @@
 /**
- * The x402 facilitator for each payment mode (contract §1): a remote HTTP facilitator, or an
+ * The x402 facilitator for each payment mode: a remote HTTP facilitator, or an
  * in-process one that verifies and settles itself over JSON-RPC (self mode, and the local chain).
  */
 
@@ -155,7 +155,7 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       chainId: chain.id,
       parameters: ['fees', 'gas', 'type'],
     });
-    // One nonce sequence per settler: concurrent settlements never share one (x402.md §8.3).
+    // One nonce sequence per settler: concurrent settlements never share one.
     const raw = await nonces.send(
       async (nonce) => {
         // Signed by the account itself: the wallet action would ask the node for its chain id again.

@@ -1,6 +1,6 @@
 /**
  * One signature, one run. Until its settlement, every copy of an EIP-3009 authorization passes verify
- * (the nonce is unused), so N concurrent copies would run the check N times (x402.md §8, pitfall 2).
+ * (the nonce is unused), so N concurrent copies would run the check N times.
  * The lock admits the first copy and answers the others 409 `payment_in_flight` at once.
  */
 import { PROBLEM_CODES, type Problem } from '../http/problems.ts';

@@ -6,7 +6,7 @@ import { parseAbi } from 'viem';
 import multicall3Artifact from '../../contracts/build/Multicall3.json' with { type: 'json' };
 import testUsdcArtifact from '../../contracts/build/TestUSDC.json' with { type: 'json' };
 
-/** USDC on Base mainnet (contract §1 default `X402_ASSET`); the test token is placed here. */
+/** USDC on Base mainnet (the default `X402_ASSET`); the test token is placed here. */
 export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 
 /** Multicall3's address on every chain; the x402 facilitator diagnoses failed simulations through it. */

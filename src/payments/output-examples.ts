@@ -1,6 +1,6 @@
 /**
  * One illustrative result per paid operation, published as the bazaar `output.example` in each 402
- * (discovery-and-mcp.md §4.3). Typed against the result schemas; a unit test validates them too.
+ *. Typed against the result schemas; a unit test validates them too.
  */
 import type { PaidOperationId } from '../catalog.ts';
 import type { CertResult } from '../checks/cert/result.ts';

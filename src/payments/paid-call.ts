@@ -23,7 +23,7 @@ import { MAX_TIMEOUT_SECONDS } from './resource-server.ts';
 import { authorizationWindowTooLong, type Settle } from './settlement.ts';
 import type { Undelivered } from './undelivered.ts';
 
-/** The SDK's reason on a first, unpaid challenge (x402.md §2.5). */
+/** The SDK's reason on a first, unpaid challenge (x402 v2 specification). */
 export const UNPAID_REASON = 'Payment required';
 
 export type PaidCallOutcome =

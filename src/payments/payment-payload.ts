@@ -32,7 +32,7 @@ const uint256 = z
     'must be a decimal integer string below 2^256',
   );
 
-/** `payload` of an exact EIP-3009 payment (x402.md §2.3): exactly these fields, nothing else. */
+/** `payload` of an exact EIP-3009 payment (x402 `exact` scheme on EVM): exactly these fields, nothing else. */
 const ExactEip3009Schema = z.strictObject({
   signature: z
     .string()

@@ -1,5 +1,5 @@
 /**
- * Problem JSON (contract §2) for the payment answers: 402 only for "pay" and "this payment is no
+ * Problem JSON (RFC 9457) for the payment answers: 402 only for "pay" and "this payment is no
  * good", 503 `payment_unavailable` when payments cannot be taken, 503 while the process stops.
  * Reasons are the x402 codes or our own sentences, never an error's text.
  */

@@ -1,6 +1,6 @@
 /**
  * The x402 v2 resource server and the per-operation payment requirements, derived from the catalog:
- * one `exact` EVM option per paid operation, with the bazaar discovery extension (x402.md §5.1, §7.1).
+ * one `exact` EVM option per paid operation, with the x402 v2 bazaar discovery extension.
  */
 import { type FacilitatorClient, type RouteConfig, x402ResourceServer } from '@x402/core/server';
 import type { Network } from '@x402/core/types';
@@ -10,13 +10,13 @@ import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation, usdToAtom
 import type { Config } from '../config.ts';
 import { outputExampleFor } from './output-examples.ts';
 
-/** EIP-712 domain of USDC on Base mainnet; the test token on the local chain uses the same one (x402.md §3.1). */
+/** EIP-712 domain of USDC on Base mainnet; the test token on the local chain uses the same one (x402 `exact` scheme on EVM). */
 export const USDC_EIP712_DOMAIN = { name: 'USD Coin', version: '2' } as const;
 
 /**
  * Validity window a client signs for (`validBefore = now + maxTimeoutSeconds`): the check (≤ 12 s),
  * a settlement that normally confirms within a few 2 s blocks, the facilitator's `validBefore >= now
- * + 6 s` rule and clock skew (x402.md §8, pitfall 1). Kept short on purpose: once it has passed, an
+ * + 6 s` rule and clock skew. Kept short on purpose: once it has passed, an
  * unused authorization provably can never be used, which bounds how long an uncertain settlement
  * takes to decide (`settlement.ts`).
  */

@@ -45,7 +45,7 @@ export const EXPIRY_MARGIN_MS = 5_000;
 export const SETTLEMENT_MAX_MS =
   (MAX_TIMEOUT_SECONDS + CLOCK_SKEW_ALLOWANCE_S) * 1000 + EXPIRY_MARGIN_MS + 2_000;
 
-/** The SDK's reason for a broadcast whose receipt did not come in time (x402.md §3.4). */
+/** The SDK's reason for a broadcast whose receipt did not come in time. */
 const SETTLEMENT_PENDING = 'settlement_pending';
 
 export type SettlementOutcome =

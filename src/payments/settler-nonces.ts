@@ -1,6 +1,6 @@
 /**
  * Who hands out the account nonces of a settler wallet. Concurrent settlements from one key collide
- * on the nonce without a single owner (x402.md §8.3): in one process that owner is viem's nonce
+ * on the nonce without a single owner: in one process that owner is viem's nonce
  * manager; across instances it is the shared store (`redis/settler-nonces.ts`).
  */
 import type { Client } from 'viem';

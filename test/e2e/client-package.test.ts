@@ -1,7 +1,7 @@
 /**
  * The client package as a stranger gets it: `npm pack`, installed from the tarball into an empty
  * directory (no registry: it has no dependencies to fetch), then run from there under the system
- * Node.js against the paid service on loopback; and the README's `npx ./<tarball>` line as written.
+ * Node.js against the paid service on loopback; and docs/paying.md's `npx ./<tarball>` line as written.
  */
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -52,11 +52,11 @@ it('packs, installs into an empty directory with no network, and pays for a chec
   );
   expect(paths.filter((path) => path.startsWith('src/'))).toEqual([]);
 
-  // The README's line, as written, from the folder holding the tarball (npm offline: nothing to fetch).
-  const readmeLines = bashCommands(await readFile(join(REPO_ROOT, 'README.md'), 'utf8'));
-  expect(readmeLines).toContain('cd packages/client && npm pack   # writes ' + filename);
-  const npx = readmeLines.find((line) => line.startsWith(`npx ./${filename} `))?.replace(/\s+#\s.*$/, '');
-  expect(npx, `README runs npx ./${filename}`).toBeDefined();
+  // docs/paying.md's line, as written, from the folder holding the tarball (npm offline: nothing to fetch).
+  const docLines = bashCommands(await readFile(join(REPO_ROOT, 'docs/paying.md'), 'utf8'));
+  expect(docLines).toContain('cd packages/client && npm pack   # writes ' + filename);
+  const npx = docLines.find((line) => line.startsWith(`npx ./${filename} `))?.replace(/\s+#\s.*$/, '');
+  expect(npx, `docs/paying.md runs npx ./${filename}`).toBeDefined();
   const help = await run('bash', ['-c', npx ?? ''], {
     cwd: dir,
     env: {

@@ -1,7 +1,7 @@
 /**
  * The README's first command on a fresh clone: `npm start` with no payment configuration starts
  * the embedded chain and the service, and the client command it prints pays for a check. Then, on
- * that same process, every command of the README and of examples/README.md runs as written (the
+ * that same process, every command of the README, of docs/ and of examples/README.md runs as written (the
  * port and the demo key filled in), and the examples pay against the closed world. Only the
  * upstream variables point at the world (CI has no internet), and PORT picks a free port.
  */
@@ -13,8 +13,20 @@ import { startWorld, type World } from '../world/index.ts';
 import { type CaFile, writeCaFile } from '../world/test-ca.ts';
 import { bashCommands, classifyReadmeCommand } from './readme-commands.ts';
 import { freePort } from '../support/free-port.ts';
+import { markdownDocuments } from '../support/documents.ts';
 
 const STARTUP_TIMEOUT_MS = 45_000;
+
+/**
+ * The documents with commands a reader runs against the service. Not the client package's README
+ * (its lines run the packed tarball: test/e2e/client-package.test.ts) nor the MCP set-up (commands
+ * of an MCP host such as Claude Code).
+ */
+const COMMAND_DOCUMENTS: string[] = [];
+for (const file of await markdownDocuments()) {
+  if (file.startsWith('packages/') || file === 'examples/mcp/README.md') continue;
+  if (bashCommands(await readFile(`${REPO_ROOT}${file}`, 'utf8')).length > 0) COMMAND_DOCUMENTS.push(file);
+}
 
 let world: World;
 let ca: CaFile;
@@ -114,11 +126,16 @@ describe('npm start', () => {
     expect(world.crtsh.requests.length).toBeGreaterThan(0); // the check really ran against the world
   }, 60_000);
 
-  it.each(['README.md', 'examples/README.md'])(
+  it('reads the commands of the README, docs/ and the examples', () => {
+    expect(COMMAND_DOCUMENTS).toEqual(
+      expect.arrayContaining(['README.md', 'examples/README.md', 'docs/try-locally.md', 'docs/paying.md']),
+    );
+  });
+
+  it.each(COMMAND_DOCUMENTS)(
     'runs every command of %s as written (port and demo key filled in)',
     async (file) => {
       const commands = bashCommands(await readFile(`${REPO_ROOT}${file}`, 'utf8'));
-      expect(commands.length).toBeGreaterThan(0);
       for (const line of commands) {
         const plan = classifyReadmeCommand(line, { port, demoKey });
         if (plan.kind === 'covered') continue;

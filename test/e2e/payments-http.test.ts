@@ -7,7 +7,6 @@ import {
   decodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from '@x402/core/http';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paidOperations, usdToAtomic } from '../../src/catalog.ts';
 import { MAX_TIMEOUT_SECONDS } from '../../src/payments/resource-server.ts';
@@ -95,7 +94,7 @@ describe('paid routes on the local chain', () => {
       client.abort();
       expect(await pending).toBeInstanceOf(Error);
       // The check finishes after the client left; the service must not settle it.
-      await sleep(800);
+      await service.idle();
     } finally {
       service.upstream.delayMs = 0;
     }

@@ -197,7 +197,10 @@ describe('where the CertID comes from, and the cache', () => {
       ari,
       now: () => new Date(),
       probe: async () => {
-        await new Promise((resolve) => setTimeout(resolve, 600));
+        // The probe answers only once the CA has been asked: ARI does not wait for the probe.
+        await world.acme.letsencrypt.arrival(
+          () => renewalInfoRequests(world.acme.letsencrypt).length > asked,
+        );
         askedWhileProbing = renewalInfoRequests(world.acme.letsencrypt).length - asked;
         return pass;
       },
@@ -231,13 +234,20 @@ describe('where the CertID comes from, and the cache', () => {
       now: () => new Date(),
       probe: async () => ({ ok: true, http_status: 200, ms: 1, error: null, leaf: der }),
     });
-    world.crtsh.delayMs = 400;
     const asked = renewalInfoRequests(world.acme.letsencrypt).length;
     const downloadsBefore = downloads().length;
+    const certspotterBefore = world.certspotter.requests.length;
+    let releaseCt: () => void = () => {};
+    world.crtsh.hold = new Promise((resolve) => {
+      releaseCt = resolve;
+    });
     const pending = run(valid('healthy-shop.com'));
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    // CT has not answered yet; the CA has been asked about the served leaf.
+    // crt.sh answers nothing until released: the CA is asked about the served leaf before CT answers.
+    await world.acme.letsencrypt.arrival(() => renewalInfoRequests(world.acme.letsencrypt).length > asked);
     expect(renewalInfoRequests(world.acme.letsencrypt).length - asked).toBe(1);
+    expect(world.certspotter.requests.length).toBe(certspotterBefore); // no CT answer from the fallback either
+    world.crtsh.hold = null;
+    releaseCt();
     const outcome = await pending;
     if (outcome.type !== 'result') throw new Error('expected a result');
     expect(outcome.result.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });

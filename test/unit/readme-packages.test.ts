@@ -11,6 +11,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import lock from '../../package-lock.json' with { type: 'json' };
+import { markdownDocuments } from '../support/documents.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import clientPackage from '../../packages/client/package.json' with { type: 'json' };
 
@@ -34,12 +35,11 @@ async function documents(): Promise<string[]> {
     (file) => `examples/${file}`,
   );
   return [
-    'README.md',
-    'packages/client/README.md',
+    ...(await markdownDocuments()),
     'src/http/discovery/home-page.ts',
     'src/http/discovery/llms-txt.ts',
     'src/startup-messages.ts',
-    ...examples.filter((file) => /\.(md|ts|sh|py|go)$/.test(file)),
+    ...examples.filter((file) => /\.(ts|sh|py|go)$/.test(file)),
   ];
 }
 
@@ -77,7 +77,7 @@ export function documentedSpecs(text: string): { command: string; spec: string }
     const bin = /\s--\s+([^\s`'"]+)/.exec(args ?? '')?.[1];
     for (const spec of packages.length > 0 ? packages : bin ? [bin] : []) found.push({ command, spec });
   }
-  for (const [command, args] of text.matchAll(/\bnpm (?:install|i|add)\b([^\n`]*)/g)) {
+  for (const [command, args] of text.matchAll(/\bnpm (?:install|i|add)(?![\w-])([^\n`]*)/g)) {
     for (const spec of (args ?? '')
       .replace(/\s#.*$/, '')
       .split(/\s+/)
@@ -110,7 +110,7 @@ describe('documented commands', () => {
     // The scan does find the documents' npx, npm exec and npm install lines.
     expect(seen).toEqual(
       expect.arrayContaining([
-        `README.md: ./website-checks-cli-${clientPackage.version}.tgz`,
+        `docs/paying.md: ./website-checks-cli-${clientPackage.version}.tgz`,
         `packages/client/README.md: ./website-checks-cli-${clientPackage.version}.tgz`,
         'examples/README.md: node',
       ]),
@@ -135,6 +135,7 @@ describe('documented commands', () => {
     expect(specs('npm exec -- node examples/x.ts')).toEqual(['node']);
     expect(specs('npm install -g website-checks-cli # the client')).toEqual(['website-checks-cli']);
     expect(specs('`npm i ./website-checks-cli-1.0.0.tgz`')).toEqual(['./website-checks-cli-1.0.0.tgz']);
+    expect(specs('npm install-scripts approve node')).toEqual([]); // manages approvals, installs nothing
     expect(allowed('website-checks-cli@1.0.0')).toBeUndefined();
     expect(allowed('./website-checks-cli-1.0.0.tgz')).toBe('local');
     expect(allowed('wrangler@4')).toBe('locked dependency');

@@ -1,6 +1,6 @@
 /**
  * Loopback SSLMate Cert Spotter API v1: `/v1/issuances` with expansions, unexpired issuances only,
- * discovery order, `after=` pagination (100 a page), the JSON 429 (upstreams.md §3), and the
+ * discovery order, `after=` pagination (100 a page), the JSON 429, and the
  * certificates' real DER with `expand=cert_der`.
  */
 import { createHash } from 'node:crypto';

@@ -1,7 +1,7 @@
 /**
  * Loopback crt.sh: the JSON identity search as crtsh-web + certwatch_db answer it (compact rows,
  * real keys in SELECT order, precert + cert pairs, zone-less UTC times, newest first) and its
- * failure pages (upstreams.md §2), and the certificate download `?d=<id>` with real bytes. The
+ * failure pages, and the certificate download `?d=<id>` with real bytes. The
  * whole world is one CT database, as crt.sh is.
  */
 import type { ServerResponse } from 'node:http';
@@ -15,6 +15,8 @@ export interface CrtshFake extends LoopbackServer {
   mode: CrtshMode | null;
   /** Extra delay before any answer, in milliseconds (added to a scenario's own delay). */
   delayMs: number;
+  /** While set, every answer waits for it: a test releases crt.sh when it has seen what it needs. */
+  hold: Promise<void> | null;
   /** Overrides how every certificate download (`?d=`) is answered while set. */
   downloadMode: CrtshMode | null;
 }
@@ -40,6 +42,7 @@ export async function startCrtsh(
   const server = await startLoopbackServer(async (req, res, url) => {
     // crt.sh lower-cases parameter names.
     const params = new Map([...url.searchParams].map(([key, value]) => [key.toLowerCase(), value]));
+    await fake?.hold;
     const download = params.get('d');
     if (download !== undefined) {
       const found = downloadTarget(datedCertificates(scenarios, now()), download);
@@ -67,7 +70,7 @@ export async function startCrtsh(
     res.writeHead(200, { 'content-type': 'application/json', 'access-control-allow-origin': '*' });
     res.end(body);
   });
-  fake = Object.assign(server, { mode: null, delayMs: 0, downloadMode: null });
+  fake = Object.assign(server, { mode: null, delayMs: 0, hold: null, downloadMode: null });
   return fake;
 }
 

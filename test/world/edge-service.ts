@@ -18,7 +18,7 @@ const SETTLER_GAS_FUNDS = 10n ** 20n;
 export interface EdgeService {
   /** One URL per Worker instance; `urls[0]` is also the public base URL. */
   urls: URL[];
-  /** The variables the Worker runs with (contract §1 names). */
+  /** The variables the Worker runs with (as docs/configuration.md names them). */
   variables: Record<string, string>;
   /** Everything the runtime printed so far: the Worker's console and workerd's own messages. */
   output(): string;

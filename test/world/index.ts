@@ -27,7 +27,7 @@ export interface World {
   certificates: CtCertificates;
   /** Let's Encrypt and Google Trust Services with ACME Renewal Information. */
   acme: { letsencrypt: AcmeCaFake; google: AcmeCaFake };
-  /** The service's environment variables pointing at this world (contract §1 names). */
+  /** The service's environment variables pointing at this world (as docs/configuration.md names them). */
   env: Record<string, string>;
   /** Sets every fake back to normal answers (tests switch failure modes per case). */
   reset(): void;
@@ -90,6 +90,7 @@ export async function startWorld(options: { now?: () => Date } = {}): Promise<Wo
     reset() {
       crtsh.mode = null;
       crtsh.delayMs = 0;
+      crtsh.hold = null;
       certspotter.mode = null;
       certspotter.delayMs = 0;
       doh.mode = null;

@@ -15,6 +15,8 @@ export interface LoopbackServer {
   /** Base URL, e.g. `http://127.0.0.1:41234`. */
   url: URL;
   requests: RecordedRequest[];
+  /** Resolves with the first recorded request, past or future, that `matches`. */
+  arrival(matches: (request: RecordedRequest) => boolean): Promise<RecordedRequest>;
   close(): Promise<void>;
 }
 
@@ -27,13 +29,23 @@ export async function startLoopbackServer(
 ): Promise<LoopbackServer> {
   const sockets = new Set<Socket>();
   const requests: RecordedRequest[] = [];
+  const awaited = new Set<{
+    matches: (request: RecordedRequest) => boolean;
+    resolve: (r: RecordedRequest) => void;
+  }>();
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    requests.push({ method: req.method ?? 'GET', url, headers: req.headers });
+    const recorded = { method: req.method ?? 'GET', url, headers: req.headers };
+    requests.push(recorded);
+    for (const waiter of awaited)
+      if (waiter.matches(recorded)) {
+        awaited.delete(waiter);
+        waiter.resolve(recorded);
+      }
     Promise.resolve(handler(req, res, url)).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(String(error));
@@ -44,6 +56,10 @@ export async function startLoopbackServer(
   return {
     url: new URL(`http://127.0.0.1:${port}`),
     requests,
+    arrival: (matches) => {
+      const seen = requests.find(matches);
+      return seen ? Promise.resolve(seen) : new Promise((resolve) => awaited.add({ matches, resolve }));
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -27,6 +27,8 @@ export interface PaidService {
   upstream: CheckUpstream;
   /** Requests that reached the upstream, i.e. checks that ran. */
   runs(): number;
+  /** Resolves once the app has finished every request it is handling (answered, settled or not). */
+  idle(): Promise<void>;
   /** A new key holding `atomicAmount` test USDC. */
   newPayer(atomicAmount: bigint): Promise<Payer>;
   /** The decoded challenge of `path` (an unpaid GET). */
@@ -55,7 +57,13 @@ export async function startPaidService(shared?: SharedPaymentState): Promise<Pai
   config = { ...config, publicBaseUrl: url.origin };
   const payments = createPayments({ config, logger, local: chain, ...(shared ? { shared } : {}) });
   const app = createApp({ config, runners: upstreamRunners(upstream), logger, payments });
-  handle = (request) => app.fetch(request);
+  const handling = new Set<Promise<unknown>>();
+  handle = (request) => {
+    const answer = Promise.resolve(app.fetch(request));
+    const tracked = answer.catch(() => {}).finally(() => handling.delete(tracked));
+    handling.add(tracked);
+    return answer;
+  };
 
   return {
     chain,
@@ -63,6 +71,9 @@ export async function startPaidService(shared?: SharedPaymentState): Promise<Pai
     url,
     upstream,
     runs: () => upstream.requests.length,
+    async idle() {
+      while (handling.size > 0) await Promise.all(handling);
+    },
     async newPayer(atomicAmount) {
       const privateKey = generatePrivateKey();
       const account = Object.assign(privateKeyToAccount(privateKey), { privateKey });

@@ -26,7 +26,7 @@ const SHORT_LIFETIME_WINDOW_SHARE = 1 / 2;
 const SHORT_LIFETIME_MS = 10 * DAY_MS;
 /**
  * A window opening before this part of the usual place is the CA asking for early renewal: half
- * the lifetime for the usual two-thirds, as the issue words it.
+ * the lifetime for the usual two-thirds.
  */
 export const EARLY_WINDOW_PART = 0.75;
 /** Slack around the window when judging whether past renewals landed inside it, in days. */

@@ -1,4 +1,4 @@
-/** Cert finding codes (contract §4; never renamed once published) and the sentences behind them. */
+/** Cert finding codes (never renamed once published) and the sentences behind them. */
 import type { Issuance } from '../../sources/ct/issuance.ts';
 import type { Finding } from '../result-common.ts';
 import { toTimestamp } from '../result-common.ts';
@@ -48,7 +48,7 @@ export function expiryFindings(current: Issuance, now: Date): Finding[] {
       },
     ];
   }
-  // Per upstreams.md §6.4: for certificates under 10 days, a third of the lifetime stands in for 7/14 days.
+  // For certificates under 10 days, a third of the lifetime stands in for 7/14 days.
   const lifetime = lifetimeDays(current);
   const shortLived = lifetime <= SHORT_LIVED_MAX_DAYS;
   const warnBelow = shortLived ? lifetime / 3 : EXPIRES_SOON_WARNING_DAYS;

@@ -1,4 +1,4 @@
-/** The cert result (contract §3 "cert"). */
+/** The cert result (docs/checks/cert.md). */
 import { z } from 'zod';
 import { ACME_CAS } from '../../sources/ari/acme-cas.ts';
 import { commonResultShape, timestampSchema } from '../result-common.ts';

@@ -1,5 +1,5 @@
 /**
- * Turns gathered DNS facts into the dns result (contract §3 "dns"): records as published plus the
+ * Turns gathered DNS facts into the dns result (docs/checks/dns.md): records as published plus the
  * SPF, DMARC, CAA, DNSSEC and renewal-readiness (`_acme-challenge`, DNS-PERSIST-01) assessments
  * and their findings. A section whose lookup failed is
  * reported as `{ error }` and yields no finding from its missing data. Pure: no I/O, no clock.

@@ -1,5 +1,5 @@
 /**
- * DNSSEC status from what a validating resolver said (upstreams.md §4.3): the AD bit, a DS set at
+ * DNSSEC status from what a validating resolver said: the AD bit, a DS set at
  * the parent, the apex DNSKEY set, and whether a SERVFAIL went away with the CD bit (bogus).
  */
 import type { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Finding codes of the dns check (contract §4). Published codes never change; add, never rename.
+ * Finding codes of the dns check. Published codes never change; add, never rename.
  */
 import type { Finding, Severity } from '../result-common.ts';
 

@@ -1,4 +1,4 @@
-/** The dns result (contract §3 "dns"). */
+/** The dns result (docs/checks/dns.md). */
 import { z } from 'zod';
 import { commonResultShape, timestampSchema } from '../result-common.ts';
 import { DNS_CHECK_BUDGET_MS } from './budget.ts';

@@ -18,7 +18,7 @@ import { lookupToAscii } from '../../domain/idna.ts';
 import { type Finding, toTimestamp } from '../result-common.ts';
 import { DNS_FINDING, dnsFinding } from './findings.ts';
 
-/** One parsed record, as the result reports it (contract §3 "dns"). */
+/** One parsed record, as the result reports it (docs/checks/dns.md). */
 export interface ValidationPersistRecord {
   /** The normalized issuer domain name, e.g. `letsencrypt.org`. */
   issuer: string;

@@ -1,5 +1,5 @@
 /**
- * Finding codes and thresholds of the expiry check (contract §4). Codes are published: never
+ * Finding codes and thresholds of the expiry check. Codes are published: never
  * rename one.
  */
 

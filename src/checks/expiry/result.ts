@@ -1,4 +1,4 @@
-/** The expiry result (contract §3 "expiry"). */
+/** The expiry result (docs/checks/expiry.md). */
 import { z } from 'zod';
 import { commonResultShape, timestampSchema } from '../result-common.ts';
 

@@ -1,4 +1,4 @@
-/** The 64-day certificate note (contract §5), published in site-health, the pricing tool and discovery. */
+/** The 64-day certificate note (docs/checks/site-health.md), published in site-health, the pricing tool and discovery. */
 import type { LifetimeNote } from './result.ts';
 
 export const LIFETIME_FACTS = [
@@ -7,7 +7,7 @@ export const LIFETIME_FACTS = [
   "64-day certificates are available in the authority's staging environment from 2026-10-14.",
   'Renew at about two-thirds of the lifetime, using ACME ARI (RFC 9773) or a two-thirds rule.',
   'Hard-coded renewal targets such as day 60, 80 or 83 of a 90-day certificate will break.',
-  // Confirmed since the specification's note (reference ari.md §6).
+  // Confirmed since the note was first published.
   "Let's Encrypt's `classic` profile (the default) issues 64-day certificates with 10-day authorization reuse from 2027-02-10, and 45-day certificates with 7-hour authorization reuse from 2028-02-16.",
   "Let's Encrypt's `tlsserver` profile already issues 45-day certificates, and its `shortlived` profile 160-hour ones.",
   'Renew when two-thirds of the lifetime has passed (half of it for lifetimes under 10 days), or better, ask the CA for ACME Renewal Information (ARI) at least twice a day and renew inside its window.',

@@ -1,4 +1,4 @@
-/** The site-health result (contract §3 "site-health", §5 "the 64-day note"). */
+/** The site-health result (docs/checks/site-health.md). */
 import { z } from 'zod';
 import { certResultSchema, stallSchema } from '../cert/result.ts';
 import { dnsResultSchema } from '../dns/result.ts';

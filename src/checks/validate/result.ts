@@ -1,4 +1,4 @@
-/** The free validate result (contract §3 "validate"). */
+/** The free validate result (docs/checks/validation.md). */
 import { z } from 'zod';
 
 export const validateResultSchema = z.object({

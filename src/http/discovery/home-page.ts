@@ -11,6 +11,7 @@ import {
   SERVICE_TITLE,
   SERVICE_VERSION,
 } from './document-paths.ts';
+import { DOCUMENTATION, DOCUMENTATION_NOTE } from './documentation.ts';
 import { FAVICON, PAGE_ASSETS } from './page-assets.ts';
 import { escapeXml as escapeHtml } from './sitemap.ts';
 import { REPO_CLI } from '../../startup-messages.ts';
@@ -120,6 +121,12 @@ ${example('Add the MCP server to Claude Code', `claude mcp add --transport http 
 <h2 id="documents">Machine-readable documents</h2>
 <ul class="links">
 ${DOCUMENT_LINKS.map(({ path, label }) => `<li><a href="${local(path)}">${escapeHtml(label)}</a> <code>${path}</code></li>`).join('\n')}
+</ul>
+
+<h2 id="documentation">Documentation</h2>
+<p>${escapeHtml(DOCUMENTATION_NOTE)}</p>
+<ul class="links">
+${DOCUMENTATION.map(({ path, about }) => `<li><code>${path}</code>: ${escapeHtml(about)}</li>`).join('\n')}
 </ul>
 
 <h2 id="reference">API reference</h2>

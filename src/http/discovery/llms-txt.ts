@@ -4,6 +4,7 @@
  */
 import { EXAMPLE_DOMAIN, freeOperations, paidOperations } from '../../catalog.ts';
 import { LIFETIME_FACTS } from '../../checks/site-health/lifetime-note.ts';
+import { DOCUMENTATION, DOCUMENTATION_NOTE } from './documentation.ts';
 import { absoluteUrl, DOCUMENT_PATHS, SERVICE_TITLE } from './document-paths.ts';
 
 export const LLMS_TXT_MEDIA_TYPE = 'text/markdown; charset=utf-8';
@@ -62,6 +63,14 @@ function lifetimeLines(): string[] {
   return ['**64-day certificates:**', '', ...LIFETIME_FACTS.map((fact) => `- ${fact}`)];
 }
 
+function documentationLines(): string[] {
+  return [
+    `**Documentation:** ${DOCUMENTATION_NOTE}`,
+    '',
+    ...DOCUMENTATION.map(({ path, about }) => `- \`${path}\`: ${about}`),
+  ];
+}
+
 function linkSections(base: string): string[] {
   const url = (path: `/${string}`) => absoluteUrl(base, path);
   const operationLinks = [...paidOperations, ...freeOperations].flatMap((operation) =>
@@ -109,6 +118,8 @@ export function buildLlmsTxt(publicBaseUrl: string): string {
     ...mcpLines(publicBaseUrl),
     '',
     ...lifetimeLines(),
+    '',
+    ...documentationLines(),
     '',
     ...linkSections(publicBaseUrl),
     '',

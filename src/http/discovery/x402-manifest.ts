@@ -1,5 +1,5 @@
 /**
- * `/.well-known/x402`: the legacy x402scan manifest (x402.md §7.2), a pointer kept for older
+ * `/.well-known/x402`: the legacy x402scan manifest, a pointer kept for older
  * crawlers. The authoritative discovery data is `/openapi.json` plus the runtime 402.
  */
 import { paidOperations } from '../../catalog.ts';

@@ -16,7 +16,7 @@ import { parseJsonReply } from '../ct/parse-reply.ts';
 import { createPace, type Pace } from './pace.ts';
 
 export const ARI_SOURCE = 'ari';
-/** Longest an ARI ask may take, directory included, in milliseconds (the issue's bound). */
+/** Longest an ARI ask may take, directory included, in milliseconds. */
 export const ARI_BUDGET_MS = 2_000;
 /** Clamp of `Retry-After` (RFC 9773 §4.3 lets a client pick its own bounds). */
 export const ARI_MIN_RETRY_MS = 60_000;

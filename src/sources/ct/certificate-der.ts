@@ -1,6 +1,6 @@
 /**
  * The bytes of a CT issuance's certificate, from where they are cheapest: the DER Cert Spotter sent
- * with the issuance, else crt.sh's download `?d=<id>` (PEM, upstreams.md §2). A certificate never
+ * with the issuance, else crt.sh's download `?d=<id>` (PEM). A certificate never
  * changes, so a download is kept without end in a bounded LRU, and concurrent asks for one id share
  * one download.
  */

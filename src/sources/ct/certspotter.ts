@@ -1,6 +1,6 @@
 /**
  * SSLMate Cert Spotter API v1 client: unexpired issuances for a name and its covering wildcard,
- * following `after=` pages until an empty one (upstreams.md §3). Precert and cert come merged, with
+ * following `after=` pages until an empty one. Precert and cert come merged, with
  * the DER of one of them (`expand=cert_der`).
  */
 import { z } from 'zod';

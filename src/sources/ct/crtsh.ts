@@ -1,6 +1,6 @@
 /**
  * crt.sh JSON client: exact-name and covering-wildcard identity searches, parsed with zod, with
- * each precertificate + certificate pair merged into one issuance (upstreams.md §2).
+ * each precertificate + certificate pair merged into one issuance.
  */
 import { z } from 'zod';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
@@ -26,7 +26,7 @@ export const CRTSH_MAX_BYTES = 5 * 1024 * 1024;
 const UNKNOWN_ISSUER_CA_ID = -1;
 const UNKNOWN_ISSUER_NAME = 'Issuer Not Found';
 
-/** crt.sh prints `YYYY-MM-DDTHH:MM:SS[.f…]` with no zone; the values are UTC (upstreams.md §2.2). */
+/** crt.sh prints `YYYY-MM-DDTHH:MM:SS[.f…]` with no zone; the values are UTC. */
 const zonelessUtc = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?$/, 'a zone-less timestamp')

@@ -20,7 +20,7 @@ const cases = readFileSync(SUITE, 'utf8')
     return match === null ? [] : [{ input: literal(match[1] ?? ''), expected: literal(match[2] ?? '') }];
   });
 
-const EXAMPLE_TLD = '.example is reserved (RFC 6761), so a name under it is refused (contract §3)';
+const EXAMPLE_TLD = '.example is reserved (RFC 6761), so a name under it is refused';
 const ICANN_ONLY =
   'registrable_domain uses the ICANN section only; uk.com is a private-section suffix (CentralNic), and the registry whose RDAP and CT records apply is .com';
 

@@ -1,4 +1,4 @@
-/** The 64-day note: every fact of the specification's note and the confirmed timeline, in each place it is published. */
+/** The 64-day note: every fact of the note as first published and the confirmed timeline, in each place it is published. */
 import { describe, expect, it } from 'vitest';
 import { lifetimeNote } from '../../../../src/checks/site-health/lifetime-note.ts';
 import { lifetimeNoteSchema } from '../../../../src/checks/site-health/result.ts';
@@ -7,7 +7,7 @@ import { buildPricing } from '../../../../src/mcp/pricing.ts';
 import { outputExampleFor } from '../../../../src/payments/output-examples.ts';
 import { createDiscoveryApp } from '../../http/discovery/discovery-app.ts';
 
-/** What the note must say, each as a pattern one fact matches (the specification's five, then the confirmed ones). */
+/** What the note must say, each as a pattern one fact matches (the five first published, then the confirmed ones). */
 const REQUIRED: [string, RegExp][] = [
   [
     '64-day default from 2027-02-10',

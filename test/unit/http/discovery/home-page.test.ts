@@ -5,6 +5,7 @@
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { paidOperations } from '../../../../src/catalog.ts';
+import { DOCUMENTATION } from '../../../../src/http/discovery/documentation.ts';
 import { prefersHtml, preferredEncoding } from '../../../../src/http/discovery/negotiate.ts';
 import { PAGE_ASSETS } from '../../../../src/http/discovery/page-assets.ts';
 import { createDiscoveryApp, PUBLIC_BASE_URL } from './discovery-app.ts';
@@ -46,6 +47,7 @@ describe('content negotiation at /', () => {
     expect(html).not.toMatch(/\bnpx\b/);
     expect(html).not.toMatch(/(src|href)="https?:\/\/(?!x402\.org)/); // no CDN: every file is local
     for (const asset of Object.values(PAGE_ASSETS)) expect(html).toContain(`"${asset.path}"`);
+    for (const { path } of DOCUMENTATION) expect(html).toContain(`<li><code>${path}</code>: `);
 
     const agent = await app.request('/', { headers: { accept: 'application/json' } });
     expect(agent.headers.get('content-type')).toMatch(/^application\/json/);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { freeOperations, paidOperations } from '../../../../src/catalog.ts';
 import { LIFETIME_FACTS } from '../../../../src/checks/site-health/lifetime-note.ts';
+import { DOCUMENTATION } from '../../../../src/http/discovery/documentation.ts';
 import { createDiscoveryApp, isPublicUrl, PUBLIC_BASE_URL } from './discovery-app.ts';
 
 async function fetchLlmsTxt(): Promise<{ response: Response; text: string; lines: string[] }> {
@@ -68,5 +69,11 @@ describe('GET /llms.txt (llmstxt.org)', () => {
   it('carries every 64-day certificate fact', async () => {
     const { text } = await fetchLlmsTxt();
     for (const fact of LIFETIME_FACTS) expect(text).toContain(`- ${fact}`);
+  });
+
+  it('names the reference documentation by its repository path', async () => {
+    const { text } = await fetchLlmsTxt();
+    expect(DOCUMENTATION.length).toBeGreaterThan(5);
+    for (const { path, about } of DOCUMENTATION) expect(text).toContain(`- \`${path}\`: ${about}`);
   });
 });

@@ -93,18 +93,25 @@ describe('the ARI lookup', () => {
     const client = recordingClient();
     const der = await leafDer({ serial: '04bb', authorityKeyId: AKI, issuer: R11 });
     let downloads = 0;
-    const slow = async () => {
+    let deliver: () => void = () => {};
+    const delivered = new Promise<void>((resolve) => {
+      deliver = resolve;
+    });
+    let download: Promise<Uint8Array> | undefined;
+    const slow = (): Promise<Uint8Array> => {
       downloads++;
-      await new Promise((resolve) => setTimeout(resolve, 150));
-      return der;
+      download = delivered.then(() => der);
+      return download;
     };
     const lookup = createAriLookup({ client, certificateDer: slow });
-    // Too slow for this check: unavailable without a CertID…
+    // Too slow for this check (the bytes come only after its 50 ms): unavailable without a CertID…
     expect(await lookup.aboutIssuance(issuance('04bb'), NOW, 50, null)).toMatchObject({
       status: 'unavailable',
       certId: null,
     });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    deliver();
+    // The lookup reads the bytes in a reaction registered before this await's.
+    await download;
     // …but the key arrived: the next certificate of R11 needs no download.
     expect(await lookup.aboutIssuance(issuance('04cc'), NOW, 2_000, null)).toMatchObject({
       status: 'ok',

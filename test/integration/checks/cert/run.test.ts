@@ -19,7 +19,7 @@ import noCert from '../../../world/scenarios/no-cert-yet.com.ts';
 import slowRenewal from '../../../world/scenarios/slow-renewal.org.ts';
 import stalled from '../../../world/scenarios/stalled-renewal.net.ts';
 import wildcardCover from '../../../world/scenarios/wildcard-cover.com.ts';
-import { NOW } from './fixtures.ts';
+import { NOW } from '../../../unit/checks/cert/fixtures.ts';
 
 const scenarios = new Map<string, Scenario>(
   [
@@ -226,16 +226,23 @@ describe('cert runner', () => {
   );
 
   it('runs the CT lookup and the probe in parallel', async () => {
-    crtsh.delayMs = 250;
-    const started = performance.now();
+    // crt.sh answers only once the probe has run, and the probe returns only once crt.sh was asked:
+    // the check ends only if both are under way at once (one after the other would never end).
+    let releaseCt: () => void = () => {};
+    crtsh.hold = new Promise((resolve) => {
+      releaseCt = resolve;
+    });
+    const before = crtsh.requests.length;
     try {
-      await check('healthy-shop.com', async () => {
-        await new Promise((resolve) => setTimeout(resolve, 250));
+      const result = await check('healthy-shop.com', async () => {
+        await crtsh.arrival(() => crtsh.requests.length > before);
+        releaseCt();
         return PASS;
       });
+      expect(result.live_probe).toMatchObject(PASS);
     } finally {
-      crtsh.delayMs = 0;
+      crtsh.hold = null;
+      releaseCt();
     }
-    expect(performance.now() - started).toBeLessThan(450);
   });
 });

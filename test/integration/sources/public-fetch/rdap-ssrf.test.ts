@@ -29,7 +29,7 @@ function recordingConnector(): { connect: SocketConnector; attempts: ConnectTarg
   return { connect, attempts };
 }
 
-/** The URL spellings and host names of the issue, each aimed at a listening loopback port. */
+/** URL spellings and host names that hide an internal address, each aimed at a listening loopback port. */
 function internalUrls(port: number): [label: string, url: string][] {
   const path = '/rdap/domain/REFERRED-REGISTRAR.COM';
   return [

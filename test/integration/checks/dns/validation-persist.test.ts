@@ -83,7 +83,7 @@ describe('parseValidationPersist: syntax as the CA reads it', () => {
     );
   });
 
-  it('normalizes the issuer: lower case, no trailing dot, A-labels (draft §9.2)', () => {
+  it('normalizes the issuer: lower case, no trailing dot, A-labels (draft-ietf-acme-dns-persist-01 §9.2)', () => {
     expect(parsed(`EXAMPLE.com.; accounturi=${LE}`).issuer).toBe('example.com');
     // The draft's §9.2 example prints xn--nicode-example-9jb.com, which is "énicode-example": a typo.
     expect(parsed(`üNICODE-example.com.; accounturi=${LE}`).issuer).toBe('xn--nicode-example-fsb.com');

@@ -8,7 +8,11 @@ import { createFetchProbe, type FetchProbeDeps } from '../../../src/edge/fetch-p
 import type { FetchLike } from '../../../src/sources/bounded-fetch.ts';
 import { succeed } from '../../../src/sources/failure.ts';
 import movedBrand from '../../world/scenarios/moved-brand.org.ts';
-import { ADDRESS_CASES, ALLOWED_ADDRESSES, REFUSED_ADDRESSES } from '../sources/probe/address-cases.ts';
+import {
+  ADDRESS_CASES,
+  ALLOWED_ADDRESSES,
+  REFUSED_ADDRESSES,
+} from '../../unit/sources/probe/address-cases.ts';
 import { HEALTHY, liveProbeContract, useProbeSite } from '../sources/probe/live-probe-contract.ts';
 import { type LoopbackFetch, loopbackFetch } from './loopback-fetch.ts';
 import { startTlsSite } from './tls-site.ts';
