@@ -10,6 +10,7 @@ import { createFetchTransport } from './fetch-transport.ts';
 export function edgeReach(fetch: typeof globalThis.fetch): Reach {
   return {
     probe: (setup) => createFetchProbe({ ...setup, fetch }),
+    readsServedLeaf: false,
     transport: createFetchTransport(fetch),
   };
 }

@@ -18,5 +18,7 @@ export interface ProbeSetup {
 
 export interface Reach {
   probe(setup: ProbeSetup): Probe;
+  /** Whether the probe reads the leaf certificate the site serves (Node yes; workerd cannot: cloudflare/workerd#1041). */
+  readsServedLeaf: boolean;
   transport: PinnedTransport;
 }

@@ -179,6 +179,35 @@ describe('the Worker in workerd', () => {
     expect(body.findings.map((finding) => finding.code)).not.toContain('cert.renewed_not_deployed');
   });
 
+  it.each([
+    ['cdn-backup-healthy.com', 'ok'],
+    ['cdn-backup-stalled.net', 'ok'],
+    ['moved-to-gts.org', 'ok'],
+    ['undeployed-move.net', 'ok'],
+  ])(
+    "%s: without the served leaf the verdict is about CT's newest certificate, and the result says so",
+    async (domain, stall) => {
+      const payer = await newPayer();
+      const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at(`/v1/cert?domain=${domain}`));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as {
+        certificate: { serial: string };
+        judged: { source: string; reason: string };
+        other_ca_certificate: unknown;
+        renewal: { stall: { status: string }; ari: { cert_id: string } | null };
+      };
+      const newest = newestCertificate(world.scenarios, domain);
+      expect(body.judged).toEqual({
+        source: 'ct_newest',
+        reason: expect.stringMatching(/Cloudflare Workers/),
+      });
+      expect(body.certificate.serial).toBe(newest.serial);
+      expect(body.renewal.stall.status).toBe(stall);
+      expect(body.renewal.ari?.cert_id).toBe(await worldCertId(world.certificates, newest));
+      expect(body.other_ca_certificate).toBeNull();
+    },
+  );
+
   it('refuses a replay of a delivered payment with 402: a result that arrived is not claimable again', async () => {
     const payer = await newPayer();
     const path = `/v1/expiry?domain=${DOMAIN}`;

@@ -162,7 +162,7 @@ function earlyRenewalFinding(current: Issuance, ari: AriWindowAnswer): Finding {
   };
 }
 
-/** When a certificate newer than `current` appeared: in CT for the name, or served by the site. */
+/** When a certificate of its CA newer than `current` appeared: in CT for the name, or served by the site. */
 function successorOf(input: {
   current: Issuance;
   issuances: readonly Issuance[];
@@ -170,8 +170,15 @@ function successorOf(input: {
   servedLeaf: ServedLeaf | null;
 }): Date | null {
   const { current, domain, servedLeaf } = input;
+  // A successor comes from the same CA: another CA's newer certificate is a backup or a move the
+  // site has not deployed (judged-certificate.ts), never this certificate's renewal.
   const newer = input.issuances
-    .filter((issuance) => issuanceCovers(issuance, domain) && issuance.notBefore > current.notBefore)
+    .filter(
+      (issuance) =>
+        issuanceCovers(issuance, domain) &&
+        issuance.issuer === current.issuer &&
+        issuance.notBefore > current.notBefore,
+    )
     .map((issuance) => issuance.notBefore);
   // CT logs lag an issuance by minutes to hours; a site already serving the next one has renewed.
   if (servedLeaf && servedLeaf.serial !== current.serial && servedLeaf.notBefore > current.notBefore) {
