@@ -3,7 +3,7 @@ import type { AriOutcome } from '../../sources/ari/lookup.ts';
 import type { Issuance } from '../../sources/ct/issuance.ts';
 import type { Finding } from '../result-common.ts';
 import { toTimestamp } from '../result-common.ts';
-import { assessAriWindow, followsAriWindow } from './ari-verdict.ts';
+import { assessAriWindow, followsAriWindow, implausibleWindowFindings } from './ari-verdict.ts';
 import { type CertificateView, currentIssuance, describeCertificate } from './current-certificate.ts';
 import {
   expiryFindings,
@@ -96,6 +96,7 @@ export function assessCertificates(
     ...(current ? expiryFindings(current, now, judged.field.source) : [notFoundFinding(domain)]),
     ...stallFindings(stall),
     ...(byAri?.findings ?? []),
+    ...(current ? implausibleWindowFindings(current, ariAnswer) : []),
     ...(fixed ? [fixedRenewalDayFinding(fixed)] : []),
     ...probeFindings(probe, domain),
     ...(served && successor ? [renewedNotDeployedFinding(served, successor, domain, now)] : []),

@@ -50,7 +50,7 @@ export const ariStatusSchema = z.enum(['ok', 'not_supported', 'not_found', 'unav
 
 export const ariSchema = z.object({
   status: ariStatusSchema.describe(
-    '`ok` the CA answered with a window; `not_supported` the issuing CA publishes no ARI; `not_found` the CA does not know the certificate (or it has expired: expired certificates are not asked); `unavailable` no answer this time (timeout, 429, 5xx, an invalid answer, or the CertID could not be computed). Anything but `ok` leaves the verdict to the cadence in CT.',
+    '`ok` the CA answered with a window; `not_supported` the issuing CA publishes no ARI (whether or not the certificate has expired); `not_found` the CA does not know the certificate (or it has expired: expired certificates are not asked); `unavailable` no answer this time (timeout, 429, 5xx, an invalid answer, or the CertID could not be computed). Anything but `ok` leaves the verdict to the cadence in CT.',
   ),
   ca: z.enum(ACME_CAS).nullable().describe('The issuing CA, when it is one that may publish ARI.'),
   cert_id: z
@@ -66,7 +66,9 @@ export const ariSchema = z.object({
   explanation_url: z
     .string()
     .nullable()
-    .describe('A page where the CA explains an early window (an incident or a drill); null when none.'),
+    .describe(
+      'A page where the CA explains its window: its usual strategy, or an incident or a drill (RFC 9773 §4.2); shown, never alarmed by itself (`cert.ca_requested_early_renewal` needs a window that opens early). Null when none, or when the CA sent no usable http(s) URL of at most 2,048 characters (the window is kept).',
+    ),
   checked_at: timestampSchema
     .nullable()
     .describe('When the CA gave this answer (answers are kept for its Retry-After); null when not asked.'),
@@ -99,7 +101,7 @@ export const renewalSchema = z.object({
   ari: ariSchema
     .nullable()
     .describe(
-      'ACME Renewal Information (RFC 9773) for the current certificate, from the CA that issued it; null when ARI is turned off or there is no certificate to ask about.',
+      'ACME Renewal Information (RFC 9773) for the judged certificate (see `judged`), from the CA that issued it; null when ARI is turned off or there is no certificate to ask about.',
     ),
 });
 
