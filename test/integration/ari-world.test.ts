@@ -97,6 +97,24 @@ describe("the cert verdict from the CA's window", () => {
   });
 });
 
+describe('credentials never reach an answer', () => {
+  it('ACME_DIRECTORIES with user:pass: the CA is still asked, and no source URL carries them', async () => {
+    const withCredentials = (url: URL) => url.href.replace('://', '://operator:s3cret-pass@');
+    const result = await checkCert(
+      'healthy-shop.com',
+      runners({
+        ACME_DIRECTORIES: `letsencrypt=${withCredentials(world.acme.letsencrypt.directoryUrl)},google=${withCredentials(world.acme.google.directoryUrl)}`,
+      }),
+    );
+    expect(result.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });
+    const text = JSON.stringify(result);
+    expect(text).not.toMatch(/operator|s3cret/);
+    expect(result.sources.find((s) => s.name === 'ari')?.url).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/acme\/renewal-info$/,
+    );
+  });
+});
+
 describe('ARI never makes the check worse', () => {
   it.each([
     ['unknown-to-ca.com', 'not_found'],

@@ -14,6 +14,7 @@ import { boundedFetch, type BoundedResponse, type FetchLike } from '../bounded-f
 import { createSourceCache } from '../cache.ts';
 import { type SourceCall, type SourceResult, succeed } from '../failure.ts';
 import { parseJsonReply } from '../ct/parse-reply.ts';
+import { withoutCredentials } from '../public-fetch/public-fetch.ts';
 import { createPace, type Pace } from './pace.ts';
 import { parseRfc3339 } from './rfc3339.ts';
 
@@ -265,7 +266,7 @@ function renewalInfoOf(response: BoundedResponse, directory: AcmeDirectory): Dir
   if (!parsed.ok) return unreadable(ARI_MIN_RETRY_MS);
   const value = parsed.value.renewalInfo;
   if (value === undefined || !URL.canParse(value)) return { state: 'none' };
-  const url = new URL(value);
+  const url = withoutCredentials(new URL(value));
   const own = directory.directoryUrl;
   return url.protocol === own.protocol && url.host === own.host
     ? { state: 'ok', renewalInfo: url }
