@@ -14,6 +14,7 @@ import { type CtLookupOutcome, createCtCache } from '../../src/sources/ct/lookup
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { startWorld, type World } from '../world/index.ts';
+import { issuance } from '../unit/checks/cert/fixtures.ts';
 
 let server: RedisServer;
 let store: SharedStore;
@@ -41,25 +42,7 @@ const NOW = Date.parse('2026-11-20T00:00:00Z');
 let keys = 0;
 
 const outcome = (domain: string): CtLookupOutcome => ({
-  result: {
-    ok: true,
-    value: {
-      source: 'crt.sh',
-      issuances: [
-        {
-          issuer: "Let's Encrypt",
-          issuerDn: "C=US, O=Let's Encrypt, CN=R11",
-          serial: '0a1b',
-          notBefore: new Date('2026-10-01T00:00:00Z'),
-          notAfter: new Date('2026-12-30T00:00:00Z'),
-          names: [domain],
-          loggedAt: null,
-          crtshId: '17425498611',
-          der: null,
-        },
-      ],
-    },
-  },
+  result: { ok: true, value: { source: 'crt.sh', issuances: [issuance({ daysAgo: 10, names: [domain] })] } },
   calls: [{ name: 'crt.sh', url: 'https://crt.sh/', ok: true, ms: 840, cached: false }],
 });
 
