@@ -27,6 +27,7 @@ import { newestCertificate, worldCertId } from '../world/acme.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { payFor, x402ClientFor } from '../world/paying-clients.ts';
 import { type RpcFaultProxy, startRpcFaultProxy } from '../world/rpc-fault-proxy.ts';
+import { freePort } from '../support/free-port.ts';
 
 const FUNDS = 1_000_000n; // 1 USDC
 const DOMAIN = 'healthy-shop.com';
@@ -407,6 +408,35 @@ describe('the Worker with a remote facilitator', () => {
       '/verify',
       '/settle',
     ]);
+  });
+});
+
+describe('the Worker offline (edge:dev with no upstream reachable)', () => {
+  let offline: EdgeService;
+  beforeAll(async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    offline = await startEdgeService({
+      world,
+      chain,
+      bundle,
+      variables: { DOH_URL: `${nowhere}/dns-query`, DOH_FALLBACK_URL: `${nowhere}/dns-query` },
+    });
+  }, 60_000);
+  afterAll(() => offline?.stop());
+
+  it("names the failure network, as Node does, so the CLI's offline hint appears; nothing is charged", async () => {
+    const payer = await newPayer();
+    const res = await wrapFetchWithPayment(
+      fetch,
+      x402ClientFor(payer),
+    )(new URL(`/v1/dns?domain=${DOMAIN}`, offline.urls[0]));
+    expect(res.status).toBe(502);
+    const body = (await res.json()) as { code: string; upstreams: { name: string; error: string }[] };
+    expect(body.code).toBe('upstream_failed');
+    // The CLI prints "is this machine offline? … npm run world" for a local 502 naming `network`.
+    expect(body.upstreams.length).toBeGreaterThan(0);
+    expect(body.upstreams.every((upstream) => upstream.error === 'network')).toBe(true);
+    expect(await balances(payer.address)).toEqual([FUNDS]);
   });
 });
 
