@@ -173,15 +173,38 @@ function edgeNetwork(
       lookup: edgeLookup(resolverHosts, (name) => resolveAddresses(doh, name)),
     },
   });
-  return async (request) =>
-    (await undiciFetch(request.url, {
-      method: request.method,
-      headers: [...request.headers],
-      body: request.body,
-      redirect: 'manual',
-      dispatcher: agent,
-      ...(request.body ? { duplex: 'half' } : {}),
-    })) as unknown as Response;
+  return async (request) => {
+    try {
+      return (await undiciFetch(request.url, {
+        method: request.method,
+        headers: [...request.headers],
+        body: request.body,
+        redirect: 'manual',
+        dispatcher: agent,
+        ...(request.body ? { duplex: 'half' } : {}),
+      })) as unknown as Response;
+    } catch (error) {
+      // Miniflare would turn the throw into a 500; Cloudflare answers an undeliverable subrequest
+      // with its own status instead (src/edge/origin-errors.ts), so the emulation does too.
+      return originError(error);
+    }
+  };
+}
+
+/** The response Cloudflare gives a subrequest it could not deliver: 530 (name), 522 (timeout), 523. */
+export function originError(error: unknown): Response {
+  const codes = new Set<unknown>();
+  let link: unknown = error;
+  for (let depth = 0; depth < 8 && link !== null && typeof link === 'object'; depth++) {
+    codes.add((link as { code?: unknown }).code);
+    link = (link as { cause?: unknown }).cause;
+  }
+  const status =
+    codes.has('ENOTFOUND') || codes.has('EAI_AGAIN') ? 530 : codes.has('UND_ERR_CONNECT_TIMEOUT') ? 522 : 523;
+  return new Response(`error code: ${status === 530 ? 1016 : status}`, {
+    status,
+    headers: { 'content-type': 'text/plain; charset=UTF-8' },
+  });
 }
 
 /**

@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ACME_CAS, type AcmeCa } from './sources/ari/acme-cas.ts';
+import { withoutCredentials } from './sources/public-fetch/public-fetch.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -86,7 +87,11 @@ const acmeDirectories = commaList
     ACME_DIRECTORIES_EXPECTED,
   )
   .transform((pairs) =>
-    pairs.map(([ca, url]): AcmeDirectory => ({ ca: ca as AcmeCa, directoryUrl: new URL(url) })),
+    // A user name and password in the URL are dropped: neither sent (fetch refuses them) nor shown in `sources`.
+    pairs.map(([ca, url]): AcmeDirectory => ({
+      ca: ca as AcmeCa,
+      directoryUrl: withoutCredentials(new URL(url)),
+    })),
   );
 
 export interface AcmeDirectory {

@@ -56,7 +56,7 @@ export function createService(config: Config, platform: Platform): Service {
   const breakers = createBreakerBoard();
   const metrics = platform.metrics ?? createPrometheusMetrics();
   const runners = createRunners(config, {
-    fetch: globalFetch,
+    fetch: reach.upstreamFetch ?? globalFetch,
     now: () => new Date(),
     reach,
     breakers,

@@ -89,7 +89,10 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
         })
       : null;
 
-  const cert = withinBudget('ct', createCertRunner({ ct, probe, ari, now }));
+  const cert = withinBudget(
+    'ct',
+    createCertRunner({ ct, probe, ari, now, readsServedLeaf: reach.readsServedLeaf }),
+  );
   const dns = withinBudget('doh', createDnsRunner({ doh, now }));
   const expiry = withinBudget('rdap', createExpiryRunner({ rdap, now }));
   const admitExpiry = createExpiryAdmission({ rdap });

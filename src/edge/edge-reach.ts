@@ -6,10 +6,13 @@
 import type { Reach } from '../sources/reach.ts';
 import { createFetchProbe } from './fetch-probe.ts';
 import { createFetchTransport } from './fetch-transport.ts';
+import { rejectingOriginErrors } from './origin-errors.ts';
 
 export function edgeReach(fetch: typeof globalThis.fetch): Reach {
   return {
     probe: (setup) => createFetchProbe({ ...setup, fetch }),
+    readsServedLeaf: false,
+    upstreamFetch: rejectingOriginErrors(fetch),
     transport: createFetchTransport(fetch),
   };
 }

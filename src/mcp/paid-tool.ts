@@ -35,14 +35,25 @@ export type PaidToolCall = (
   signal: AbortSignal,
 ) => Promise<CallToolResult>;
 
+/** The refusal of an x402 v1 payment: the result's challenge says what to send instead. */
+export const X402_V1_REFUSAL = `Invalid payment: this is an x402 v1 payment, and this service speaks x402 v2 only. Sign one of the \`accepts\` entries (x402Version 2) of this result and repeat the call with that PaymentPayload in _meta["${PAYMENT_META_KEY}"].`;
+
 /** Reads `_meta["x402/payment"]`: absent, a v2 PaymentPayload object, or anything else (refused). */
 function readPayment(meta: Record<string, unknown> | undefined): PaymentRead {
   const value = meta?.[PAYMENT_META_KEY];
   if (value === undefined || value === null) return { kind: 'absent' };
+  if (isX402V1(value)) return { kind: 'invalid', why: X402_V1_REFUSAL };
   return readPaymentPayload(
     value,
     `Invalid payment: _meta["${PAYMENT_META_KEY}"] must be an x402 v2 PaymentPayload object`,
   );
+}
+
+/** An object that says it is x402 v1 (`x402Version` 1). */
+function isX402V1(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const version = (value as { x402Version?: unknown }).x402Version;
+  return version === 1 || version === '1';
 }
 
 type Admission = { ok: true; domain: ValidDomain } | { ok: false; result: CallToolResult };

@@ -40,6 +40,8 @@ const certExample: CertResult = {
     names: ['example.com', 'www.example.com'],
     wildcard: false,
   },
+  judged: { source: 'served', reason: 'The verdict is about the certificate the site serves.' },
+  other_ca_certificate: null,
   renewal: {
     issuances_seen: 6,
     cadence_days: 60,

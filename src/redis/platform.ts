@@ -23,7 +23,7 @@ export function redisPlatform(url: URL, logger: Logger, options: { settlerNonces
     parts: {
       shared: sharedPaymentState(store, logger, options),
       rateBuckets: redisRateBuckets(store),
-      sharedAnswers: redisSharedAnswers(store),
+      sharedAnswers: redisSharedAnswers(store, logger),
     },
     close: () => store.close(),
   };

@@ -24,6 +24,11 @@ export interface SharedAnswers {
   /** The text under `key`, or null; rejects when the store cannot be asked. */
   get(key: string): Promise<string | null>;
   set(key: string, text: string, ttlMs: number): Promise<void>;
+  /**
+   * Told when the text under `key` does not read back as an answer (a partial write, an older
+   * version's entry, a tampered key): it was taken as a miss and will be overwritten.
+   */
+  unreadable?(key: string): void;
 }
 
 export interface SourceCacheOptions<T> {
@@ -42,6 +47,8 @@ export interface SourceCacheOptions<T> {
     namespace: string;
     replace?: (key: string, value: unknown) => unknown;
     revive?: (key: string, value: unknown) => unknown;
+    /** Whether a revived value is a whole answer; anything else read back is a miss. */
+    accept: (value: unknown) => value is T;
   };
 }
 
@@ -57,16 +64,26 @@ export function createSourceCache<T extends object>(options: SourceCacheOptions<
   const ttlFor = (value: T) => (typeof options.ttlMs === 'function' ? options.ttlMs(value) : options.ttlMs);
   const { shared } = options;
 
-  /** Another instance's answer, unexpired; none when the shared tier is absent, empty or unreachable. */
+  /**
+   * Another instance's answer, unexpired; none when the shared tier is absent, empty or
+   * unreachable, or holds text that does not read back as an answer (told to the tier).
+   */
   async function fromShared(key: string): Promise<Entry<T> | undefined> {
     if (!shared) return undefined;
+    const sharedKey = `${shared.namespace}:${key}`;
+    let text: string | null;
     try {
-      const text = await shared.answers.get(`${shared.namespace}:${key}`);
-      const entry = text === null ? undefined : (JSON.parse(text, shared.revive) as Entry<T>);
-      return entry && entry.expiresAt > now() ? entry : undefined;
+      text = await shared.answers.get(sharedKey);
     } catch {
       return undefined;
     }
+    if (text === null) return undefined;
+    const entry = readEntry(text, shared);
+    if (!entry) {
+      shared.answers.unreadable?.(sharedKey);
+      return undefined;
+    }
+    return entry.expiresAt > now() ? entry : undefined;
   }
 
   async function load(key: string, upstream: () => Promise<SourceResult<T>>) {
@@ -109,4 +126,21 @@ export function createSourceCache<T extends object>(options: SourceCacheOptions<
       store.clear();
     },
   };
+}
+
+/** A shared entry read back, or null when the text is not one (bad JSON, wrong shape, an answer `accept` refuses). */
+function readEntry<T>(
+  text: string,
+  shared: { revive?: (key: string, value: unknown) => unknown; accept: (value: unknown) => value is T },
+): Entry<T> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text, shared.revive);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null) return null;
+  const { value, expiresAt } = parsed as { value?: unknown; expiresAt?: unknown };
+  if (typeof expiresAt !== 'number' || !Number.isFinite(expiresAt) || !shared.accept(value)) return null;
+  return { value, expiresAt };
 }

@@ -7,6 +7,7 @@ import type { Reach } from './reach.ts';
 export function nodeReach(probeCa?: string): Reach {
   return {
     probe: (setup) => createProbe({ ...setup, ...(probeCa ? { ca: probeCa } : {}) }),
+    readsServedLeaf: true,
     transport: createNodeTransport(),
   };
 }

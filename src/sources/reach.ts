@@ -3,6 +3,7 @@
  * of the steered fetch (RDAP bases and referrals). Chosen at the entry point: Node pins sockets to
  * the address it checked (`node-reach.ts`); Workers have only `fetch` (`edge/edge-reach.ts`).
  */
+import type { FetchLike } from './bounded-fetch.ts';
 import type { SourceResult } from './failure.ts';
 import type { Probe } from './probe/probe.ts';
 import type { PinnedTransport } from './public-fetch/public-fetch.ts';
@@ -18,5 +19,9 @@ export interface ProbeSetup {
 
 export interface Reach {
   probe(setup: ProbeSetup): Probe;
+  /** Whether the probe reads the leaf certificate the site serves (Node yes; workerd cannot: cloudflare/workerd#1041). */
+  readsServedLeaf: boolean;
+  /** How the configured upstreams (CT, DoH, RDAP bootstrap, ARI) are fetched; default the global `fetch`. */
+  upstreamFetch?: FetchLike;
   transport: PinnedTransport;
 }

@@ -27,6 +27,7 @@ import { newestCertificate, worldCertId } from '../world/acme.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { payFor, x402ClientFor } from '../world/paying-clients.ts';
 import { type RpcFaultProxy, startRpcFaultProxy } from '../world/rpc-fault-proxy.ts';
+import { freePort } from '../support/free-port.ts';
 
 const FUNDS = 1_000_000n; // 1 USDC
 const DOMAIN = 'healthy-shop.com';
@@ -178,6 +179,35 @@ describe('the Worker in workerd', () => {
     expect(body.live_probe).toMatchObject({ ok: true, http_status: 200, serves_newest: null });
     expect(body.findings.map((finding) => finding.code)).not.toContain('cert.renewed_not_deployed');
   });
+
+  it.each([
+    ['cdn-backup-healthy.com', 'ok'],
+    ['cdn-backup-stalled.net', 'ok'],
+    ['moved-to-gts.org', 'ok'],
+    ['undeployed-move.net', 'ok'],
+  ])(
+    "%s: without the served leaf the verdict is about CT's newest certificate, and the result says so",
+    async (domain, stall) => {
+      const payer = await newPayer();
+      const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at(`/v1/cert?domain=${domain}`));
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as {
+        certificate: { serial: string };
+        judged: { source: string; reason: string };
+        other_ca_certificate: unknown;
+        renewal: { stall: { status: string }; ari: { cert_id: string } | null };
+      };
+      const newest = newestCertificate(world.scenarios, domain);
+      expect(body.judged).toEqual({
+        source: 'ct_newest',
+        reason: expect.stringMatching(/Cloudflare Workers/),
+      });
+      expect(body.certificate.serial).toBe(newest.serial);
+      expect(body.renewal.stall.status).toBe(stall);
+      expect(body.renewal.ari?.cert_id).toBe(await worldCertId(world.certificates, newest));
+      expect(body.other_ca_certificate).toBeNull();
+    },
+  );
 
   it('refuses a replay of a delivered payment with 402: a result that arrived is not claimable again', async () => {
     const payer = await newPayer();
@@ -378,6 +408,35 @@ describe('the Worker with a remote facilitator', () => {
       '/verify',
       '/settle',
     ]);
+  });
+});
+
+describe('the Worker offline (edge:dev with no upstream reachable)', () => {
+  let offline: EdgeService;
+  beforeAll(async () => {
+    const nowhere = `http://127.0.0.1:${await freePort()}`;
+    offline = await startEdgeService({
+      world,
+      chain,
+      bundle,
+      variables: { DOH_URL: `${nowhere}/dns-query`, DOH_FALLBACK_URL: `${nowhere}/dns-query` },
+    });
+  }, 60_000);
+  afterAll(() => offline?.stop());
+
+  it("names the failure network, as Node does, so the CLI's offline hint appears; nothing is charged", async () => {
+    const payer = await newPayer();
+    const res = await wrapFetchWithPayment(
+      fetch,
+      x402ClientFor(payer),
+    )(new URL(`/v1/dns?domain=${DOMAIN}`, offline.urls[0]));
+    expect(res.status).toBe(502);
+    const body = (await res.json()) as { code: string; upstreams: { name: string; error: string }[] };
+    expect(body.code).toBe('upstream_failed');
+    // The CLI prints "is this machine offline? … npm run world" for a local 502 naming `network`.
+    expect(body.upstreams.length).toBeGreaterThan(0);
+    expect(body.upstreams.every((upstream) => upstream.error === 'network')).toBe(true);
+    expect(await balances(payer.address)).toEqual([FUNDS]);
   });
 });
 

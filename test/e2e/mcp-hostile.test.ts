@@ -194,6 +194,24 @@ describe('hostile _meta["x402/payment"]', () => {
     expect(await balances(payer)).toEqual(start);
   });
 
+  it('a v1 payment is told, in the result, that the service speaks x402 v2 and how to pay', async () => {
+    const { payer, payment: signed } = await service.signedPayment(client, 'check_cert');
+    const start = await balances(payer);
+    // An x402 v1 PaymentPayload: x402Version 1, scheme and network at the top, no `accepted`.
+    const { accepted, resource: _resource, extensions: _extensions, ...rest } = signed;
+    const v1 = { ...rest, x402Version: 1, scheme: accepted.scheme, network: 'base' };
+    const result = await call('check_cert', { domain: 'example.com' }, { 'x402/payment': v1 });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({
+      x402Version: 2,
+      error: expect.stringMatching(
+        /x402 v1 payment.*speaks x402 v2 only.*`accepts`.*_meta\["x402\/payment"\]/,
+      ),
+      accepts: [expect.objectContaining({ amount: '10000' })],
+    });
+    expect(await balances(payer)).toEqual(start);
+  });
+
   it('refuses a payment signed for another tool, or with a tampered amount or signature', async () => {
     const payer = await service.newPayer(1_000_000n);
     const forCert = await service.sign(payer, await challengeOf('check_cert'));

@@ -14,7 +14,7 @@ import { createAriClient } from '../../src/sources/ari/renewal-info.ts';
 import { createCertificateDer } from '../../src/sources/ct/certificate-der.ts';
 import { createCtLookup } from '../../src/sources/ct/lookup.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
-import { type AcmeCaFake, newestCertificate, worldCertId } from '../world/acme.ts';
+import { type AcmeCaFake, newestCertificate, servedCertificate, worldCertId } from '../world/acme.ts';
 import { startWorld, type World } from '../world/index.ts';
 
 let world: World;
@@ -94,6 +94,24 @@ describe("the cert verdict from the CA's window", () => {
     const result = await checkCert('cloud-bakery.dev');
     expect(result.renewal.ari).toMatchObject({ status: 'ok', ca: 'google', explanation_url: null });
     expect(renewalInfoRequests(world.acme.google).at(-1)?.url.pathname).toMatch(/^\/renewal-info\//);
+  });
+});
+
+describe('credentials never reach an answer', () => {
+  it('ACME_DIRECTORIES with user:pass: the CA is still asked, and no source URL carries them', async () => {
+    const withCredentials = (url: URL) => url.href.replace('://', '://operator:s3cret-pass@');
+    const result = await checkCert(
+      'healthy-shop.com',
+      runners({
+        ACME_DIRECTORIES: `letsencrypt=${withCredentials(world.acme.letsencrypt.directoryUrl)},google=${withCredentials(world.acme.google.directoryUrl)}`,
+      }),
+    );
+    expect(result.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });
+    const text = JSON.stringify(result);
+    expect(text).not.toMatch(/operator|s3cret/);
+    expect(result.sources.find((s) => s.name === 'ari')?.url).toMatch(
+      /^http:\/\/127\.0\.0\.1:\d+\/acme\/renewal-info$/,
+    );
   });
 });
 
@@ -254,5 +272,76 @@ describe('where the CertID comes from, and the cache', () => {
     expect(outcome.result.renewal.ari?.cert_id).toBe(await worldCertId(world.certificates, newest));
     expect(renewalInfoRequests(world.acme.letsencrypt).length - asked).toBe(1);
     expect(downloads().length - downloadsBefore).toBe(0);
+  });
+});
+
+describe('the served certificate is judged (Node reads the leaf)', () => {
+  it("a CDN's backup beside a healthy served certificate: the served one judged, the backup beside it", async () => {
+    const result = await checkCert('cdn-backup-healthy.com');
+    expect(result.judged.source).toBe('served');
+    expect(result.certificate).toMatchObject({ issuer: "Let's Encrypt", days_left: 69 });
+    expect(result.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });
+    expect(result.renewal.stall).toMatchObject({ status: 'ok', basis: 'ari' });
+    expect(result.other_ca_certificate).toMatchObject({
+      issuer: 'Google Trust Services',
+      relation: 'backup',
+      days_left: 86,
+    });
+    expect(result.live_probe).toMatchObject({ ok: true, serves_newest: null });
+    expect(codes(result)).toEqual([]);
+  });
+
+  it("a CDN's backup must not hide the served certificate's stall and expiry", async () => {
+    const result = await checkCert('cdn-backup-stalled.net');
+    expect(result.judged.source).toBe('served');
+    expect(result.certificate).toMatchObject({ issuer: "Let's Encrypt", days_left: 4 });
+    expect(result.renewal.ari).toMatchObject({ status: 'ok', ca: 'letsencrypt' });
+    expect(result.renewal.stall).toMatchObject({ status: 'stalled', basis: 'ari' });
+    expect(result.other_ca_certificate).toMatchObject({
+      issuer: 'Google Trust Services',
+      relation: 'backup',
+    });
+    expect(codes(result)).toEqual(['cert.ari_window_passed', 'cert.expires_soon', 'cert.renewal_stalled']);
+    expect(result.findings.find((f) => f.code === 'cert.expires_soon')).toMatchObject({
+      severity: 'critical',
+      message: expect.stringMatching(/^The certificate the site serves expires in 4 days/),
+    });
+    // renew_by is the served certificate's window end, before its own expiry.
+    expect(Date.parse(result.renewal.renew_by ?? '')).toBeLessThan(
+      Date.parse(result.certificate?.not_after ?? ''),
+    );
+  });
+
+  it('a move to another CA, deployed: the new CA judged, the abandoned series not alarmed', async () => {
+    const result = await checkCert('moved-to-gts.org');
+    expect(result.judged.source).toBe('served');
+    expect(result.certificate).toMatchObject({ issuer: 'Google Trust Services', days_left: 79 });
+    expect(result.renewal.ari).toMatchObject({ status: 'ok', ca: 'google' });
+    expect(result.renewal.stall).toMatchObject({ status: 'ok', basis: 'ari' });
+    expect(result.other_ca_certificate).toBeNull();
+    expect(result.live_probe).toMatchObject({ ok: true, serves_newest: true });
+    expect(codes(result)).toEqual([]);
+  });
+
+  it('a move to another CA not deployed: the served stall and expiry, the new certificate named beside', async () => {
+    const result = await checkCert('undeployed-move.net');
+    expect(result.judged.source).toBe('served');
+    expect(result.certificate).toMatchObject({ issuer: "Let's Encrypt", days_left: 4 });
+    expect(result.renewal.stall).toMatchObject({ status: 'stalled', basis: 'ari' });
+    expect(result.other_ca_certificate).toMatchObject({
+      issuer: 'Google Trust Services',
+      relation: 'move_not_deployed',
+      days_left: 86,
+    });
+    expect(codes(result)).toEqual([
+      'cert.ari_window_passed',
+      'cert.expires_soon',
+      'cert.other_ca_not_served',
+      'cert.renewal_stalled',
+    ]);
+    // Asked about the served certificate, not about CT's newest.
+    expect(result.renewal.ari?.cert_id).toBe(
+      await worldCertId(world.certificates, servedCertificate(world.scenarios, 'undeployed-move.net')),
+    );
   });
 });

@@ -71,6 +71,15 @@ describe('loadConfig', () => {
     }
   });
 
+  it('drops a user name and password from an ACME_DIRECTORIES URL', () => {
+    const { acmeDirectories } = loadConfig({
+      ACME_DIRECTORIES: 'letsencrypt=https://user:s3cret@acme.example/directory',
+    }).upstreams;
+    expect(acmeDirectories.map((entry) => entry.directoryUrl.href)).toEqual([
+      'https://acme.example/directory',
+    ]);
+  });
+
   it('reads ACME_DIRECTORIES: the two CAs by default, pairs as given, empty turns ARI off', () => {
     expect(
       loadConfig({}).upstreams.acmeDirectories.map(({ ca, directoryUrl }) => [ca, directoryUrl.href]),

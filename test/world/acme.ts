@@ -9,7 +9,7 @@ import type { ServerResponse } from 'node:http';
 import { certIdOf } from '../../src/sources/ari/cert-id.ts';
 import { readCertificate } from '../../src/sources/ct/x509.ts';
 import type { CtCertificates } from './ct-certificates.ts';
-import { type DatedCertificate, datedCertificates, renewalSeries } from './ct-history.ts';
+import { type DatedCertificate, datedCertificate, datedCertificates, renewalSeries } from './ct-history.ts';
 import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 import type { Scenario } from './scenario.ts';
 
@@ -99,6 +99,19 @@ export function newestCertificate(
   const newest = scenario && datedCertificates(new Map([[domain, scenario]]), now).at(-1);
   if (!newest) throw new Error(`no certificate for ${domain}`);
   return newest;
+}
+
+/** The world certificate a scenario's site serves (`https.serves`). */
+export function servedCertificate(
+  scenarios: Map<string, Scenario>,
+  domain: string,
+  now = new Date(),
+): DatedCertificate {
+  const scenario = scenarios.get(domain);
+  const served = scenario?.https?.serves;
+  const cert = served === undefined ? undefined : scenario?.ct?.certificates[served];
+  if (!cert) throw new Error(`${domain} serves no CT certificate`);
+  return datedCertificate(cert, now);
 }
 
 /**

@@ -15,6 +15,7 @@ import { DAY_MS, daysBetween } from './validity.ts';
 export const ARI_FINDINGS = {
   windowPassed: 'cert.ari_window_passed',
   earlyRenewal: 'cert.ca_requested_early_renewal',
+  implausibleWindow: 'cert.ari_window_implausible',
 } as const;
 
 /**
@@ -67,7 +68,7 @@ export function assessAriWindow(input: {
   now: Date;
 }): AriVerdict | null {
   const { current, ari, now } = input;
-  if (ari?.status !== 'ok' || !ari.window) return null;
+  if (ari?.status !== 'ok' || !ari.window || !isPlausibleWindow(current, ari.window)) return null;
   const { start, end } = ari.window;
   const span = `${day(start)} to ${day(end)}`;
   const successor = successorOf(input);
@@ -86,9 +87,11 @@ export function assessAriWindow(input: {
   }
   if (isEarlyWindow(current, ari)) findings.push(earlyRenewalFinding(current, ari));
   if (now < start) {
+    // An explanation URL alone may describe the CA's usual strategy (RFC 9773 §4.2): shown, not alarmed.
+    const explained = ari.explanationUrl ? ` (the CA explains its window at ${ari.explanationUrl})` : '';
     return verdict(
       'ok',
-      `The CA's renewal window for the current certificate runs ${span}; renew by ${day(end)}.`,
+      `The CA's renewal window for the current certificate runs ${span}; renew by ${day(end)}${explained}.`,
     );
   }
   const left = daysLeft(current, now);
@@ -123,7 +126,8 @@ export function followsAriWindow(
   current: { notBefore: Date; notAfter: Date },
   ari: AriWindowAnswer | null,
 ): boolean | null {
-  if (ari?.status !== 'ok' || !ari.window || isEarlyWindow(current, ari)) return null;
+  if (ari?.status !== 'ok' || !ari.window || !isPlausibleWindow(current, ari.window)) return null;
+  if (isEarlyWindow(current, ari)) return null;
   const { intervalsDays, renewsAtPercents } = cadence;
   if (intervalsDays.length < 2) return null;
   const lifetime = current.notAfter.getTime() - current.notBefore.getTime();
@@ -137,16 +141,38 @@ export function followsAriWindow(
 
 /**
  * A window opening well before the usual place (before half the lifetime; before three-eighths of
- * a lifetime under 10 days), or one the CA explains: the CA asks for early renewal.
+ * a lifetime under 10 days): the CA asks for early renewal. An explanation URL alone is no such
+ * request: RFC 9773 §4.2 lets it describe the CA's normal strategy.
  */
 function isEarlyWindow(current: { notBefore: Date; notAfter: Date }, ari: AriWindowAnswer): boolean {
-  if (ari.explanationUrl) return true;
   const lifetime = current.notAfter.getTime() - current.notBefore.getTime();
   const usual = lifetime < SHORT_LIFETIME_MS ? SHORT_LIFETIME_WINDOW_SHARE : USUAL_WINDOW_SHARE;
   return (
     ari.window !== null &&
     ari.window.start.getTime() < current.notBefore.getTime() + lifetime * usual * EARLY_WINDOW_PART
   );
+}
+
+/**
+ * A window that ends after the certificate expires asks for a renewal the certificate cannot wait
+ * for: no CA means it (a window from 1970 to 9999 has been seen), so it never becomes the verdict.
+ */
+function isPlausibleWindow(current: { notAfter: Date }, window: { start: Date; end: Date }): boolean {
+  return window.end.getTime() <= current.notAfter.getTime();
+}
+
+/** `cert.ari_window_implausible` (info) when the CA's window cannot be meant, or nothing. */
+export function implausibleWindowFindings(current: Issuance, ari: AriWindowAnswer | null): Finding[] {
+  if (ari?.status !== 'ok' || !ari.window || isPlausibleWindow(current, ari.window)) return [];
+  const { start, end } = ari.window;
+  return [
+    {
+      code: ARI_FINDINGS.implausibleWindow,
+      severity: 'info',
+      message: `The CA's renewal window (${day(start)} to ${day(end)}) ends after the certificate expires on ${day(current.notAfter)}: it cannot be meant, so the verdict comes from the renewal history in CT.`,
+      evidence: `suggested window ${toTimestamp(start)} to ${toTimestamp(end)}; not_after ${toTimestamp(current.notAfter)}`,
+    },
+  ];
 }
 
 function earlyRenewalFinding(current: Issuance, ari: AriWindowAnswer): Finding {
@@ -162,7 +188,7 @@ function earlyRenewalFinding(current: Issuance, ari: AriWindowAnswer): Finding {
   };
 }
 
-/** When a certificate newer than `current` appeared: in CT for the name, or served by the site. */
+/** When a certificate of its CA newer than `current` appeared: in CT for the name, or served by the site. */
 function successorOf(input: {
   current: Issuance;
   issuances: readonly Issuance[];
@@ -170,8 +196,15 @@ function successorOf(input: {
   servedLeaf: ServedLeaf | null;
 }): Date | null {
   const { current, domain, servedLeaf } = input;
+  // A successor comes from the same CA: another CA's newer certificate is a backup or a move the
+  // site has not deployed (judged-certificate.ts), never this certificate's renewal.
   const newer = input.issuances
-    .filter((issuance) => issuanceCovers(issuance, domain) && issuance.notBefore > current.notBefore)
+    .filter(
+      (issuance) =>
+        issuanceCovers(issuance, domain) &&
+        issuance.issuer === current.issuer &&
+        issuance.notBefore > current.notBefore,
+    )
     .map((issuance) => issuance.notBefore);
   // CT logs lag an issuance by minutes to hours; a site already serving the next one has renewed.
   if (servedLeaf && servedLeaf.serial !== current.serial && servedLeaf.notBefore > current.notBefore) {

@@ -3,12 +3,13 @@ import type { AriOutcome } from '../../sources/ari/lookup.ts';
 import type { Issuance } from '../../sources/ct/issuance.ts';
 import type { Finding } from '../result-common.ts';
 import { toTimestamp } from '../result-common.ts';
-import { assessAriWindow, followsAriWindow } from './ari-verdict.ts';
+import { assessAriWindow, followsAriWindow, implausibleWindowFindings } from './ari-verdict.ts';
 import { type CertificateView, currentIssuance, describeCertificate } from './current-certificate.ts';
 import {
   expiryFindings,
   fixedRenewalDayFinding,
   notFoundFinding,
+  otherCaNotServedFinding,
   probeFindings,
   renewedNotDeployedFinding,
   stallFindings,
@@ -17,6 +18,7 @@ import { detectFixedRenewalDay } from './fixed-day.ts';
 import { assessCadence } from './renewal.ts';
 import type { AriField, CertResult, LiveProbe } from './result.ts';
 import { compareServed, type ServedCertificate } from './serves-newest.ts';
+import { judgeCertificate, type JudgedCertificate, otherCaCertificate } from './judged-certificate.ts';
 import { assessStall } from './stall.ts';
 import { hasWebPkiValidity } from './webpki.ts';
 
@@ -25,35 +27,53 @@ export const HISTORY_MAX = 10;
 
 export interface CertAssessment {
   certificate: CertificateView | null;
+  judged: CertResult['judged'];
+  other_ca_certificate: CertResult['other_ca_certificate'];
   renewal: CertResult['renewal'];
   history: CertResult['history'];
   findings: Finding[];
   live_probe: CertResult['live_probe'];
 }
 
-/** The probe's verdict and, when it read one (Node), the served leaf. */
-export type ProbeView = LiveProbe & { served?: ServedCertificate | null };
+/**
+ * The probe's verdict and, when it read one (Node), the served leaf; `readsLeaf` false where the
+ * runtime cannot read it (Cloudflare Workers; default true).
+ */
+export type ProbeView = LiveProbe & { served?: ServedCertificate | null; readsLeaf?: boolean };
 
-/** The newest issuance covering `domain` that a publicly trusted CA could have made: the one ARI is asked about. */
+/** The newest issuance covering `domain` that a publicly trusted CA could have made. */
 export function currentTrustedIssuance(seen: readonly Issuance[], domain: string): Issuance | null {
   return currentIssuance(seen.filter(hasWebPkiValidity), domain);
 }
 
+/** The certificate the verdict is about (judged-certificate.ts), among the trusted issuances. */
+export function judgedIssuance(
+  seen: readonly Issuance[],
+  domain: string,
+  served: ServedCertificate | null,
+  readsLeaf = true,
+): JudgedCertificate {
+  return judgeCertificate(seen.filter(hasWebPkiValidity), domain, { leaf: served, readsLeaf });
+}
+
 /**
  * Analyses the CT history of `domain` (lower-case ASCII), the live probe and the CA's renewal
- * information (ARI), as seen at `now`; the served leaf, when the probe read one, is compared with
- * CT (serves-newest.ts). Issuances no publicly trusted CA could have made (webpki.ts) are left out
- * of every part. The stall verdict comes from the CA's window when it gave one, else from the cadence.
+ * information (ARI) about the judged certificate, as seen at `now`. The judged certificate is the
+ * one the site serves where the probe read it and CT holds it, else CT's newest
+ * (judged-certificate.ts); the served leaf is also compared with CT (serves-newest.ts). Issuances no
+ * publicly trusted CA could have made (webpki.ts) are left out of every part. The stall verdict
+ * comes from the CA's window when it gave one, else from the cadence.
  */
 export function assessCertificates(
   seen: readonly Issuance[],
-  { served = null, ...probe }: ProbeView,
+  { served = null, readsLeaf = true, ...probe }: ProbeView,
   domain: string,
   now: Date,
   ariAnswer: AriOutcome | null = null,
 ): CertAssessment {
   const issuances = seen.filter(hasWebPkiValidity);
-  const current = currentIssuance(issuances, domain);
+  const judged = judgeCertificate(issuances, domain, { leaf: served, readsLeaf });
+  const current = judged.issuance;
   const cadence = current ? assessCadence(issuances, current, domain) : null;
   const byCadence = assessStall(current, cadence?.cadenceDays ?? null, now);
   const byAri = current
@@ -71,18 +91,23 @@ export function assessCertificates(
   const followsAri = current && cadence ? followsAriWindow(cadence, current, ariAnswer) : null;
   const fixed = cadence && !followsAri ? detectFixedRenewalDay(cadence) : null;
   const { servesNewest, successor } = compareServed(served, issuances, domain, now);
+  const otherCa = otherCaCertificate(issuances, domain, judged, now);
   const findings: Finding[] = [
-    ...(current ? expiryFindings(current, now) : [notFoundFinding(domain)]),
+    ...(current ? expiryFindings(current, now, judged.field.source) : [notFoundFinding(domain)]),
     ...stallFindings(stall),
     ...(byAri?.findings ?? []),
+    ...(current ? implausibleWindowFindings(current, ariAnswer) : []),
     ...(fixed ? [fixedRenewalDayFinding(fixed)] : []),
     ...probeFindings(probe, domain),
     ...(served && successor ? [renewedNotDeployedFinding(served, successor, domain, now)] : []),
+    ...(otherCa?.relation === 'move_not_deployed' ? [otherCaNotServedFinding(otherCa, domain)] : []),
   ];
   const renewBy = byAri?.renewBy ?? byCadence.renewBy;
   const newestFirst = [...issuances].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
   return {
     certificate: current ? describeCertificate(current, domain, now) : null,
+    judged: judged.field,
+    other_ca_certificate: otherCa,
     renewal: {
       issuances_seen: issuances.length,
       cadence_days: cadence?.cadenceDays ?? null,

@@ -4,7 +4,7 @@ import type { Finding } from '../result-common.ts';
 import { toTimestamp } from '../result-common.ts';
 import { daysLeft } from './current-certificate.ts';
 import type { FixedRenewalDay } from './fixed-day.ts';
-import type { LiveProbe, Stall } from './result.ts';
+import type { JudgedField, LiveProbe, OtherCaField, Stall } from './result.ts';
 import type { ServedCertificate } from './serves-newest.ts';
 import { lifetimeDays } from './validity.ts';
 
@@ -17,6 +17,7 @@ export const CERT_FINDINGS = {
   fixedRenewalDay: 'cert.fixed_renewal_day',
   probeFailed: 'probe.failed',
   renewedNotDeployed: 'cert.renewed_not_deployed',
+  otherCaNotServed: 'cert.other_ca_not_served',
 } as const;
 
 /** Days left below which expiry is a warning. */
@@ -34,16 +35,20 @@ export function notFoundFinding(domain: string): Finding {
   };
 }
 
-/** `cert.expired` or `cert.expires_soon` for the current certificate, or nothing. */
-export function expiryFindings(current: Issuance, now: Date): Finding[] {
+/**
+ * `cert.expired` or `cert.expires_soon` for the judged certificate, or nothing; `source` says
+ * whether it is the served one's (judged-certificate.ts) or CT's newest.
+ */
+export function expiryFindings(current: Issuance, now: Date, source: JudgedField['source']): Finding[] {
   const left = daysLeft(current, now);
+  const subject = source === 'served' ? 'The certificate the site serves' : 'The newest certificate in CT';
   const evidence = `not_after ${toTimestamp(current.notAfter)}`;
   if (left < 0) {
     return [
       {
         code: CERT_FINDINGS.expired,
         severity: 'critical',
-        message: `The newest certificate in CT expired ${Math.ceil(-left)} days ago and no newer one has been issued.`,
+        message: `${subject} expired ${Math.ceil(-left)} days ago and no newer one from its CA has been issued.`,
         evidence,
       },
     ];
@@ -58,7 +63,7 @@ export function expiryFindings(current: Issuance, now: Date): Finding[] {
     {
       code: CERT_FINDINGS.expiresSoon,
       severity: left < criticalBelow ? 'critical' : 'warning',
-      message: `The newest certificate in CT expires in ${Math.floor(left)} days, on ${toTimestamp(current.notAfter).slice(0, 10)}.`,
+      message: `${subject} expires in ${Math.floor(left)} days, on ${toTimestamp(current.notAfter).slice(0, 10)}.`,
       evidence,
     },
   ];
@@ -129,5 +134,18 @@ export function renewedNotDeployedFinding(
     severity: 'warning',
     message: `${domain} still serves a certificate issued on ${toTimestamp(served.notBefore).slice(0, 10)}, although a newer one from ${successor.issuer} was issued ${age} ago: the renewal worked but the new certificate was not deployed (reload or restart the server, or update the load balancer or CDN that holds it).`,
     evidence: `served serial ${served.serial} not_before ${toTimestamp(served.notBefore)}; newest in CT serial ${successor.serial ?? 'unknown'} not_before ${toTimestamp(successor.notBefore)}`,
+  };
+}
+
+/**
+ * `cert.other_ca_not_served` (info): CT holds a newer certificate of another CA that first issued
+ * for the name after the served certificate, and the site does not serve it.
+ */
+export function otherCaNotServedFinding(other: OtherCaField, domain: string): Finding {
+  return {
+    code: CERT_FINDINGS.otherCaNotServed,
+    severity: 'info',
+    message: `CT holds a newer certificate for ${domain} from ${other.issuer}, issued on ${other.not_before.slice(0, 10)}, that the site does not serve: a move to ${other.issuer} not deployed yet, or a newly added backup. The verdict is about the certificate the site serves.`,
+    evidence: `${other.issuer} serial ${other.serial ?? 'unknown'} not_before ${other.not_before}`,
   };
 }

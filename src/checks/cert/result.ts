@@ -50,7 +50,7 @@ export const ariStatusSchema = z.enum(['ok', 'not_supported', 'not_found', 'unav
 
 export const ariSchema = z.object({
   status: ariStatusSchema.describe(
-    '`ok` the CA answered with a window; `not_supported` the issuing CA publishes no ARI; `not_found` the CA does not know the certificate (or it has expired: expired certificates are not asked); `unavailable` no answer this time (timeout, 429, 5xx, an invalid answer, or the CertID could not be computed). Anything but `ok` leaves the verdict to the cadence in CT.',
+    '`ok` the CA answered with a window; `not_supported` the issuing CA publishes no ARI (whether or not the certificate has expired); `not_found` the CA does not know the certificate (or it has expired: expired certificates are not asked); `unavailable` no answer this time (timeout, 429, 5xx, an invalid answer, or the CertID could not be computed). Anything but `ok` leaves the verdict to the cadence in CT.',
   ),
   ca: z.enum(ACME_CAS).nullable().describe('The issuing CA, when it is one that may publish ARI.'),
   cert_id: z
@@ -66,7 +66,9 @@ export const ariSchema = z.object({
   explanation_url: z
     .string()
     .nullable()
-    .describe('A page where the CA explains an early window (an incident or a drill); null when none.'),
+    .describe(
+      'A page where the CA explains its window: its usual strategy, or an incident or a drill (RFC 9773 §4.2); shown, never alarmed by itself (`cert.ca_requested_early_renewal` needs a window that opens early). Null when none, or when the CA sent no usable http(s) URL of at most 2,048 characters (the window is kept).',
+    ),
   checked_at: timestampSchema
     .nullable()
     .describe('When the CA gave this answer (answers are kept for its Retry-After); null when not asked.'),
@@ -99,7 +101,7 @@ export const renewalSchema = z.object({
   ari: ariSchema
     .nullable()
     .describe(
-      'ACME Renewal Information (RFC 9773) for the current certificate, from the CA that issued it; null when ARI is turned off or there is no certificate to ask about.',
+      'ACME Renewal Information (RFC 9773) for the judged certificate (see `judged`), from the CA that issued it; null when ARI is turned off or there is no certificate to ask about.',
     ),
 });
 
@@ -132,9 +134,49 @@ export const liveProbeSchema = probeVerdictSchema.extend({
     ),
 });
 
+export const judgedSchema = z
+  .object({
+    source: z
+      .enum(['served', 'ct_newest'])
+      .describe(
+        "`served`: `certificate`, `renewal` and the expiry findings are about the certificate the site serves, read by the probe and found in CT (or its same-CA successor when the site renewed; `live_probe.serves_newest` says whether that one is deployed). `ct_newest`: about CT's newest trusted certificate for the name, because the served one is not known (on Cloudflare Workers, which cannot read it; a probe with no verified handshake; a served certificate CT does not show).",
+      ),
+    reason: z.string().describe('One sentence saying which certificate the verdict is about, and why.'),
+  })
+  .describe('Which certificate the verdict is about (new, 2026-11).');
+export type JudgedField = z.infer<typeof judgedSchema>;
+
+export const otherCaSchema = z
+  .object({
+    issuer: z.string(),
+    issuer_dn: z.string(),
+    serial: z.string().nullable(),
+    not_before: timestampSchema,
+    not_after: timestampSchema,
+    days_left: z.number().describe('Whole days until not_after; negative once expired.'),
+    names: z.array(z.string()),
+    relation: z
+      .enum(['backup', 'move_not_deployed'])
+      .describe(
+        "`backup`: CT has held this CA's certificates for the name side by side with the served CA's (since before the served certificate was issued, or with it): a CDN's backup or another endpoint's certificate. `move_not_deployed`: this CA first issued for the name after the served certificate, which the site still serves: a move to it not deployed yet (a newly added backup looks the same from outside).",
+      ),
+    reason: z.string().describe('One sentence on what the certificate is taken for.'),
+  })
+  .nullable()
+  .describe(
+    "CT's newest trusted certificate of another CA, newer than the judged certificate, which the site does not serve (new, 2026-11): reported beside the verdict, never judged in its place. Null when there is none, or when the served certificate is not known (`judged.source` `ct_newest`).",
+  );
+export type OtherCaField = NonNullable<z.infer<typeof otherCaSchema>>;
+
 export const certResultSchema = z.object({
   ...commonResultShape,
-  certificate: certificateSchema.nullable(),
+  certificate: certificateSchema
+    .nullable()
+    .describe(
+      'The judged certificate (see `judged`): the one the site serves where it is known, else the newest trusted CT issuance covering the domain; null when CT holds none.',
+    ),
+  judged: judgedSchema,
+  other_ca_certificate: otherCaSchema,
   renewal: renewalSchema,
   history: z.array(historyEntrySchema).max(10),
   live_probe: liveProbeSchema,

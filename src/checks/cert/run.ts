@@ -1,6 +1,6 @@
 /**
- * The cert check runner: CT lookup and live probe in parallel, ARI beside them, then the pure
- * analysis. A CT failure is an `upstream_failed` outcome naming each aggregator; a failed probe is
+ * The cert check runner: CT lookup and live probe in parallel, ARI about the judged certificate
+ * beside them, then the pure analysis. A CT failure is an `upstream_failed` outcome naming each aggregator; a failed probe is
  * a finding; ARI trouble is only a status (it never fails or slows the check past its budget).
  */
 import type { ValidDomain } from '../../domain/normalize.ts';
@@ -11,7 +11,7 @@ import { readCertificate } from '../../sources/ct/x509.ts';
 import { CHECK_BUDGET_MS } from '../check-budget.ts';
 import type { RunOutcome } from '../outcome.ts';
 import { DISCLAIMER, toTimestamp } from '../result-common.ts';
-import { assessCertificates, currentTrustedIssuance } from './assess.ts';
+import { assessCertificates, currentTrustedIssuance, judgedIssuance } from './assess.ts';
 import type { CertResult, LiveProbe } from './result.ts';
 
 /** Time kept back from the check's budget for the analysis and the answer, in milliseconds. */
@@ -28,6 +28,8 @@ export interface CertRunnerDeps {
   probe: (domain: string) => Promise<ProbeAnswer>;
   /** ACME Renewal Information; null when `ACME_DIRECTORIES` is empty. */
   ari?: AriLookup | null;
+  /** False where the probe cannot read the served certificate (Cloudflare Workers); default true. */
+  readsServedLeaf?: boolean;
   now: () => Date;
   /** Monotonic clock in milliseconds; default `performance.now`. */
   clock?: () => number;
@@ -39,6 +41,7 @@ export function createCertRunner(
 ): (domain: ValidDomain) => Promise<RunOutcome<CertResult>> {
   const clock = deps.clock ?? (() => performance.now());
   const ari = deps.ari ?? null;
+  const readsLeaf = deps.readsServedLeaf ?? true;
   return async function runCert({ domain }) {
     const started = clock();
     /** ARI's own bound, inside what is left of the check's budget. */
@@ -48,19 +51,26 @@ export function createCertRunner(
       ...answer,
       served: leaf ? readCertificate(leaf) : null,
     }));
-    // The served leaf usually is the current certificate and arrives before CT: ask about it now.
+    // The served leaf usually is the judged certificate and arrives before CT: ask about it now.
     const early: Promise<EarlyAri | null> = probing.then(({ served }) =>
       ari && served ? ari.aboutLeaf(served, deps.now(), ariBudget()) : null,
     );
     const looking = deps.ct(domain);
-    // ARI about CT's current certificate starts when CT answers. It waits for the probe (whose leaf
-    // may be that certificate, already asked about, or teach its issuer's key) only when CT alone
-    // does not identify the certificate: a slow site does not hold the CA's answer back.
+    // ARI about the judged certificate (judged-certificate.ts), which needs the served leaf. When CT
+    // alone identifies its newest certificate, that one (the usual judged one) is asked about as
+    // soon as CT answers, so a slow site does not hold the CA's answer back; the judged one is
+    // asked about too when the leaf shows it is another.
     const asking = looking.then(async (ct): Promise<AriOutcome | null> => {
-      const current = ct.result.ok ? currentTrustedIssuance(ct.result.value.issuances, domain) : null;
-      if (!ari || !current) return null;
-      const leaf = ari.needsNoLeaf(current, deps.now()) ? await settledOrNull(early) : await early;
-      return ari.aboutIssuance(current, deps.now(), ariBudget(), leaf);
+      const newest = ct.result.ok ? currentTrustedIssuance(ct.result.value.issuances, domain) : null;
+      if (!ari || !newest || !ct.result.ok) return null;
+      const { issuances } = ct.result.value;
+      const speculative = ari.needsNoLeaf(newest, deps.now())
+        ? ari.aboutIssuance(newest, deps.now(), ariBudget(), await settledOrNull(early))
+        : null;
+      const { served } = await probing;
+      const judged = judgedIssuance(issuances, domain, served, readsLeaf).issuance;
+      if (speculative && judged === newest) return speculative;
+      return judged ? ari.aboutIssuance(judged, deps.now(), ariBudget(), await early) : null;
     });
     const [ct, { cached = false, served, ...probe }, answer] = await Promise.all([looking, probing, asking]);
     if (!ct.result.ok) {
@@ -75,7 +85,7 @@ export function createCertRunner(
     }
     const { issuances } = ct.result.value;
     const now = deps.now();
-    const assessment = assessCertificates(issuances, { ...probe, served }, domain, now, answer);
+    const assessment = assessCertificates(issuances, { ...probe, served, readsLeaf }, domain, now, answer);
     return {
       type: 'result',
       result: {

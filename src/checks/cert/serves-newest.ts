@@ -78,7 +78,7 @@ function issuedAt(issuance: Issuance): number {
  * Same CA and serial; a source without serials (Cert Spotter without its DER) falls back to the
  * validity period, which a CA does not repeat for one name to the second.
  */
-function isServed(issuance: Issuance, served: ServedCertificate): boolean {
+export function isServed(issuance: Issuance, served: ServedCertificate): boolean {
   if (issuerFriendlyName(issuance.issuerDn) !== issuerFriendlyName(served.issuerDn)) return false;
   if (issuance.serial !== null) return canonicalSerial(issuance.serial) === canonicalSerial(served.serial);
   return (

@@ -23,6 +23,8 @@ export interface ParsedDmarc {
   tags: Map<string, string>;
   /** p, sp or np present with a value that is not a policy (§4.10.1 then applies). */
   invalidPolicy: string[];
+  /** adkim or aspf with a value other than r or s: discarded, so relaxed applies (§4.8). */
+  invalidAlignment: string[];
   errors: string[];
 }
 
@@ -38,6 +40,8 @@ const TAG_VALUES: Record<string, RegExp> = {
   t: /^[yn]$/i,
 };
 const POLICY_TAGS = ['p', 'sp', 'np'];
+/** Alignment modes: an invalid value is discarded and the default, relaxed, applies (§4.8). */
+const ALIGNMENT_TAGS = ['adkim', 'aspf'];
 /** A report URI: mailto or https; a `!size` suffix is obsolete syntax that reporters ignore (§4.8). */
 const REPORT_URI = /^(mailto:[^\s@,]+@[^\s,!]+|https:\/\/[^\s,!]+)(![0-9]+[kmgt]?)?$/i;
 
@@ -54,6 +58,7 @@ export function isDmarcRecord(text: string): boolean {
 export function parseDmarc(record: string): ParsedDmarc {
   const tags = new Map<string, string>();
   const invalidPolicy: string[] = [];
+  const invalidAlignment: string[] = [];
   const errors: string[] = [];
   const parts = record.split(';').map((part) => part.trim());
   for (const part of parts.slice(1)) {
@@ -68,8 +73,16 @@ export function parseDmarc(record: string): ParsedDmarc {
     const allowed = TAG_VALUES[tag];
     // Unknown tags, including pct, rf and ri that RFC 9989 removed, are ignored (§4.7).
     if (!allowed && tag !== 'rua' && tag !== 'ruf') continue;
-    if (tags.has(tag) || invalidPolicy.includes(tag)) {
+    if (
+      tags.has(tag) ||
+      invalidPolicy.includes(tag) ||
+      invalidAlignment.some((t) => t.startsWith(`${tag}=`))
+    ) {
       errors.push(`tag "${tag}" appears more than once`);
+      continue;
+    }
+    if (allowed && !allowed.test(value) && ALIGNMENT_TAGS.includes(tag)) {
+      invalidAlignment.push(`${tag}=${value}`);
       continue;
     }
     if (allowed && !allowed.test(value)) {
@@ -77,12 +90,17 @@ export function parseDmarc(record: string): ParsedDmarc {
       if (POLICY_TAGS.includes(tag)) invalidPolicy.push(tag);
       continue;
     }
+    if ((tag === 'rua' || tag === 'ruf') && reportUris(value).length === 0) {
+      // The ABNF asks for at least one URI; some receivers (mox) reject the whole record.
+      errors.push(`"${tag}=" names no report address (some receivers reject the whole record for it)`);
+      continue;
+    }
     if ((tag === 'rua' || tag === 'ruf') && !reportUris(value).every((uri) => REPORT_URI.test(uri))) {
       errors.push(`"${tag}=${value}" has an address that is not a mailto: or https: URI`);
     }
     tags.set(tag, POLICY_TAGS.includes(tag) ? value.toLowerCase() : value);
   }
-  return { tags, invalidPolicy, errors };
+  return { tags, invalidPolicy, invalidAlignment, errors };
 }
 
 function reportUris(value: string): string[] {
@@ -121,7 +139,7 @@ export function assessDmarc(lookups: readonly DmarcLookup[]): {
     return { dmarc: null, findings };
   }
   const { record, name, inherited } = applied;
-  const { tags, invalidPolicy, errors } = parseDmarc(record);
+  const { tags, invalidPolicy, invalidAlignment, errors } = parseDmarc(record);
   const rua = reportUris(tags.get('rua') ?? '');
   const reported = rua.some((uri) => REPORT_URI.test(uri));
   if (errors.length > 0) {
@@ -133,6 +151,10 @@ export function assessDmarc(lookups: readonly DmarcLookup[]): {
           : `because ${invalidPolicy.join(', ')} is invalid and there is no valid rua address, receivers apply no DMARC processing at all (RFC 9989 §4.10.1)`;
     const message = `The DMARC record has syntax errors (${errors.join('; ')}): ${consequence}.`;
     findings.push(dnsFinding(DNS_FINDING.dmarcSyntax, 'warning', message, record));
+  }
+  if (invalidAlignment.length > 0) {
+    const message = `The DMARC record's ${invalidAlignment.join(' and ')} ${invalidAlignment.length > 1 ? 'are' : 'is'} not r or s: receivers discard ${invalidAlignment.length > 1 ? 'them' : 'it'} and use relaxed alignment, the default (RFC 9989 §4.8); the record stays valid.`;
+    findings.push(dnsFinding(DNS_FINDING.dmarcAlignmentIgnored, 'info', message, record));
   }
   // §4.10.1: an invalid p, sp or np makes the whole record p=none, or not applied without rua.
   const broken = invalidPolicy.length > 0;

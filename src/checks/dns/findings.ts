@@ -24,6 +24,8 @@ export const DNS_FINDING = {
   dmarcMultipleRecords: 'dmarc.multiple_records',
   /** `t=y` (RFC 9989): receivers apply the policy one step less strictly. */
   dmarcTestMode: 'dmarc.test_mode',
+  /** adkim or aspf neither r nor s: discarded, relaxed alignment applies (RFC 9989 §4.8). */
+  dmarcAlignmentIgnored: 'dmarc.alignment_ignored',
   caaMissing: 'caa.missing',
   caaIssuerNotPermitted: 'caa.issuer_not_permitted',
   /** The CAA lookup fails at both resolvers: CAs must not issue (RFC 8659 §3, BR §3.2.2.8). */
@@ -36,6 +38,8 @@ export const DNS_FINDING = {
   validationPersistExpiring: 'dns.validation_persist_expiring',
   /** A TXT record at `_validation-persist.<domain>` that CAs refuse as malformed. */
   validationPersistMalformed: 'dns.validation_persist_malformed',
+  /** A DNS-PERSIST-01 record with a hyphenated tag, which Let's Encrypt's CAA parser may refuse. */
+  validationPersistHyphenatedTag: 'dns.validation_persist_hyphenated_tag',
   dnssecUnsigned: 'dnssec.unsigned',
   dnssecBogus: 'dnssec.bogus',
 } as const;

@@ -78,11 +78,13 @@ export const validationPersistRecordSchema = z.object({
     .string()
     .nullable()
     .describe(
-      '`policy` in lower case: `wildcard` extends the validation to subdomains and wildcard certificates; CAs treat any other value as absent. Null when absent.',
+      '`wildcard` (any case in the record) extends the validation to subdomains and wildcard certificates. Null when absent, and for any other value, which CAs treat as absent.',
     ),
   persist_until: timestampSchema
     .nullable()
-    .describe('`persistUntil`: after it the CA refuses new validations with the record. Null when absent.'),
+    .describe(
+      '`persistUntil`: after it the CA refuses new validations with the record. A value past the RFC 3339 years 0000–9999 is shown at that edge. Null when absent.',
+    ),
 });
 
 export const dnsResultSchema = z

@@ -8,7 +8,11 @@ export const expiryResultSchema = z.object({
   registrar: z.object({ name: z.string().nullable(), iana_id: z.string().nullable() }),
   registered_at: timestampSchema.nullable(),
   expires_at: timestampSchema.nullable(),
-  updated_at: timestampSchema.nullable(),
+  updated_at: timestampSchema
+    .nullable()
+    .describe(
+      'The `last changed` event; without one, the `last update of RDAP database` event (some registrars, MarkMonitor among them, may send only that). Null when neither is given.',
+    ),
   days_left: z.number().nullable(),
   status: z.array(z.string()).describe('EPP status codes in camelCase, e.g. `clientTransferProhibited`.'),
   status_rdap: z.array(z.string()).describe('Status values as the registry wrote them.'),

@@ -81,12 +81,12 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
   return {
     aboutLeaf(leaf, now, budgetMs) {
       const issuer = issuerFriendlyName(leaf.issuerDn);
-      const answer =
-        leaf.notAfter <= now
+      // A CA without ARI is `not_supported` whether or not the certificate has expired.
+      const answer = !options.client.supports(issuer)
+        ? Promise.resolve({ ...notAsked(issuer, 'not_supported'), certId: idOf(leaf) })
+        : leaf.notAfter <= now
           ? Promise.resolve(expired(issuer, idOf(leaf)))
-          : options.client.supports(issuer)
-            ? ask(issuer, idOf(leaf), budgetMs)
-            : Promise.resolve({ ...notAsked(issuer, 'not_supported'), certId: idOf(leaf) });
+          : ask(issuer, idOf(leaf), budgetMs);
       return { leaf, answer };
     },
     needsNoLeaf(issuance, now) {
@@ -101,9 +101,9 @@ export function createAriLookup(options: AriLookupOptions): AriLookup {
       const started = clock();
       if (early && isSameCertificate(early.leaf, issuance)) return early.answer;
       let certId = cheapCertId(issuance, early);
-      if (issuance.notAfter <= now) return expired(issuance.issuer, certId);
       if (!options.client.supports(issuance.issuer))
         return { ...notAsked(issuance.issuer, 'not_supported'), certId };
+      if (issuance.notAfter <= now) return expired(issuance.issuer, certId);
       if (certId === null && options.certificateDer && budgetMs >= ARI_MIN_ASK_MS) {
         // The issuer's key is learnt when the bytes arrive, even after this check stopped waiting.
         const learning = options.certificateDer(issuance).then(idOfDer);

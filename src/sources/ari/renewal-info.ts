@@ -6,6 +6,7 @@
  * request; each CA is asked at a pace (pace.ts). Never throws and never takes longer than its
  * budget: trouble is an `unavailable` answer.
  */
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import type { AcmeDirectory } from '../../config.ts';
 import { type AcmeCa, acmeCaOf } from './acme-cas.ts';
@@ -13,7 +14,9 @@ import { boundedFetch, type BoundedResponse, type FetchLike } from '../bounded-f
 import { createSourceCache } from '../cache.ts';
 import { type SourceCall, type SourceResult, succeed } from '../failure.ts';
 import { parseJsonReply } from '../ct/parse-reply.ts';
+import { withoutCredentials } from '../public-fetch/public-fetch.ts';
 import { createPace, type Pace } from './pace.ts';
+import { parseRfc3339 } from './rfc3339.ts';
 
 export const ARI_SOURCE = 'ari';
 /** Longest an ARI ask may take, directory included, in milliseconds. */
@@ -23,8 +26,17 @@ export const ARI_MIN_RETRY_MS = 60_000;
 export const ARI_MAX_RETRY_MS = 86_400_000;
 /** A timeout after at least this long (not one cut short by the check's budget) pauses the CA. */
 export const ARI_PAUSE_AFTER_TIMEOUT_MS = 1_000;
-/** How long an answer without `Retry-After`, and a "not found", is kept (RFC 9773: about 6 hours). */
+/**
+ * How long an answer without `Retry-After`, a "not found" and a long-term error (an invalid
+ * answer, an unexpected 4xx) are kept (RFC 9773 §4.3: about 6 hours).
+ */
 export const ARI_DEFAULT_RETRY_MS = 6 * 3_600_000;
+/**
+ * A temporary error (5xx, timeout, unreachable) is kept 1 minute, then twice as long after each
+ * further one in a row for the same certificate, up to 6 hours (RFC 9773 §4.3: exponential backoff);
+ * a `Retry-After` the CA sent wins.
+ */
+export const ARI_BACKOFF_MAX_MS = ARI_DEFAULT_RETRY_MS;
 /** How long a directory is kept once read. */
 export const ACME_DIRECTORY_TTL_MS = 3_600_000;
 /** Largest directory or renewalInfo body accepted, in bytes (both are a few hundred bytes). */
@@ -70,15 +82,28 @@ export interface AriClientOptions {
 
 interface Stored extends AriReading {
   ttlMs: number;
+  /** A temporary error, kept by the backoff unless the CA said `Retry-After` (`ttlMs` then). */
+  temporary?: { retryMs: number | null };
   /** The renewalInfo base URL asked; null when the directory did not give one. */
   url: string | null;
 }
 
-const rfc3339 = z.iso.datetime({ offset: true }).transform((value) => new Date(value));
+/** Longest explanation URL shown; a longer one is dropped, never the window with it. */
+const EXPLANATION_URL_MAX = 2_048;
 
+const rfc3339 = z
+  .string()
+  .max(64)
+  .transform((value, ctx) => {
+    const date = parseRfc3339(value);
+    if (date === null) ctx.addIssue({ code: 'custom', message: 'not an RFC 3339 date-time' });
+    return date ?? new Date(Number.NaN);
+  });
+
+// `explanationURL` is optional (RFC 9773 §4.2): whatever it holds, it never voids the window.
 const renewalInfoSchema = z.object({
   suggestedWindow: z.object({ start: rfc3339, end: rfc3339 }),
-  explanationURL: z.string().max(2_048).optional(),
+  explanationURL: z.unknown().optional(),
 });
 
 const directorySchema = z.object({ renewalInfo: z.string().max(2_048).optional() });
@@ -104,6 +129,18 @@ export function createAriClient(options: AriClientOptions): AriClient {
     ttlMs: (value) => value.ttlMs,
     now: clock,
   });
+  /** Temporary errors in a row per certificate, for the backoff; cleared by an answer. */
+  const failuresInRow = new LRUCache<string, number>({ max: ARI_CACHE_MAX_ENTRIES });
+  const keptFor = (key: string, stored: Stored): Stored => {
+    if (!stored.temporary) {
+      if (stored.status === 'ok' || stored.status === 'not_found') failuresInRow.delete(key);
+      return stored;
+    }
+    const failures = (failuresInRow.get(key) ?? 0) + 1;
+    failuresInRow.set(key, failures);
+    const backoff = Math.min(ARI_BACKOFF_MAX_MS, ARI_MIN_RETRY_MS * 2 ** Math.min(failures - 1, 16));
+    return { ...stored, ttlMs: stored.temporary.retryMs ?? backoff };
+  };
 
   /**
    * A GET to the CA at its pace, within `deadline`. `reply` is null when the pace left no slot in
@@ -166,7 +203,8 @@ export function createAriClient(options: AriClientOptions): AriClient {
     const ca = acmeCaOf(issuer);
     const directory = directoryOf(issuer);
     if (ca === null || !directory) return { ...NOT_ASKED, status: 'not_supported', ca, call: null };
-    const { result, cached } = await answers.get(`${ca} ${certId}`, async () => {
+    const key = `${ca} ${certId}`;
+    const { result, cached } = await answers.get(key, async () => {
       const found = await readDirectory(directory, deadline);
       if (found.state === 'none') return succeed(NO_RENEWAL_INFO);
       if (found.state === 'unreadable')
@@ -178,10 +216,10 @@ export function createAriClient(options: AriClientOptions): AriClient {
         deadline,
         ['application/json'],
       );
-      return succeed(cutShort ? unavailable(0, base) : reading(reply, options.now(), base));
+      return succeed(cutShort ? unavailable(0, base) : keptFor(key, reading(reply, options.now(), base)));
     });
     if (!result.ok) throw new Error('unreachable: the ARI loader never fails');
-    const { ttlMs: _ttl, url, ...answer } = result.value;
+    const { ttlMs: _ttl, temporary: _temporary, url, ...answer } = result.value;
     const call: SourceCall | null =
       url === null
         ? null
@@ -228,28 +266,37 @@ function renewalInfoOf(response: BoundedResponse, directory: AcmeDirectory): Dir
   if (!parsed.ok) return unreadable(ARI_MIN_RETRY_MS);
   const value = parsed.value.renewalInfo;
   if (value === undefined || !URL.canParse(value)) return { state: 'none' };
-  const url = new URL(value);
+  const url = withoutCredentials(new URL(value));
   const own = directory.directoryUrl;
   return url.protocol === own.protocol && url.host === own.host
     ? { state: 'ok', renewalInfo: url }
     : { state: 'none' };
 }
 
-/** The reading of one renewalInfo reply (null: the pace left no slot in the budget). */
+/**
+ * The reading of one renewalInfo reply (null: the pace left no slot in the budget). Temporary
+ * errors (5xx, 429, timeout, unreachable) are marked for the backoff; long-term ones (an invalid
+ * answer, another status) are kept about 6 hours (RFC 9773 §4.3).
+ */
 function reading(reply: SourceResult<BoundedResponse> | null, now: Date, url: string): Stored {
-  if (!reply?.ok) return unavailable(ARI_MIN_RETRY_MS, url);
+  const longTerm = unavailable(ARI_DEFAULT_RETRY_MS, url);
+  const temporary = (retryMs: number | null): Stored => ({ ...unavailable(0, url), temporary: { retryMs } });
+  if (!reply) return temporary(null);
+  if (!reply.ok) {
+    const { code, status = 0 } = reply.failure;
+    const passing = code === 'network' || code === 'timeout' || (code === 'http_status' && status >= 500);
+    return passing ? temporary(null) : longTerm;
+  }
   const { status, headers, body } = reply.value;
   const retry = retryAfterMs(headers, now);
   if (status === 400 || status === 404) {
     return { ...NOT_ASKED, status: 'not_found', checkedAt: now, ttlMs: ARI_DEFAULT_RETRY_MS, url };
   }
-  if (status !== 200) return unavailable(retry ?? ARI_MIN_RETRY_MS, url);
+  if (status !== 200) return temporary(retry);
   const parsed = parseJsonReply(ARI_SOURCE, body, renewalInfoSchema);
-  if (!parsed.ok) return unavailable(ARI_MIN_RETRY_MS, url);
+  if (!parsed.ok) return longTerm;
   const window = parsed.value.suggestedWindow;
-  if (Number.isNaN(window.start.getTime()) || window.end <= window.start) {
-    return unavailable(ARI_MIN_RETRY_MS, url);
-  }
+  if (Number.isNaN(window.start.getTime()) || window.end <= window.start) return longTerm;
   return {
     status: 'ok',
     window,
@@ -260,9 +307,9 @@ function reading(reply: SourceResult<BoundedResponse> | null, now: Date, url: st
   };
 }
 
-/** An http(s) explanation URL, or null (Google sends `""`). */
-function explanationUrl(value: string | undefined): string | null {
-  if (!value || !URL.canParse(value)) return null;
+/** An http(s) explanation URL of reasonable length, or null (Google sends `""`; null, a number...). */
+function explanationUrl(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > EXPLANATION_URL_MAX || !URL.canParse(value)) return null;
   const url = new URL(value);
   return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
 }

@@ -13,6 +13,7 @@ import { CERTSPOTTER_SOURCE, fetchCertspotterIssuances } from './certspotter.ts'
 import { CRTSH_SOURCE, fetchCrtshIssuances } from './crtsh.ts';
 import { type CtLookupFailure, type CtSourceName, combineCtFailures } from './failure.ts';
 import type { Issuance } from './issuance.ts';
+import { isSharedCtOutcome } from './shared-outcome.ts';
 import { base64Der } from './x509.ts';
 
 /** How long crt.sh may take before Cert Spotter is asked as well, in milliseconds. */
@@ -69,6 +70,7 @@ export function createCtCache(now?: () => number, shared?: SharedAnswers): CtCac
               if (key === 'der') return base64Der(value);
               return ISSUANCE_DATES.has(key) ? new Date(value) : value;
             },
+            accept: isSharedCtOutcome,
           },
         }
       : {}),

@@ -13,7 +13,10 @@ export interface RdapRegistration {
   registeredAt: Date | null;
   /** The `expiration` event; null when the registry does not publish one (e.g. `.no`). */
   expiresAt: Date | null;
-  /** The `last changed` event (not `last update of RDAP database`). */
+  /**
+   * The `last changed` event; without one, the `last update of RDAP database` event (a registrar
+   * such as MarkMonitor may send that one alone), the latest time the record is known current.
+   */
   updatedAt: Date | null;
   /** Status values as written (RFC 8056 §2 strings such as `client transfer prohibited`). */
   status: string[];
@@ -94,7 +97,7 @@ export function parseRegistration(json: unknown): RdapRegistration | string {
     },
     registeredAt: eventDate('registration'),
     expiresAt: eventDate('expiration'),
-    updatedAt: eventDate('last changed'),
+    updatedAt: eventDate('last changed') ?? eventDate('last update of rdap database'),
     status: domain.status,
     nameservers: [...new Set(domain.nameservers.map((ns) => hostName(ns.ldhName)))],
     delegationSigned: delegationSigned(json as Record<string, unknown>),

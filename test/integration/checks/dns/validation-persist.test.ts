@@ -91,8 +91,30 @@ describe('parseValidationPersist: syntax as the CA reads it', () => {
     expect(parsed(`lеtsencrypt.org; accounturi=${LE}`).issuer).toMatch(/^xn--/);
   });
 
-  it('keeps an unrecognized policy value, which CAs treat as absent', () => {
-    expect(parsed(`letsencrypt.org; accounturi=${LE}; policy=subdomains`).policy).toBe('subdomains');
+  it('reports any policy other than wildcard as absent, as the draft and CAs treat it', () => {
+    expect(parsed(`letsencrypt.org; accounturi=${LE}; policy=subdomains`).policy).toBeNull();
+    expect(parsed(`letsencrypt.org; accounturi=${LE}; policy=`).policy).toBeNull();
+    expect(parsed(`letsencrypt.org; accounturi=${LE}; policy=wildcards`).policy).toBeNull();
+  });
+
+  it('a hyphenated tag is valid (RFC 8659 §4.2 tag) and ignored as unknown, yet noted for the CA', () => {
+    const result = parseValidationPersist(`letsencrypt.org; accounturi=${LE}; future-ext=1; a--b=2`);
+    expect(result).toMatchObject({ ok: true, hyphenatedTags: ['future-ext', 'a--b'] });
+    // RFC 8659's tag starts and ends with a letter or digit.
+    expect(reason(`letsencrypt.org; accounturi=${LE}; -ext=1`)).toMatch(/tag "-ext" is not letters/);
+    expect(reason(`letsencrypt.org; accounturi=${LE}; ext-=1`)).toMatch(/tag "ext-" is not letters/);
+  });
+
+  it('an integer persistUntil past the year 9999 (or before 0000) is valid, shown at the edge of RFC 3339', () => {
+    expect(parsed(`letsencrypt.org; accounturi=${LE}; persistUntil=253402300800`).persist_until).toBe(
+      '9999-12-31T23:59:59Z',
+    );
+    expect(parsed(`letsencrypt.org; accounturi=${LE}; persistUntil=${'9'.repeat(400)}`).persist_until).toBe(
+      '9999-12-31T23:59:59Z',
+    );
+    expect(parsed(`letsencrypt.org; accounturi=${LE}; persistUntil=-${'9'.repeat(30)}`).persist_until).toBe(
+      '0000-01-01T00:00:00Z',
+    );
   });
 
   it('accepts a signed persistUntil as an integer (a past time)', () => {
@@ -118,7 +140,7 @@ describe('parseValidationPersist: hostile and malformed input', () => {
     [`letsencrypt.org;; accounturi=${LE}`, /empty parameter/],
     [`letsencrypt.org; accounturi ${LE}`, /not tag=value/],
     [`letsencrypt.org; =${LE}`, /tag "" is not letters/],
-    [`letsencrypt.org; account-uri=${LE}`, /tag "account-uri" is not letters/],
+    [`letsencrypt.org; account-uri=${LE}`, /no accounturi/],
     [
       `letsencrypt.org; accounturi=${LE}; accounturi=https://evil.example/acct/1`,
       /accounturi parameter appears twice/,
@@ -131,8 +153,7 @@ describe('parseValidationPersist: hostile and malformed input', () => {
     [`letsencrypt.org; accounturi=${LE}; persistUntil=0x6b3c0000`, /not a base-10 UNIX time/],
     [`letsencrypt.org; accounturi=${LE}; persistUntil=`, /not a base-10 UNIX time/],
     [`letsencrypt.org; accounturi=${LE}; persistUntil=１７９８７６１６００`, /non-ASCII/],
-    [`letsencrypt.org; accounturi=${LE}; persistUntil=${'9'.repeat(400)}`, /outside the years/],
-    [`letsencrypt.org; accounturi=${LE}; persistUntil=253402300800`, /outside the years/],
+    [`letsencrypt.org; accounturi=${LE}; acc_uri=1`, /tag "acc_uri" is not letters/],
     [`letsencrypt.org; accounturi=${LE} evil`, /holds a space/],
     [`letsencrypt.org; accounturi=https://ca.example/äcct`, /non-ASCII/],
     [`letsencrypt.org; accounturi=${LE}\u0000`, /control character/],
@@ -237,5 +258,42 @@ describe('assessValidationPersist', () => {
   it(`reports at most ${MAX_PERSIST_RECORDS} records however many the zone holds`, () => {
     const txt = Array.from({ length: 500 }, (_, i) => record(undefined, `ca${i}.example`));
     expect(assessValidationPersist('shop.example', txt, NOW).records).toHaveLength(MAX_PERSIST_RECORDS);
+  });
+});
+
+describe('assessValidationPersist: what the CA will do with the record', () => {
+  it("a hyphenated tag: dns.validation_persist_hyphenated_tag (info) saying Let's Encrypt may refuse it, not malformed", () => {
+    const text = `letsencrypt.org; accounturi=${LE}; future-ext=1`;
+    const { records, findings } = assessValidationPersist('shop.example', [text], NOW);
+    expect(records).toHaveLength(1);
+    expect(findings).toEqual([
+      expect.objectContaining({
+        code: 'dns.validation_persist_hyphenated_tag',
+        severity: 'info',
+        evidence: text,
+      }),
+    ]);
+    expect(findings[0]?.message).toMatch(/`future-ext`.*RFC 8659 allows.*may refuse the record/);
+    expect(findings[0]?.message).toMatch(/staging environment only so far/);
+  });
+
+  it("says Let's Encrypt offers DNS-PERSIST-01 in staging only, for its records alone", () => {
+    const soon = NOW.getTime() / 1000 + 5 * 86_400;
+    const { findings } = assessValidationPersist(
+      'shop.example',
+      [
+        `letsencrypt.org; accounturi=${LE}; persistUntil=${soon}`,
+        `pki.goog; accounturi=${LE}; persistUntil=${soon}`,
+      ],
+      NOW,
+    );
+    expect(findings.map((f) => f.code)).toEqual([
+      'dns.validation_persist_expiring',
+      'dns.validation_persist_expiring',
+    ]);
+    expect(findings[0]?.message).toMatch(
+      /Let's Encrypt offers DNS-PERSIST-01 in its staging environment only/,
+    );
+    expect(findings[1]?.message).not.toMatch(/staging/);
   });
 });

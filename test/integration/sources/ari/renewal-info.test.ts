@@ -347,3 +347,137 @@ describe('hostile CA answers', () => {
     }
   });
 });
+
+describe('RFC 9773 as it reads', () => {
+  /** A CA on loopback whose renewalInfo answers `reply()` (a fresh reply each time), on a movable clock. */
+  async function caAnswering(
+    reply: () => { status: number; body: string; headers?: Record<string, string> },
+  ) {
+    let asked = 0;
+    const server = await startLoopbackServer((_req, res, url) => {
+      if (url.pathname === '/directory') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ renewalInfo: new URL('/ri', server.url).href }));
+      }
+      asked += 1;
+      const { status, body, headers = {} } = reply();
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(body);
+    });
+    let ms = 1_000_000;
+    const ari = createAriClient({
+      fetch,
+      directories: [{ ca: 'letsencrypt', directoryUrl: new URL('/directory', server.url) }],
+      now: () => NOW,
+      clock: () => ms + performance.now(),
+    });
+    return { server, ari, asked: () => asked, advance: (by: number) => (ms += by) };
+  }
+  const windowOf = (start: string, end: string) => `"suggestedWindow":{"start":"${start}","end":"${end}"}`;
+  const USUAL = windowOf('2026-12-01T00:00:00Z', '2026-12-02T00:00:00Z');
+
+  it.each([
+    ['null', 'null'],
+    ['over 2,048 characters', JSON.stringify(`https://ca.example/${'a'.repeat(2_100)}`)],
+    ['a number', '42'],
+    ['an object', '{"href":"https://ca.example/"}'],
+  ])('an explanationURL that is %s never voids the window: ok, no URL', async (_, value) => {
+    const ca = await caAnswering(() => ({ status: 200, body: `{${USUAL},"explanationURL":${value}}` }));
+    try {
+      expect(await ca.ari.ask(LE, 'AQ.AQ')).toMatchObject({ status: 'ok', explanationUrl: null });
+    } finally {
+      await ca.server.close();
+    }
+  });
+
+  it.each([
+    ['lower-case t and z', '2026-12-01t00:00:00z', '2026-12-02t00:00:00z', '2026-12-01T00:00:00.000Z'],
+    [
+      'nine fraction digits',
+      '2026-12-01T00:00:00.123456789Z',
+      '2026-12-02T00:00:00Z',
+      '2026-12-01T00:00:00.123Z',
+    ],
+    ['numeric offsets', '2026-12-01T02:00:00+02:00', '2026-12-01T19:30:00-04:30', '2026-12-01T00:00:00.000Z'],
+    ['a leap second', '2016-12-31T23:59:60Z', '2017-01-01T00:00:00Z', '2016-12-31T23:59:59.000Z'],
+  ])('RFC 3339 in full (%s)', async (_, start, end, expected) => {
+    const ca = await caAnswering(() => ({ status: 200, body: `{${windowOf(start, end)}}` }));
+    try {
+      const answer = await ca.ari.ask(LE, 'AQ.AQ');
+      expect(answer.status).toBe('ok');
+      expect(answer.window?.start.toISOString()).toBe(expected);
+    } finally {
+      await ca.server.close();
+    }
+  });
+
+  it.each([
+    ['an invalid month', windowOf('2026-13-01T00:00:00Z', '2026-12-02T00:00:00Z')],
+    ['30 February', windowOf('2026-02-30T00:00:00Z', '2026-12-02T00:00:00Z')],
+    ['no offset', windowOf('2026-12-01T00:00:00', '2026-12-02T00:00:00')],
+    ['a window ending before it starts', windowOf('2026-12-02T00:00:00Z', '2026-12-01T00:00:00Z')],
+  ])('a long-term error (%s) is kept about 6 hours, not asked again after a minute', async (_, window) => {
+    const ca = await caAnswering(() => ({ status: 200, body: `{${window}}` }));
+    try {
+      expect((await ca.ari.ask(LE, 'AQ.AQ')).status).toBe('unavailable');
+      ca.advance(ARI_DEFAULT_RETRY_MS - 60_000);
+      expect((await ca.ari.ask(LE, 'AQ.AQ')).status).toBe('unavailable');
+      expect(ca.asked()).toBe(1);
+      ca.advance(120_000);
+      await ca.ari.ask(LE, 'AQ.AQ');
+      expect(ca.asked()).toBe(2);
+    } finally {
+      await ca.server.close();
+    }
+  });
+
+  it('5xx is backed off exponentially (1, 2, 4 minutes…), and an answer resets the backoff', async () => {
+    let status = 500;
+    const ca = await caAnswering(() =>
+      status === 200 ? { status, body: `{${USUAL}}` } : { status, body: '' },
+    );
+    try {
+      const askAfter = async (ms: number) => {
+        ca.advance(ms);
+        return (await ca.ari.ask(LE, 'AQ.AQ')).status;
+      };
+      expect(await askAfter(0)).toBe('unavailable'); // 1st failure: kept 1 minute
+      expect(await askAfter(ARI_MIN_RETRY_MS + 1)).toBe('unavailable'); // 2nd: kept 2 minutes
+      expect(ca.asked()).toBe(2);
+      expect(await askAfter(ARI_MIN_RETRY_MS + 1)).toBe('unavailable');
+      expect(ca.asked()).toBe(2);
+      status = 502;
+      expect(await askAfter(ARI_MIN_RETRY_MS)).toBe('unavailable'); // 3rd: kept 4 minutes
+      expect(ca.asked()).toBe(3);
+      expect(await askAfter(3 * ARI_MIN_RETRY_MS)).toBe('unavailable');
+      expect(ca.asked()).toBe(3);
+      status = 200;
+      expect(await askAfter(ARI_MIN_RETRY_MS + 1)).toBe('ok');
+      expect(ca.asked()).toBe(4);
+    } finally {
+      await ca.server.close();
+    }
+  });
+
+  it('a 503 without Retry-After backs off too; with one, its Retry-After wins', async () => {
+    let headers: Record<string, string> = {};
+    const ca = await caAnswering(() => ({ status: 503, body: '{}', headers }));
+    try {
+      await ca.ari.ask(LE, 'AQ.AQ');
+      ca.advance(ARI_MIN_RETRY_MS + 1);
+      await ca.ari.ask(LE, 'AQ.AQ');
+      ca.advance(ARI_MIN_RETRY_MS + 1);
+      await ca.ari.ask(LE, 'AQ.AQ');
+      expect(ca.asked()).toBe(2);
+      headers = { 'retry-after': '600' };
+      ca.advance(ARI_MIN_RETRY_MS);
+      await ca.ari.ask(LE, 'AQ.AQ');
+      expect(ca.asked()).toBe(3);
+      ca.advance(600_001);
+      await ca.ari.ask(LE, 'AQ.AQ');
+      expect(ca.asked()).toBe(4);
+    } finally {
+      await ca.server.close();
+    }
+  });
+});

@@ -120,13 +120,49 @@ describe("the verdict from the CA's renewal window", () => {
     expect(codes(judge(0.3, 0.32)?.findings ?? [])).toEqual(['cert.ca_requested_early_renewal']);
   });
 
-  it('an explanation URL is an early-renewal request, shown with its URL', () => {
+  it('an explanation URL alone (a window at the usual two-thirds) is shown, not alarmed (RFC 9773 §4.2)', () => {
+    // RFC 9773's own example links the CA's ARI documentation: the URL may explain the usual strategy.
+    const url = 'https://acme.example.com/docs/ari';
+    const verdict = verdictFor(40, answer(19, 21, url));
+    expect(verdict?.findings).toEqual([]);
+    expect(verdict?.stall).toMatchObject({ status: 'ok', basis: 'ari' });
+    expect(verdict?.stall.reason).toContain(url);
+    // Nor once the window is open.
+    expect(codes(verdictFor(61, answer(-1, 1, url))?.findings ?? [])).toEqual([]);
+  });
+
+  it('an early window with an explanation URL: the finding carries the URL', () => {
     const url = 'https://community.letsencrypt.org/t/2026-03-19-drill';
-    const verdict = verdictFor(61, answer(-1, 1, url));
+    const verdict = verdictFor(20, answer(0.25, 0.27, url));
     const finding = verdict?.findings.find((f) => f.code === 'cert.ca_requested_early_renewal');
     expect(finding?.evidence).toBe(url);
     expect(finding?.message).toContain(url);
   });
+
+  it.each([
+    ['ending after the certificate expires', 19, 55],
+    [
+      'from 1970 to 9999',
+      (Date.UTC(1970, 0, 1) - NOW.getTime()) / DAY_MS,
+      (Date.UTC(9999, 11, 31, 23, 59, 59) - NOW.getTime()) / DAY_MS,
+    ],
+  ])(
+    'a window %s is implausible: never the verdict, named as such, renew_by never after not_after',
+    (_, start, end) => {
+      expect(verdictFor(40, answer(start, end))).toBeNull();
+      const certs = history([40, 100, 161]);
+      const result = assessCertificates(certs, PROBE_OK, 'shop.com', NOW, answer(start, end));
+      expect(result.renewal.stall.basis).toBe('cadence');
+      expect(Date.parse(result.renewal.renew_by ?? '')).toBeLessThanOrEqual(
+        Date.parse(result.certificate?.not_after ?? ''),
+      );
+      expect(result.findings.find((f) => f.code === 'cert.ari_window_implausible')).toMatchObject({
+        severity: 'info',
+        message: expect.stringMatching(/ends after the certificate expires/),
+      });
+      expect(result.renewal.follows_ari_window).toBeNull();
+    },
+  );
 
   it.each(['not_supported', 'not_found', 'unavailable'] as const)(
     '%s leaves the verdict to the cadence',

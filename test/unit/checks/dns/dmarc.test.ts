@@ -91,7 +91,9 @@ describe('RFC 9989 §4.7 and §4.8: tags', () => {
   });
 
   it.each([
-    ['v=DMARC1; p=reject; adkim=strict', '"adkim=strict" is not a valid value'],
+    ['v=DMARC1; p=reject; fo=2', '"fo=2" is not a valid value'],
+    ['v=DMARC1; p=reject; rua=', '"rua=" names no report address'],
+    ['v=DMARC1; p=reject; ruf= , ', '"ruf=" names no report address'],
     ['v=DMARC1; p=reject; rua=dmarc@healthy-shop.com', 'has an address that is not a mailto: or https: URI'],
     ['v=DMARC1; p=reject; p=none', 'tag "p" appears more than once'],
     ['v=DMARC1; p=reject; sp quarantine', '"sp quarantine" is not a tag=value pair'],
@@ -100,7 +102,7 @@ describe('RFC 9989 §4.7 and §4.8: tags', () => {
   });
 
   it('§4.8: a syntax error in another tag is discarded in favour of its default; the policy stands', () => {
-    const record = 'v=DMARC1; p=reject; adkim=strict';
+    const record = 'v=DMARC1; p=reject; fo=2';
     const result = assessDmarc([at('_dmarc.healthy-shop.com', record)]);
     expect(result.dmarc).toMatchObject({ policy: 'reject', subdomain_policy: 'reject' });
     expect(result.findings).toEqual([
@@ -109,6 +111,38 @@ describe('RFC 9989 §4.7 and §4.8: tags', () => {
         message: expect.stringContaining('ignore the invalid parts'),
       }),
     ]);
+  });
+});
+
+describe('RFC 9989 §4.8: an invalid alignment mode falls back to relaxed (checkdmarc testDMARCInvalidAlignmentModeFallsBack)', () => {
+  it('v=DMARC1; p=reject; adkim=x; aspf=q is valid: no dmarc.syntax, an info finding naming both', () => {
+    const record = 'v=DMARC1; p=reject; adkim=x; aspf=q';
+    expect(parseDmarc(record)).toMatchObject({ errors: [], invalidAlignment: ['adkim=x', 'aspf=q'] });
+    expect(parseDmarc(record).tags.has('adkim')).toBe(false);
+    const result = assessDmarc([at('_dmarc.healthy-shop.com', record)]);
+    expect(result.dmarc).toMatchObject({ policy: 'reject' });
+    expect(result.findings).toEqual([
+      expect.objectContaining({
+        code: 'dmarc.alignment_ignored',
+        severity: 'info',
+        message: expect.stringMatching(/adkim=x and aspf=q are not r or s: .* relaxed alignment/),
+      }),
+    ]);
+  });
+
+  it('a repeated alignment tag is still a syntax error', () => {
+    expect(parseDmarc('v=DMARC1; p=reject; adkim=x; adkim=s').errors).toEqual([
+      'tag "adkim" appears more than once',
+    ]);
+  });
+});
+
+describe('an empty rua (mox rejects the record)', () => {
+  it('v=DMARC1; rua= gets dmarc.syntax naming the empty address list', () => {
+    const result = assessDmarc([at('_dmarc.healthy-shop.com', 'v=DMARC1; rua=')]);
+    expect(codes(result)).toEqual(['dmarc.syntax', 'dmarc.policy_none']);
+    expect(result.findings[0]?.message).toMatch(/"rua=" names no report address/);
+    expect(result.dmarc?.rua).toEqual([]);
   });
 });
 

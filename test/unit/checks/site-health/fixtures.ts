@@ -42,6 +42,8 @@ export function certResult(findings: Finding[] = [], overrides: Partial<CertResu
       names: ['shop.example.com'],
       wildcard: false,
     },
+    judged: { source: 'served', reason: 'The verdict is about the certificate the site serves.' },
+    other_ca_certificate: null,
     renewal: {
       issuances_seen: 4,
       cadence_days: 60,

@@ -153,6 +153,24 @@ describe('the ARI lookup', () => {
     expect(client.asked).toEqual([]);
   });
 
+  it('a CA without ARI is not_supported whether or not its certificate has expired', async () => {
+    const client = recordingClient([]);
+    const lookup = createAriLookup({ client });
+    const expiredSectigo = issuance('04fe', {
+      issuer: 'Sectigo',
+      issuerDn: 'C=GB, O=Sectigo Limited, CN=Sectigo RSA DV',
+      notAfter: new Date(NOW.getTime() - DAY_MS),
+    });
+    expect(await lookup.aboutIssuance(expiredSectigo, NOW, 2_000, null)).toMatchObject({
+      status: 'not_supported',
+      ca: null,
+    });
+    // The expired served leaf of a CA this service does not ask (here: none configured).
+    const leaf = await servedLeaf('0402', 100);
+    expect(await lookup.aboutLeaf(leaf, NOW, 2_000).answer).toMatchObject({ status: 'not_supported' });
+    expect(client.asked).toEqual([]);
+  });
+
   it("nothing is asked or downloaded when the check's budget is (nearly) spent", async () => {
     const client = recordingClient();
     let downloads = 0;

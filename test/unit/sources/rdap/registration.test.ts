@@ -89,6 +89,23 @@ describe('parseRegistration', () => {
     expect(registration.updatedAt).toEqual(new Date('2026-06-01T00:00:00Z'));
   });
 
+  it("MarkMonitor's answer without a last changed event: updated_at is its last update of RDAP database", () => {
+    // The events of rdap.markmonitor.com's recorded github.com answer (bbot's rdap_samples), its
+    // `last changed` removed.
+    const registration = parsed({
+      objectClassName: 'domain',
+      ldhName: 'github.com',
+      events: [
+        { eventAction: 'registrar expiration', eventDate: '2028-10-09T18:20:50.000+00:00' },
+        { eventAction: 'expiration', eventDate: '2028-10-09T00:00:00.000+00:00' },
+        { eventAction: 'registration', eventDate: '2007-10-09T18:20:50.000+00:00' },
+        { eventAction: 'last update of RDAP database', eventDate: '2026-10-01T21:00:23.000+00:00' },
+      ],
+    });
+    expect(registration.updatedAt).toEqual(new Date('2026-10-01T21:00:23Z'));
+    expect(registration.expiresAt).toEqual(new Date('2028-10-09T00:00:00Z'));
+  });
+
   it('only follows a related link of the RDAP type over http(s)', () => {
     const links = (link: object) => parsed({ links: [link] }).referral;
     expect(links({ rel: 'related', href: 'https://r.test/about', type: 'text/html' })).toBeNull();

@@ -1,0 +1,133 @@
+/**
+ * CT answers read back from a real redis-server with suspicion: an entry that does not parse (a
+ * partial write, an older version's entry, a tampered key) is a miss, logged once, and the check
+ * still answers; a good answer then overwrites it.
+ */
+import pino from 'pino';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRunners } from '../../src/checks/runners.ts';
+import { loadConfig } from '../../src/config.ts';
+import { normalizeDomain, type ValidDomain } from '../../src/domain/normalize.ts';
+import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
+import { redisSharedAnswers } from '../../src/redis/shared-answers.ts';
+import { type CtLookupOutcome, createCtCache } from '../../src/sources/ct/lookup.ts';
+import { nodeReach } from '../../src/sources/node-reach.ts';
+import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
+import { startWorld, type World } from '../world/index.ts';
+import { issuance } from '../unit/checks/cert/fixtures.ts';
+
+let server: RedisServer;
+let store: SharedStore;
+let world: World;
+const warnings: { key: string; msg: string }[] = [];
+const logger = {
+  warn: (fields: { key: string }, msg: string) => void warnings.push({ key: fields.key, msg }),
+};
+
+beforeAll(async () => {
+  [server, world] = await Promise.all([startRedisServer(), startWorld()]);
+  store = connectSharedStore(server.url, pino({ level: 'silent' }));
+  while (!store.reachable()) await new Promise((resolve) => setImmediate(resolve));
+}, 60_000);
+afterAll(async () => {
+  await store?.close();
+  await Promise.all([server?.close(), world?.close()]);
+});
+afterEach(() => {
+  warnings.length = 0;
+  world.reset();
+});
+
+const NOW = Date.parse('2026-11-20T00:00:00Z');
+let keys = 0;
+
+const outcome = (domain: string): CtLookupOutcome => ({
+  result: { ok: true, value: { source: 'crt.sh', issuances: [issuance({ daysAgo: 10, names: [domain] })] } },
+  calls: [{ name: 'crt.sh', url: 'https://crt.sh/', ok: true, ms: 840, cached: false }],
+});
+
+/** The JSON another instance would have written for `outcome`, with `edit` applied to the parsed entry. */
+function entryText(domain: string, edit: (entry: { value: unknown; expiresAt: unknown }) => unknown): string {
+  const entry = JSON.parse(JSON.stringify({ value: outcome(domain), expiresAt: NOW + 600_000 }));
+  return JSON.stringify(edit(entry));
+}
+
+describe('a shared CT entry that does not parse is a miss, never a 500', () => {
+  it.each([
+    ['not JSON', () => '{"value":{"result":'],
+    ['JSON null', () => 'null'],
+    ['a null value', (d: string) => entryText(d, (e) => ({ ...e, value: null }))],
+    [
+      'ok without a value',
+      (d: string) => entryText(d, (e) => ({ ...e, value: { result: { ok: true }, calls: [] } })),
+    ],
+    [
+      'dates that are not dates',
+      (d: string) =>
+        entryText(d, (e) => {
+          const value = e.value as ReturnType<typeof outcome>;
+          if (value.result.ok)
+            (value.result.value.issuances[0] as unknown as Record<string, unknown>).notBefore = 'soon';
+          return e;
+        }),
+    ],
+    ['an expiry that is no number', (d: string) => entryText(d, (e) => ({ ...e, expiresAt: 'later' }))],
+    [
+      'a failed lookup (never written by this version)',
+      (d: string) =>
+        entryText(d, (e) => ({ ...e, value: { result: { ok: false, failure: {} }, calls: [] } })),
+    ],
+  ])(
+    '%s: the upstream is asked, the miss logged once, and the good answer overwrites it',
+    async (_, text) => {
+      const domain = `tampered-${++keys}.example`;
+      const stored = `${KEY_PREFIX}answer:ct:${domain}`;
+      await server.client.set(stored, text(domain), 'PX', 600_000);
+      const answers = redisSharedAnswers(store, logger);
+      let upstream = 0;
+      const load = async () => ({ ok: true as const, value: (upstream++, outcome(domain)) });
+      /** Resolves once the good answer has been written over the bad text. */
+      const overwritten = async () => {
+        while ((await server.client.get(stored)) === text(domain)) await new Promise(setImmediate);
+      };
+      expect(await createCtCache(() => NOW, answers).get(domain, load)).toEqual({
+        result: { ok: true, value: outcome(domain) },
+        cached: false,
+      });
+      await overwritten();
+      // The same bad text again (an older instance writing it): a miss again, not logged again.
+      await server.client.set(stored, text(domain), 'PX', 600_000);
+      expect((await createCtCache(() => NOW, answers).get(domain, load)).cached).toBe(false);
+      expect(upstream).toBe(2);
+      expect(warnings).toEqual([
+        { key: `answer:ct:${domain}`, msg: expect.stringMatching(/taken as a miss/) },
+      ]);
+      // The good answer written over it is reused by another instance.
+      await overwritten();
+      const third = await createCtCache(() => NOW, answers).get(domain, load);
+      expect(third).toMatchObject({ cached: true, result: { ok: true } });
+      expect(upstream).toBe(2);
+    },
+  );
+
+  it('the cert check answers from the upstream when the shared entry is tampered with', async () => {
+    const domain = 'healthy-shop.com';
+    await server.client.set(
+      `${KEY_PREFIX}answer:ct:${domain}`,
+      '{"value":null,"expiresAt":9e15}',
+      'PX',
+      600_000,
+    );
+    const runners = createRunners(loadConfig(world.env), {
+      fetch: globalThis.fetch,
+      now: () => new Date(),
+      reach: nodeReach(world.site.caPem),
+      sharedAnswers: redisSharedAnswers(store, logger),
+    });
+    const checked = normalizeDomain(domain);
+    if (!checked.valid) throw new Error('valid');
+    const result = await runners.cert(checked as ValidDomain);
+    expect(result.type).toBe('result');
+    expect(warnings).toHaveLength(1);
+  });
+});
