@@ -19,7 +19,6 @@ const WRITTEN_ON_OTHER_BRANCHES = new Set([
   'docs/mcp.md',
   'docs/listing.md',
   'docs/payment-identifiers.md',
-  'docs/served-certificate.md',
 ]);
 
 /** The text with fenced blocks and code spans blanked: links inside code are not links. */
