@@ -2,7 +2,7 @@
  * The JSON-facing shapes of the MCP tools: the `domain` input, the annotations every check shares,
  * and output schemas that also accept the x402 PaymentRequired and refusal objects (x402.md §8.7).
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /** The input of a tool without arguments: an object with no properties (MCP 2025-11-25 tools). */
