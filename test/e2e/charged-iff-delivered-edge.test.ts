@@ -1,6 +1,6 @@
 /**
  * Charged if and only if delivered, on the Worker: the same cases as on Node (charged-iff-delivered.ts)
- * over HTTP and MCP against the Worker in local workerd, settling through its settler object behind
+ * over HTTP and MCP (both eras) against the Worker in local workerd, settling through its settler object behind
  * the RPC fault proxy. Local workerd never tells a Worker that its client went away (`request.signal`
  * does not abort there), so the Worker runs from the test-only entry `test/world/edge-client-gone-worker.ts`,
  * which aborts a request's signal when the test reports its client gone, as Cloudflare does when
@@ -36,6 +36,11 @@ const labs: Record<Transport, () => Lab> = {
     'Worker, MCP: the payer is charged the price if and only if the result was delivered',
     { runtime: 'edge' },
   ),
+  'mcp-2026': describeChargedIffDelivered(
+    'mcp-2026',
+    'Worker, MCP 2026-07-28: the payer is charged the price if and only if the result was delivered',
+    { runtime: 'edge' },
+  ),
 };
 
 /** Whether `text` appears in the service's output after `from` within `withinMs`. */
@@ -55,7 +60,7 @@ async function logged(
 
 /** Slow enough for the client to leave while the check runs. */
 const SLOW_CHECK_MS = 1_500;
-const TRANSPORTS: Transport[] = ['http', 'mcp'];
+const TRANSPORTS: Transport[] = ['http', 'mcp', 'mcp-2026'];
 
 describe('Worker: a client that leaves', () => {
   it.for(TRANSPORTS)(
