@@ -85,6 +85,8 @@ describe('GET /.well-known/ai-catalog.json', () => {
       mediaType: 'application/mcp-server-card+json',
       url: `${PUBLIC_BASE_URL}/mcp/server-card`,
     });
+    // Both MCP eras the endpoint serves, named for readers that do not open the card.
+    expect(card.description).toMatch(/2026-07-28.*2025-11-25/);
     const openapi = catalog.entries.find((entry: Json) => entry.url === `${PUBLIC_BASE_URL}/openapi.json`);
     expect(openapi.identifier).toBe('urn:air:checks.example.com:openapi:website-checks');
     for (const entry of catalog.entries as Json[]) {
