@@ -6,14 +6,14 @@ const API_CATALOG_TYPE = 'application/linkset+json; profile="https://www.rfc-edi
 const CATALOG_LINK = `<${PUBLIC_BASE_URL}/.well-known/api-catalog>; rel="api-catalog"`;
 
 describe('GET /.well-known/x402', () => {
-  it('lists the absolute URLs of exactly the paid routes, version 1, with instructions', async () => {
+  it('lists the absolute URLs of exactly the paid routes with an example domain, version 1, with instructions', async () => {
     const response = await createDiscoveryApp().request('/.well-known/x402');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const manifest = (await response.json()) as Json;
     expect(manifest.version).toBe(1);
     expect(manifest.resources).toEqual(
-      paidOperations.map((operation) => `${PUBLIC_BASE_URL}${operation.route}`),
+      paidOperations.map((operation) => `${PUBLIC_BASE_URL}${operation.route}?domain=example.com`),
     );
     expect(manifest.resources.every(isPublicUrl)).toBe(true);
     expect(manifest.instructions).toMatch(/402/);
