@@ -42,6 +42,8 @@ export interface PaidOperation {
   description: string;
   /** Fixed price in USD as a decimal string (contract: money in documents is decimal USD). */
   priceUsd: string;
+  /** Topics for listing crawlers (x402 bazaar `resource.tags`: at most 5, each ≤ 32 printable ASCII). */
+  tags: readonly string[];
   output: z.ZodType;
   run(runners: CheckRunners, domain: ValidDomain): Promise<RunOutcome<unknown>>;
 }
@@ -86,6 +88,7 @@ export const paidOperations: readonly PaidOperation[] = [
       'Certificate status from Certificate Transparency logs, renewal cadence and stall heuristic, live HTTPS probe.',
     description: `Returns the newest certificate covering the domain as seen in Certificate Transparency logs (issuer, validity, days left, percent of lifetime used), the renewal cadence inferred from CT history with a renewal-stall verdict (ok, watch, stalled, unknown) taken from the CA's own renewal window (ACME Renewal Information, RFC 9773: Let's Encrypt, Google Trust Services) when it publishes one and from the cadence otherwise, the last issuances, and a live HTTPS pass/fail probe. Use it to learn whether a site's certificate is about to lapse or its automated renewal has stopped. Certificate details come from CT logs, not from the certificate the site serves. Price: $0.01. ${PAYMENT_NOTE}`,
     priceUsd: '0.01',
+    tags: ['certificates', 'tls', 'certificate-transparency', 'acme', 'monitoring'],
     output: certResultSchema,
     run: (runners, domain) => runners.cert(domain),
   },
@@ -99,6 +102,7 @@ export const paidOperations: readonly PaidOperation[] = [
       'NS, A/AAAA/CNAME, MX, SPF, DMARC, CAA, DNSSEC, MTA-STS and TLS-RPT with plain-English findings.',
     description: `Looks up the domain's DNS live over DNS-over-HTTPS: NS, A/AAAA/CNAME, MX, SPF (with the RFC 7208 lookup count), DMARC (falling back to the organizational domain), CAA (climbing the name tree), DNSSEC status, MTA-STS and TLS-RPT, and renewal readiness (a leftover or delegated _acme-challenge, DNS-PERSIST-01 records and their persistUntil), and returns plain-English findings with stable codes such as spf.too_many_lookups, dmarc.policy_none or dns.validation_persist_expiring. Use it to audit email authentication, DNS configuration or certificate-renewal DNS set-up. Price: $0.01. ${PAYMENT_NOTE}`,
     priceUsd: '0.01',
+    tags: ['dns', 'email-security', 'spf', 'dmarc', 'dnssec'],
     output: dnsResultSchema,
     run: (runners, domain) => runners.dns(domain),
   },
@@ -112,6 +116,7 @@ export const paidOperations: readonly PaidOperation[] = [
       'Registrar, registration and expiry dates, days left, EPP status and nameservers from the registry RDAP server.',
     description: `Reads the domain's registration from its registry's RDAP server, found through the IANA bootstrap: registrar, registration, expiry and last-changed dates, days left, EPP status codes, nameservers and whether DNSSEC is delegated. Use it to learn when a domain must be renewed or whether it is on hold. A TLD without an RDAP service is refused before payment with unsupported_tld. Price: $0.01. ${PAYMENT_NOTE}`,
     priceUsd: '0.01',
+    tags: ['domains', 'rdap', 'registration', 'expiry', 'monitoring'],
     output: expiryResultSchema,
     run: (runners, domain) => runners.expiry(domain),
   },
@@ -125,6 +130,7 @@ export const paidOperations: readonly PaidOperation[] = [
       'Certificate, DNS and expiry checks together, with a summary, the renewal-stall heuristic and the 64-day certificate note.',
     description: `Runs the certificate, DNS and expiry checks concurrently and returns all three results with a one-sentence summary and overall status (ok, warning, critical), the renewal-stall verdict, and a note on the move to 64-day certificates saying whether this domain's renewal cadence would break. If one source fails the result is partial, with that section replaced by an error. Use it for a complete health check of one domain in one call. Price: $0.03. ${PAYMENT_NOTE}`,
     priceUsd: '0.03',
+    tags: ['certificates', 'dns', 'domains', 'tls', 'monitoring'],
     output: siteHealthResultSchema,
     run: (runners, domain) => runners.siteHealth(domain),
   },

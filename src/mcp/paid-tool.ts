@@ -3,7 +3,7 @@
  * `_meta["x402/payment"]`, the call made by the same transport-neutral `paidCall` as HTTP, and its
  * outcome written as a tool result (the challenge and refusals as `isError` results).
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CheckRunners, PaidOperation } from '../catalog.ts';
 import { normalizeDomain, type ValidDomain } from '../domain/normalize.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/in-flight-lock.ts';

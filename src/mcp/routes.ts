@@ -1,8 +1,14 @@
 /**
- * `/mcp`: MCP Streamable HTTP, stateless and in JSON response mode (MCP Streamable HTTP transport). POST
- * gets a fresh server and transport per request; other methods get 405 with `Allow: POST`.
+ * `/mcp`: MCP Streamable HTTP in JSON response mode, both protocol eras on one endpoint. A request
+ * carrying the 2026-07-28 `_meta` envelope goes to the SDK's per-request handler (`server/discover`,
+ * `Mcp-Method`/`Mcp-Name` checks, `resultType`, cache hints); any other request is 2025-era and gets
+ * a fresh server on a stateless transport, as before 2026-07-28. Other methods get 405 with `Allow: POST`.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { type Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import type { CheckRunners } from '../catalog.ts';
@@ -39,10 +45,23 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
   const callPaidTool = createPaidToolCall({ runners, payments });
   const path = DOCUMENT_PATHS.mcp;
 
+  const serverFor = (signal: AbortSignal) => buildMcpServer({ config, callPaidTool, signal });
+  // `legacy: 'reject'`: 2025-era traffic never reaches it (routed below, to keep its JSON answers).
+  // The default response mode answers JSON: no tool here sends a notification before its result.
+  const modern = createMcpHandler(
+    // The handler always passes the Request it serves; without one no client can go away.
+    ({ requestInfo }) => serverFor(requestInfo?.signal ?? new AbortController().signal),
+    { legacy: 'reject', maxRequestBodySize: MCP_MAX_BODY_BYTES },
+  );
+
   const routes = new Hono();
   routes.use(path, mcpOriginGuard(allowedMcpHostnames(config.publicBaseUrl)));
   routes.post(path, async function mcpRequest(c) {
-    const server = buildMcpServer({ config, callPaidTool, signal: c.req.raw.signal });
+    const request = c.req.raw;
+    if (!(await isLegacyRequest(request, undefined, { maxRequestBodySize: MCP_MAX_BODY_BYTES }))) {
+      return modern.fetch(request);
+    }
+    const server = serverFor(request.signal);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -50,7 +69,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     });
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      return await transport.handleRequest(request);
     } finally {
       // JSON mode: the response is complete once handleRequest resolves.
       await server.close();

@@ -1,19 +1,17 @@
 /**
- * The MCP server generated from the catalog: the free tools (validate_target, pricing) and one paid
- * tool per paid operation. Built fresh for every request (stateless Streamable HTTP transport).
+ * The MCP server generated from the catalog: one tool per free and paid operation. Built fresh for
+ * every request, for either protocol era (MCP 2025-11-25 stateless, 2026-07-28 per-request), by the
+ * official v2 server package.
  */
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { domainInputShape, type FreeOperation, freeOperations, paidOperations } from '../catalog.ts';
+import { McpServer } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
-import { validateDomain } from '../domain/validate.ts';
 import { serverIdentity } from '../http/discovery/server-card.ts';
 import { refuseInvalidToolCalls } from './invalid-params.ts';
 import type { PaidToolCall } from './paid-tool.ts';
-import { buildPricing, pricingSchema } from './pricing.ts';
-import { successResult } from './tool-result.ts';
-import { noInputShape, paidOutputSchema, toolAnnotations } from './tool-schemas.ts';
+import { TOOLS_LIST_CACHE_HINT } from './protocol-versions.ts';
+import { catalogTools, TOOL_NAMES } from './tools.ts';
 
-/** Shown to the model at `initialize`: how the free and paid tools fit together. */
+/** Shown to the model at `initialize` and in `server/discover`: how the free and paid tools fit together. */
 export const MCP_INSTRUCTIONS =
   'Domain checks for agents. Free: validate_target (call it first to avoid a refused check) and pricing. ' +
   'Paid per call with x402 v2 (USDC on Base): check_cert, check_dns, check_domain_expiry, site_health. ' +
@@ -31,63 +29,16 @@ export interface McpServerDeps {
   signal: AbortSignal;
 }
 
-// Built once: the widened output schemas do not change per request.
-const paidTools = paidOperations.map((operation) => ({
-  operation,
-  outputSchema: paidOutputSchema(operation.output),
-}));
-
-const TOOL_NAMES = new Set([...freeOperations, ...paidOperations].map((operation) => operation.tool));
-
-function freeOperation(id: FreeOperation['id']): FreeOperation {
-  const operation = freeOperations.find((candidate) => candidate.id === id);
-  if (!operation) throw new Error(`free operation ${id} missing from the catalog`);
-  return operation;
-}
-
-/** A new server with all six tools; `serverInfo` is the server card's identity, so the two cannot drift. */
-export function buildMcpServer({ config, callPaidTool, signal }: McpServerDeps): McpServer {
-  const server = new McpServer(serverIdentity(config.publicBaseUrl), { instructions: MCP_INSTRUCTIONS });
-
-  const validate = freeOperation('v1_validate');
-  server.registerTool(
-    validate.tool,
-    {
-      title: validate.title,
-      description: validate.description,
-      inputSchema: domainInputShape,
-      outputSchema: validate.output ?? undefined,
-      annotations: toolAnnotations(validate.title),
-    },
-    ({ domain }) => successResult(validateDomain(domain)),
-  );
-
-  const pricing = freeOperation('pricing');
-  server.registerTool(
-    pricing.tool,
-    {
-      title: pricing.title,
-      description: pricing.description,
-      inputSchema: noInputShape,
-      outputSchema: pricingSchema,
-      annotations: toolAnnotations(pricing.title),
-    },
-    () => successResult(buildPricing(config)),
-  );
-
-  for (const { operation, outputSchema } of paidTools) {
-    server.registerTool(
-      operation.tool,
-      {
-        title: operation.title,
-        description: operation.description,
-        inputSchema: domainInputShape,
-        outputSchema,
-        annotations: toolAnnotations(operation.title),
-      },
-      ({ domain }, extra) => callPaidTool(operation, domain, extra._meta, signal),
-    );
-  }
+/**
+ * A new server with every catalog tool, registered in catalog order (deterministic, as MCP
+ * 2026-07-28 `tools/list` asks); `serverInfo` is the server card's identity, so the two cannot drift.
+ */
+export function buildMcpServer(deps: McpServerDeps): McpServer {
+  const server = new McpServer(serverIdentity(deps.config.publicBaseUrl), {
+    instructions: MCP_INSTRUCTIONS,
+    cacheHints: { 'tools/list': TOOLS_LIST_CACHE_HINT, 'server/discover': TOOLS_LIST_CACHE_HINT },
+  });
+  for (const tool of catalogTools(deps)) server.registerTool(tool.name, tool.config, tool.handler);
   refuseInvalidToolCalls(server, TOOL_NAMES);
   return server;
 }

@@ -3,7 +3,7 @@
  * and the same JSON as text (MCP 2025-11-25 tools: for clients without structured output); refusals
  * carry the same `code` values as the HTTP problem JSON, through the shared `outcomeProblem` mapping.
  */
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { InvalidReason } from '../checks/outcome.ts';
 import { outcomeProblem, type RefusedOutcome } from '../http/outcome-problem.ts';

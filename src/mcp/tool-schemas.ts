@@ -2,7 +2,7 @@
  * The JSON-facing shapes of the MCP tools: the `domain` input, the annotations every check shares,
  * and output schemas that also accept the x402 PaymentRequired and refusal objects (x402 MCP transport).
  */
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 
 /** The input of a tool without arguments: an object with no properties (MCP 2025-11-25 tools). */
@@ -42,4 +42,29 @@ export function paidOutputSchema(result: z.ZodType): z.ZodObject {
   const clash = Object.keys(extra).find((key) => key in result.shape);
   if (clash) throw new Error(`result field "${clash}" clashes with a payment or refusal field`);
   return result.partial().extend(extra);
+}
+
+type JsonSchemaConverter = StandardSchemaWithJSON['~standard']['jsonSchema'];
+
+/**
+ * `schema` with its JSON Schema computed once per process. Every request builds a new server whose
+ * `tools/list` and tool results would otherwise convert each schema again (the paid results' run to
+ * 30 KB of JSON Schema): the conversions tripled the cost of an MCP request.
+ */
+export function withCachedJsonSchema<T>(schema: z.ZodType<T>): StandardSchemaWithJSON<T> {
+  const standard = schema['~standard'] as StandardSchemaWithJSON['~standard'];
+  const cache = new Map<string, Record<string, unknown>>();
+  const cached =
+    (io: 'input' | 'output'): JsonSchemaConverter['input'] =>
+    (options) => {
+      const key = `${io} ${JSON.stringify(options)}`;
+      let converted = cache.get(key);
+      if (!converted) {
+        converted = standard.jsonSchema[io](options);
+        cache.set(key, converted);
+      }
+      return converted;
+    };
+  const jsonSchema = { input: cached('input'), output: cached('output') };
+  return { '~standard': { ...standard, jsonSchema } } as StandardSchemaWithJSON<T>;
 }

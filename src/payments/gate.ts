@@ -43,13 +43,13 @@ const NO_STORE = { 'cache-control': 'no-store' };
 
 export function createPaymentGate(payments: Payments): PaymentGate {
   const { paidCall, facilitatorReady, terms } = payments;
-  // The unpaid challenge depends only on the operation: encode its header once, not per request.
-  const unpaid = new Map<PaidOperation['id'], Promise<string>>();
+  // The unpaid challenge depends only on the operation (its resource URL aside): build it once.
+  const unpaid = new Map<PaidOperation['id'], Promise<PaymentRequired>>();
 
-  function unpaidHeader(operation: PaidOperation): Promise<string> {
-    let header = unpaid.get(operation.id);
-    if (!header) {
-      header = terms
+  function unpaidChallenge(operation: PaidOperation): Promise<PaymentRequired> {
+    let challenge = unpaid.get(operation.id);
+    if (!challenge) {
+      challenge = terms
         .http(operation)
         .then((t) =>
           payments.resourceServer.createPaymentRequiredResponse(
@@ -58,12 +58,15 @@ export function createPaymentGate(payments: Payments): PaymentGate {
             UNPAID_REASON,
             t.extensions,
           ),
-        )
-        .then(encodePaymentRequiredHeader);
-      unpaid.set(operation.id, header);
-      header.catch(() => unpaid.delete(operation.id));
+        );
+      unpaid.set(operation.id, challenge);
+      challenge.catch(() => unpaid.delete(operation.id));
     }
-    return header;
+    return challenge;
+  }
+
+  async function unpaidHeader(c: Context, operation: PaidOperation): Promise<string> {
+    return encodePaymentRequiredHeader(forRequestedUrl(c, await unpaidChallenge(operation)));
   }
 
   function sendChallenge(
@@ -75,7 +78,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     const problem = paymentRequiredProblem(paymentRequired, operation.priceUsd, settlement !== undefined);
     return sendProblem(c, problem, {
       ...NO_STORE,
-      'payment-required': header ?? encodePaymentRequiredHeader(paymentRequired),
+      'payment-required': header ?? encodePaymentRequiredHeader(forRequestedUrl(c, paymentRequired)),
       ...(settlement ? { 'payment-response': encodePaymentResponseHeader(settlement) } : {}),
     });
   }
@@ -84,7 +87,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     challenge: (operation) =>
       async function paymentChallenge(c) {
         if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
-        return reply(c, null, 402, { ...NO_STORE, 'payment-required': await unpaidHeader(operation) });
+        return reply(c, null, 402, { ...NO_STORE, 'payment-required': await unpaidHeader(c, operation) });
       },
 
     paid: (operation) =>
@@ -94,7 +97,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         if (payment.kind === 'absent') {
           payments.metrics.payment('challenged');
           c.set('payment', { outcome: 'unpaid' });
-          const header = await unpaidHeader(operation);
+          const header = await unpaidHeader(c, operation);
           if (c.req.header('x-payment') !== undefined)
             return sendProblem(c, x402V1Problem(operation.priceUsd), {
               ...NO_STORE,
@@ -138,6 +141,18 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         }
       },
   };
+}
+
+/**
+ * `paymentRequired` naming the route's public URL with this request's own query as `resource.url`:
+ * the URL a listing crawler finds in a 402 is then one a paymentless GET answers with that same 402
+ * (the route's bare URL lacks the required `domain`, which is a 400). A payment signed for it
+ * matches the route whatever its query (`resourceProblem`).
+ */
+function forRequestedUrl(c: Context, paymentRequired: PaymentRequired): PaymentRequired {
+  const route = paymentRequired.resource.url.replace(/[?#].*$/s, '');
+  const { search } = new URL(c.req.url);
+  return { ...paymentRequired, resource: { ...paymentRequired.resource, url: `${route}${search}` } };
 }
 
 /** The `PAYMENT-SIGNATURE` header: absent, not an x402 v2 payload (refused with a reason), or a payload. */

@@ -5,10 +5,13 @@
  */
 import type { HTTPRequestContext, x402ResourceServer } from '@x402/core/server';
 import type { PaymentRequirements, ResourceInfo } from '@x402/core/types';
-import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { declareDiscoveryExtension, isValidIconUrl } from '@x402/extensions/bazaar';
 import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation } from '../catalog.ts';
 import type { Config } from '../config.ts';
+import { absoluteUrl, SERVICE_TITLE } from '../http/discovery/document-paths.ts';
+import { FAVICON } from '../http/discovery/page-assets.ts';
 import { outputExampleFor } from './output-examples.ts';
+import { outputSummarySchema } from './output-schema.ts';
 import { paymentRequirementsFor } from './resource-server.ts';
 
 export interface PaymentTerms {
@@ -22,6 +25,23 @@ export type PaymentTransport = 'http' | 'mcp';
 /** The x402 `resource.url` naming a tool: `mcp://tool/<name>` (the reference wrapper's default). */
 export function toolResourceUrl(tool: string): string {
   return `mcp://tool/${tool}`;
+}
+
+/**
+ * The `resource` of a challenge for `url`, with the optional service metadata listing crawlers show
+ * (x402 bazaar "Service Metadata on `resource`"): the service name, the operation's tags, and the
+ * icon when its URL is one a catalogue accepts (never an IP literal or loopback host).
+ */
+function listedResource(config: Config, operation: PaidOperation, url: string): ResourceInfo {
+  const iconUrl = absoluteUrl(config.publicBaseUrl, FAVICON.paths[0] ?? '/favicon.svg');
+  return {
+    url,
+    description: operation.summary,
+    mimeType: 'application/json',
+    serviceName: SERVICE_TITLE,
+    tags: [...operation.tags],
+    ...(isValidIconUrl(iconUrl) ? { iconUrl } : {}),
+  };
 }
 
 /** Builds (once each) the terms of every operation on one transport. */
@@ -54,24 +74,21 @@ export function paymentTermsFor(
       const context = { method: operation.method, adapter: {}, path: operation.route } as HTTPRequestContext;
       return {
         requirements,
-        resource: { url: route.resource ?? '', description: operation.summary, mimeType: 'application/json' },
+        resource: listedResource(config, operation, route.resource ?? ''),
         extensions: resourceServer.enrichExtensions(route.extensions ?? {}, context),
       };
     }
     return {
       requirements,
-      resource: {
-        url: toolResourceUrl(operation.tool),
-        description: operation.summary,
-        mimeType: 'application/json',
-      },
+      resource: listedResource(config, operation, toolResourceUrl(operation.tool)),
       extensions: declareDiscoveryExtension({
         toolName: operation.tool,
-        description: operation.description,
+        // The one-line summary: catalogues take descriptions of at most 500 characters.
+        description: operation.summary,
         transport: 'streamable-http',
         inputSchema: DOMAIN_INPUT_JSON_SCHEMA,
         example: { domain: EXAMPLE_DOMAIN },
-        output: { example: outputExampleFor(operation.id) },
+        output: { example: outputExampleFor(operation.id), schema: outputSummarySchema(operation.output) },
       }),
     };
   }

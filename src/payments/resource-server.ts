@@ -9,6 +9,7 @@ import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/
 import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation, usdToAtomic } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { outputExampleFor } from './output-examples.ts';
+import { outputSummarySchema } from './output-schema.ts';
 
 /** EIP-712 domain of USDC on Base mainnet; the test token on the local chain uses the same one (x402 `exact` scheme on EVM). */
 export const USDC_EIP712_DOMAIN = { name: 'USD Coin', version: '2' } as const;
@@ -59,7 +60,7 @@ export function paymentRequirementsFor(operation: PaidOperation, config: Config)
     extensions: declareDiscoveryExtension({
       input: { domain: EXAMPLE_DOMAIN },
       inputSchema: DOMAIN_INPUT_JSON_SCHEMA,
-      output: { example: outputExampleFor(operation.id) },
+      output: { example: outputExampleFor(operation.id), schema: outputSummarySchema(operation.output) },
     }),
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Charged if and only if delivered, on the Worker: the same cases as on Node (charged-iff-delivered.ts)
- * over HTTP and MCP against the Worker in local workerd, settling through its settler object behind
+ * over HTTP and MCP (both eras) against the Worker in local workerd, settling through its settler object behind
  * the RPC fault proxy. Local workerd never tells a Worker that its client went away (`request.signal`
  * does not abort there), so the Worker runs from the test-only entry `test/world/edge-client-gone-worker.ts`,
  * which aborts a request's signal when the test reports its client gone, as Cloudflare does when
@@ -19,6 +19,7 @@ import {
   FUNDS,
   type Lab,
   OPERATION,
+  PAYMENT_CASES,
   PRICE,
   paidCall,
   QUIET_AFTER_ABORT_MS,
@@ -35,6 +36,15 @@ const labs: Record<Transport, () => Lab> = {
     'mcp',
     'Worker, MCP: the payer is charged the price if and only if the result was delivered',
     { runtime: 'edge' },
+  ),
+  // Without the cases where the client leaves: a 2026-07-28 client leaves by closing its request's
+  // stream (MCP 2026-07-28 cancellation), and local workerd then ends the invocation, so the test
+  // entry cannot tell the Worker as Cloudflare's request signal would. Those cases run on Node
+  // (charged-iff-delivered-mcp-2026.test.ts).
+  'mcp-2026': describeChargedIffDelivered(
+    'mcp-2026',
+    'Worker, MCP 2026-07-28: the payer is charged the price if and only if the result was delivered',
+    { runtime: 'edge', cases: PAYMENT_CASES.filter((paymentCase) => !paymentCase.abortWhen) },
   ),
 };
 

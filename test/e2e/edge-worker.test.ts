@@ -1,7 +1,7 @@
 /**
  * The Worker in local workerd, offline, with the same assertions as against Node: the HTTP contract
  * (402 challenge, paid 200 with receipt, 400 never charged, 502 never settled, site-health partial,
- * discovery documents identical to Node's), MCP with the official client, one signature running once
+ * discovery documents identical to Node's), MCP with the official clients (both eras), one signature running once
  * across two isolates, and 20 concurrent self-settlements through the settler object, each proven
  * by balances on the chain. Payments use the official `@x402/fetch` client on a local anvil.
  */
@@ -338,6 +338,58 @@ describe('the Worker in workerd', () => {
     });
     expect(call.answer).toMatchObject({ delivered: true });
     expect(await balances(payer.address)).toEqual([FUNDS - 10_000n]);
+  });
+
+  it('serves MCP 2026-07-28: the pinned 2.x client pays a tool once; server/discover and tools/list match Node', async () => {
+    const payer = await newPayer();
+    const call = await payFor({
+      transport: 'mcp-2026',
+      baseUrl: edge.urls[0]!,
+      route: '/v1/dns',
+      tool: 'check_dns',
+      domain: DOMAIN,
+      payer,
+    });
+    expect(call.answer).toMatchObject({ delivered: true });
+    expect(await balances(payer.address)).toEqual([FUNDS - 10_000n]);
+
+    const node = createService(loadConfig(edge.variables), {
+      logger: pino({ level: 'silent' }),
+      reach: nodeReach(world.site.caPem),
+    });
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    for (const method of ['server/discover', 'tools/list']) {
+      const headers = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': method,
+      };
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { _meta: envelope } });
+      const [fromEdge, fromNode] = await Promise.all([
+        fetch(at('/mcp'), { method: 'POST', headers, body }),
+        node.app.request('/mcp', { method: 'POST', headers, body }),
+      ]);
+      expect(fromEdge.status, method).toBe(200);
+      const answer = (await fromEdge.json()) as { result: { resultType: string; ttlMs: number } };
+      expect(answer.result).toMatchObject({ resultType: 'complete', ttlMs: 3_600_000 });
+      expect(answer, method).toEqual(await fromNode.json());
+    }
+    const mismatch = await fetch(at('/mcp'), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope } }),
+    });
+    expect(mismatch.status).toBe(400);
+    expect(await mismatch.json()).toMatchObject({ error: { code: -32020 } });
   });
 
   it('lists the same MCP tools as Node, and refuses an invalid domain over MCP before any payment', async () => {

@@ -69,11 +69,17 @@ async function challengeOf(tool: string): Promise<PaymentRequired> {
 }
 
 describe('JSON-RPC framing', () => {
-  it('answers malformed JSON and a non-JSON-RPC object with 400 / -32700', async () => {
-    for (const body of ['{"jsonrpc":', '{"hello":1}', 'null']) {
+  it('answers malformed JSON with 400 / -32700 and JSON that is no JSON-RPC message with 400 / -32600', async () => {
+    // JSON-RPC 2.0 §5.1: -32700 when the text does not parse, -32600 when it is not a Request object.
+    const expected: [string, number][] = [
+      ['{"jsonrpc":', -32700],
+      ['{"hello":1}', -32600],
+      ['null', -32600],
+    ];
+    for (const [body, code] of expected) {
       const res = await post(body);
       expect(res.status, body).toBe(400);
-      expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32700);
+      expect(((await res.json()) as { error: { code: number } }).error.code, body).toBe(code);
     }
   });
 
@@ -95,7 +101,7 @@ describe('JSON-RPC framing', () => {
     ]) {
       const malformed = await rpc(params);
       expect(malformed).toMatchObject({ id: 8, error: { code: -32602 } });
-      expect(malformed.error?.message).toMatch(/^MCP error -32602: Invalid params: /);
+      expect(malformed.error?.message).toMatch(/^Invalid params: /);
       expect(malformed.error?.message).not.toContain('\n');
     }
     const wrongType = await call('check_cert', { domain: 42 });

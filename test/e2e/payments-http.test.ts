@@ -77,7 +77,8 @@ describe('paid routes on the local chain', () => {
         extra: { name: 'USD Coin', version: '2' },
       },
     ]);
-    expect(required.resource.url).toBe(`${service.url.origin}/v1/expiry`);
+    // The requested URL with its own query: a paymentless GET of it answers this same 402.
+    expect(required.resource.url).toBe(`${service.url.origin}/v1/expiry?domain=example.com`);
   });
 
   it('settles nothing for a client that left during the check: balances unchanged', async () => {

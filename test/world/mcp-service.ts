@@ -1,10 +1,15 @@
 /**
  * The app with its MCP endpoint served on 127.0.0.1 (port 0), wired as main.ts wires it: one resource
  * server and one in-flight lock shared by the HTTP payment gate and `/mcp`, runners on a counting
- * loopback upstream. `connect()` opens the official MCP SDK client over Streamable HTTP.
+ * loopback upstream. `connect()` opens the official 1.x MCP client over Streamable HTTP,
+ * `connectV2(mode)` the official 2.x client in one of its version negotiation modes.
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -31,9 +36,30 @@ export interface McpService {
   runs(): number;
   /** The service's log so far (JSON lines, info and above). */
   logs(): string;
-  /** A connected official MCP client; closed by `close()`. */
+  /** A connected official 1.x MCP client (MCP 2025-11-25); closed by `close()`. */
   connect(): Promise<Client>;
+  /** A connected official 2.x MCP client negotiating with `mode`; closed by `close()`. */
+  connectV2(mode: NegotiationMode): Promise<ClientV2>;
   close(): Promise<void>;
+}
+
+/**
+ * The 2.x client's `versionNegotiation.mode`: `legacy` (the 2025 `initialize` handshake), `auto`
+ * (probe `server/discover`, fall back) or a pin to MCP 2026-07-28 (no fallback).
+ */
+export type NegotiationMode = 'legacy' | 'auto' | 'pin-2026';
+
+export function negotiation(mode: NegotiationMode) {
+  return { mode: mode === 'pin-2026' ? { pin: '2026-07-28' } : mode };
+}
+
+/** Either official client: what the helpers below need to call a tool. */
+export interface ToolCaller {
+  callTool(params: {
+    name: string;
+    arguments: Record<string, unknown>;
+    _meta?: Record<string, unknown>;
+  }): Promise<unknown>;
 }
 
 export interface McpServiceOptions {
@@ -47,7 +73,7 @@ export async function startMcpService({ facilitator, payTo }: McpServiceOptions)
   const loaded = loadConfig({ LOG_LEVEL: 'silent' });
   const lines: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
-  const clients: Client[] = [];
+  const clients: { close(): Promise<void> }[] = [];
 
   // The public base URL must be known before the routes are built, so listen first on an app shell.
   let handle: (request: Request) => Response | Promise<Response> = () => new Response(null, { status: 503 });
@@ -80,6 +106,15 @@ export async function startMcpService({ facilitator, payTo }: McpServiceOptions)
       clients.push(client);
       return client;
     },
+    async connectV2(mode) {
+      const client = new ClientV2(
+        { name: 'website-checks-e2e', version: '2.0.0' },
+        { versionNegotiation: negotiation(mode) },
+      );
+      await client.connect(new TransportV2(mcpUrl));
+      clients.push(client);
+      return client;
+    },
     async close() {
       await Promise.all(clients.map((client) => client.close()));
       await new Promise<void>((resolve) => {
@@ -93,7 +128,7 @@ export async function startMcpService({ facilitator, payTo }: McpServiceOptions)
 
 /** `tools/call` with the official client; `meta` becomes the request's `_meta`. */
 export async function callTool(
-  client: Client,
+  client: ToolCaller,
   name: string,
   args: Record<string, unknown>,
   meta?: Record<string, unknown>,
@@ -126,7 +161,7 @@ export interface PaidMcpService extends McpService {
   /** A PaymentPayload for `challenge`, signed by `payer` with the official x402 client. */
   sign(payer: PrivateKeyAccount, challenge: PaymentRequired): Promise<PaymentPayload>;
   /** A new payer holding 1 USDC signs the challenge `tool` answers for example.com. */
-  signedPayment(client: Client, tool: string): Promise<SignedPayment>;
+  signedPayment(client: ToolCaller, tool: string): Promise<SignedPayment>;
   balances(payer: PrivateKeyAccount): Promise<Balances>;
 }
 

@@ -1,9 +1,14 @@
 /**
  * One paid call as an agent makes it, with the official clients: `@x402/fetch` over HTTP, the MCP SDK
- * client with the x402 payment in `_meta` over MCP. Each reports whether the check's result was
+ * client with the x402 payment in `_meta` over MCP (`mcp`: the 1.x client, MCP 2025-11-25;
+ * `mcp-2026`: the 2.x client pinned to MCP 2026-07-28). Each reports whether the check's result was
  * delivered, what it got instead, and everything it saw (headers with the x402 ones decoded, bodies)
  * so tests can scan it for leaks. A call can be retried with the same authorization.
  */
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -13,7 +18,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { PrivateKeyAccount } from 'viem/accounts';
 
-export type Transport = 'http' | 'mcp';
+export type Transport = 'http' | 'mcp' | 'mcp-2026';
 
 /** What the client ended up with. */
 export interface PaidAnswer {
@@ -57,7 +62,7 @@ export function x402ClientFor(payer: PrivateKeyAccount): x402Client {
 }
 
 export function payFor(options: PaidCallOptions): Promise<PaidCall> {
-  return options.transport === 'http' ? payOverHttp(options) : payOverMcp(options);
+  return options.transport === 'http' ? payOverHttp(options) : payOverMcp(options, options.transport);
 }
 
 function decodeBase64Json(value: string): string {
@@ -146,7 +151,36 @@ async function payOverHttp(options: PaidCallOptions): Promise<PaidCall> {
   };
 }
 
-async function payOverMcp(options: PaidCallOptions): Promise<PaidCall> {
+/** One `tools/call` on a fresh connection of the official client `transport` names. */
+async function callOnce(
+  transport: 'mcp' | 'mcp-2026',
+  url: URL,
+  transportOptions: { fetch: typeof fetch; requestInit: RequestInit },
+  params: { name: string; arguments: Record<string, unknown>; _meta?: Record<string, unknown> },
+  options: { timeout: number; signal?: AbortSignal },
+): Promise<CallToolResult> {
+  if (transport === 'mcp') {
+    const client = new Client({ name: 'charged-iff-delivered', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, transportOptions));
+    try {
+      return (await client.callTool(params, undefined, options)) as CallToolResult;
+    } finally {
+      await client.close();
+    }
+  }
+  const client = new ClientV2(
+    { name: 'charged-iff-delivered', version: '2.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
+  await client.connect(new TransportV2(url, transportOptions));
+  try {
+    return (await client.callTool(params, options)) as CallToolResult;
+  } finally {
+    await client.close();
+  }
+}
+
+async function payOverMcp(options: PaidCallOptions, transport: 'mcp' | 'mcp-2026'): Promise<PaidCall> {
   const seen: string[] = [];
   const recording: typeof fetch = async (input, init) => {
     const res = await fetch(input, init);
@@ -157,28 +191,14 @@ async function payOverMcp(options: PaidCallOptions): Promise<PaidCall> {
     );
     return res;
   };
-  const call = async (meta?: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> => {
-    const client = new Client({ name: 'charged-iff-delivered', version: '1.0.0' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL('/mcp', options.baseUrl), {
-        fetch: recording,
-        requestInit: { headers: options.headers ?? {} },
-      }),
+  const call = (meta?: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult> =>
+    callOnce(
+      transport,
+      new URL('/mcp', options.baseUrl),
+      { fetch: recording, requestInit: { headers: options.headers ?? {} } },
+      { name: options.tool, arguments: { domain: options.domain }, ...(meta ? { _meta: meta } : {}) },
+      { timeout: MCP_REQUEST_TIMEOUT_MS, ...(signal ? { signal } : {}) },
     );
-    try {
-      const params = {
-        name: options.tool,
-        arguments: { domain: options.domain },
-        ...(meta ? { _meta: meta } : {}),
-      };
-      return (await client.callTool(params, undefined, {
-        timeout: MCP_REQUEST_TIMEOUT_MS,
-        ...(signal ? { signal } : {}),
-      })) as CallToolResult;
-    } finally {
-      await client.close();
-    }
-  };
   const answerOf = (run: () => Promise<CallToolResult>) =>
     answerOrFailure(async () => {
       const from = seen.length;

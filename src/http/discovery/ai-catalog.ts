@@ -3,6 +3,7 @@
  * the OpenAPI description. Each entry carries both `type` (newer revision) and `mediaType` (April
  * 2026 revision); readers ignore the field they do not know.
  */
+import { LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } from '../../mcp/protocol-versions.ts';
 import {
   absoluteUrl,
   DOCUMENT_PATHS,
@@ -32,6 +33,9 @@ export interface AiCatalog {
   entries: AiCatalogEntry[];
 }
 
+/** The MCP entry's description: both protocol eras `/mcp` serves (the card lists every revision). */
+export const MCP_ENTRY_DESCRIPTION = `MCP server over Streamable HTTP: protocol ${MODERN_PROTOCOL_VERSION} (stateless) and ${LEGACY_PROTOCOL_VERSION} (initialize).`;
+
 /** The AI catalog for a service published at `publicBaseUrl`. */
 export function buildAiCatalog(publicBaseUrl: string): AiCatalog {
   const host = publicHostname(publicBaseUrl);
@@ -51,6 +55,7 @@ export function buildAiCatalog(publicBaseUrl: string): AiCatalog {
         type: SERVER_CARD_MEDIA_TYPE,
         mediaType: SERVER_CARD_MEDIA_TYPE,
         url: absoluteUrl(publicBaseUrl, DOCUMENT_PATHS.serverCard),
+        description: MCP_ENTRY_DESCRIPTION,
       },
       {
         identifier: urn('openapi'),

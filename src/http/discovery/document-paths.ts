@@ -15,6 +15,7 @@ export const DOCUMENT_PATHS = {
   sitemap: '/sitemap.xml',
   mcp: '/mcp',
   serverCard: '/mcp/server-card',
+  serverJson: '/mcp/server.json',
   aiCatalog: '/.well-known/ai-catalog.json',
 } as const;
 

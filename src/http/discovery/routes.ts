@@ -17,6 +17,7 @@ import { type AssetLoader, FAVICON, IMMUTABLE_CACHE_CONTROL, PAGE_ASSETS } from 
 import { documentHandler } from './representation.ts';
 import { buildRobotsTxt, ROBOTS_MEDIA_TYPE } from './robots.ts';
 import { buildServerCard, SERVER_CARD_CACHE_CONTROL, SERVER_CARD_CORS_HEADERS } from './server-card.ts';
+import { buildServerJson } from './server-json.ts';
 import { buildServiceIndex } from './service-index.ts';
 import { buildSitemap, SITEMAP_MEDIA_TYPE } from './sitemap.ts';
 import { buildX402Manifest } from './x402-manifest.ts';
@@ -78,6 +79,7 @@ export function discoveryRoutes(config: Config, loadAsset: AssetLoader): Hono {
   routes.get(DOCUMENT_PATHS.sitemap, documentAt(buildSitemap(base), SITEMAP_MEDIA_TYPE));
   routes.get(DOCUMENT_PATHS.serverCard, cardAt(json(buildServerCard(base)), SERVER_CARD_MEDIA_TYPE));
   routes.get(DOCUMENT_PATHS.aiCatalog, cardAt(json(buildAiCatalog(base)), AI_CATALOG_MEDIA_TYPE));
+  routes.get(DOCUMENT_PATHS.serverJson, documentAt(json(buildServerJson(base)), JSON_TYPE));
   routes.get('/robots.txt', documentAt(buildRobotsTxt(base), ROBOTS_MEDIA_TYPE));
 
   const icon = documentHandler({

@@ -1,10 +1,10 @@
 /**
  * `/mcp/server-card`: the MCP Server Card (SEP-2127, experimental-ext-server-card `schema.ts`).
- * The protocol versions come from the SDK so the card cannot contradict the running server.
+ * The protocol versions are the ones `/mcp` serves (src/mcp/protocol-versions.ts), both eras.
  */
 import { isIP } from 'node:net';
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { paidOperations } from '../../catalog.ts';
+import { SERVED_PROTOCOL_VERSIONS } from '../../mcp/protocol-versions.ts';
 import {
   absoluteUrl,
   DOCUMENT_PATHS,
@@ -74,7 +74,7 @@ export function buildServerCard(publicBaseUrl: string): ServerCard {
       {
         type: 'streamable-http',
         url: absoluteUrl(publicBaseUrl, DOCUMENT_PATHS.mcp),
-        supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+        supportedProtocolVersions: [...SERVED_PROTOCOL_VERSIONS],
       },
     ],
     // Vendor data under a reverse-DNS key (SEP-2127 `_meta`); prices are decimal USD.

@@ -91,7 +91,7 @@ describe('payment gate', () => {
     });
     const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
     expect(required.x402Version).toBe(2);
-    expect(required.resource.url).toBe(`${BASE}/v1/site-health`);
+    expect(required.resource.url).toBe(`${BASE}/v1/site-health?domain=example.com`);
     expect(required.accepts).toHaveLength(1);
     expect(required.accepts[0]).toMatchObject({ amount: '30000', payTo: PAY_TO, network: NETWORK });
     expect(required.extensions?.bazaar).toMatchObject({ info: { input: { type: 'http', method: 'GET' } } });

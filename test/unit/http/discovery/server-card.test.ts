@@ -1,4 +1,3 @@
-import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { buildServerCard, serverIdentity } from '../../../../src/http/discovery/server-card.ts';
 import { createDiscoveryApp, type Json, PUBLIC_BASE_URL } from './discovery-app.ts';
@@ -38,7 +37,15 @@ describe('GET /mcp/server-card (SEP-2127)', () => {
       {
         type: 'streamable-http',
         url: `${PUBLIC_BASE_URL}/mcp`,
-        supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+        // Both eras: the stateless 2026 revision and every 2025-era one `initialize` negotiates.
+        supportedProtocolVersions: [
+          '2026-07-28',
+          '2025-11-25',
+          '2025-06-18',
+          '2025-03-26',
+          '2024-11-05',
+          '2024-10-07',
+        ],
       },
     ]);
     // Cards do not list tools (clients use tools/list).

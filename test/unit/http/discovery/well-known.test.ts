@@ -6,14 +6,14 @@ const API_CATALOG_TYPE = 'application/linkset+json; profile="https://www.rfc-edi
 const CATALOG_LINK = `<${PUBLIC_BASE_URL}/.well-known/api-catalog>; rel="api-catalog"`;
 
 describe('GET /.well-known/x402', () => {
-  it('lists the absolute URLs of exactly the paid routes, version 1, with instructions', async () => {
+  it('lists the absolute URLs of exactly the paid routes with an example domain, version 1, with instructions', async () => {
     const response = await createDiscoveryApp().request('/.well-known/x402');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     const manifest = (await response.json()) as Json;
     expect(manifest.version).toBe(1);
     expect(manifest.resources).toEqual(
-      paidOperations.map((operation) => `${PUBLIC_BASE_URL}${operation.route}`),
+      paidOperations.map((operation) => `${PUBLIC_BASE_URL}${operation.route}?domain=example.com`),
     );
     expect(manifest.resources.every(isPublicUrl)).toBe(true);
     expect(manifest.instructions).toMatch(/402/);
@@ -85,6 +85,8 @@ describe('GET /.well-known/ai-catalog.json', () => {
       mediaType: 'application/mcp-server-card+json',
       url: `${PUBLIC_BASE_URL}/mcp/server-card`,
     });
+    // Both MCP eras the endpoint serves, named for readers that do not open the card.
+    expect(card.description).toMatch(/2026-07-28.*2025-11-25/);
     const openapi = catalog.entries.find((entry: Json) => entry.url === `${PUBLIC_BASE_URL}/openapi.json`);
     expect(openapi.identifier).toBe('urn:air:checks.example.com:openapi:website-checks');
     for (const entry of catalog.entries as Json[]) {

@@ -1,0 +1,24 @@
+/**
+ * The MCP protocol revisions `/mcp` serves: 2026-07-28 (stateless, `server/discover`) beside every
+ * 2025-era revision the SDK serves through `initialize`. The server card and the AI catalog list
+ * them from here, so the documents cannot contradict the endpoint.
+ */
+import { type CacheHint, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+
+/** MCP 2026-07-28: no `initialize`, a `_meta` envelope on every request (its changelog, SEP-2575). */
+export const MODERN_PROTOCOL_VERSION = '2026-07-28';
+
+/** The 2025-era revision a client gets through `initialize` when it asks for the newest. */
+export const LEGACY_PROTOCOL_VERSION = '2025-11-25';
+
+/** Every revision served, newest first. */
+export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [
+  MODERN_PROTOCOL_VERSION,
+  ...SUPPORTED_PROTOCOL_VERSIONS,
+];
+
+/**
+ * `ttlMs`/`cacheScope` of `tools/list` and `server/discover` on 2026-07-28 (SEP-2549): the tool list
+ * changes only with a deployment and is the same for every caller, so shared caches may keep it.
+ */
+export const TOOLS_LIST_CACHE_HINT: CacheHint = { ttlMs: 3_600_000, cacheScope: 'public' };
