@@ -3,11 +3,12 @@
  * slowed upstreams, probe sharing, and paid calls on the local chain. Prints a table, or JSON with
  * `--json`. Not a test: the machine's other load moves the numbers (see the noise columns).
  *
- *   npm run bench [-- --json] [-- --only=http,site-health,paid,edge,shared-store]
+ *   npm run bench [-- --json] [-- --only=outside,http,site-health,paid,edge,shared-store]
  *   BENCH_SECONDS=10 BENCH_REPETITIONS=3 (per autocannon run, and interleaved runs per route)
  */
 import { benchEdge } from './edge.ts';
 import { benchHttp } from './http.ts';
+import { benchOutside, CRTSH_DELAY_MS, OUTSIDE_BOUND_MS } from './outside.ts';
 import { benchPaid } from './paid.ts';
 import { benchSharedStore } from './shared-store.ts';
 import { benchSiteHealth, DELAYS_MS, OVERHEAD_BOUND_MS } from './site-health.ts';
@@ -26,6 +27,7 @@ const repetitions = Number(process.env.BENCH_REPETITIONS ?? 3);
 const TARGETS = { ratio: 0.7, paidP99Ms: 600, rss200Mib: 250, rssIdleMib: 150 };
 
 const report = {
+  outside: wanted('outside') ? await benchOutside() : undefined,
   http: wanted('http') ? await benchHttp({ seconds, repetitions }) : undefined,
   siteHealth: wanted('site-health') ? await benchSiteHealth() : undefined,
   paid: wanted('paid') ? await benchPaid() : undefined,
@@ -39,6 +41,22 @@ if (json) {
   const out: string[] = [];
   const verdict = (ok: boolean) => (ok ? 'met' : 'NOT met');
   const spread = (values: number[]) => `${Math.min(...values)}–${Math.max(...values)}`;
+  if (report.outside) {
+    out.push(
+      `Paid checks from outside (payment left out: request to last byte), crt.sh slowed to ${CRTSH_DELAY_MS} ms, ARI answering, against crt.sh fetched directly in the same run (p50 ms)`,
+      'route              domains calls  window  crt.sh direct  over direct  own crt.sh ms  target',
+    );
+    for (const row of report.outside.rows) {
+      out.push(
+        `${row.route.padEnd(18)} ${String(row.domains).padStart(7)} ${String(row.calls).padStart(5)} ${String(row.window_p50_ms).padStart(7)} ${String(row.bare_crtsh_p50_ms).padStart(14)} ${String(row.over_p50_ms).padStart(12)} ${String(row.own_crtsh_p50_ms).padStart(14)}  ${verdict(row.over_p50_ms <= OUTSIDE_BOUND_MS)} (≤ +${OUTSIDE_BOUND_MS})`,
+      );
+    }
+    const loop = report.outside.eventLoop;
+    out.push(
+      `A ${(loop.crtsh_bytes / 1024 / 1024).toFixed(1)} MiB crt.sh answer (${loop.crtsh_rows} rows of one serial) beside /health calls: cert check ${loop.check_ms} ms; ${loop.health_calls} /health calls, p50 ${loop.health_p50_ms} ms, longest ${loop.health_max_ms} ms; event loop delay at most ${loop.loop_delay_max_ms} ms (target ≤ 50: ${verdict(loop.loop_delay_max_ms <= 50)})`,
+      '',
+    );
+  }
   if (report.http) {
     const { rows, rss_mib: rss } = report.http;
     out.push(
