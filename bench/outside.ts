@@ -104,7 +104,9 @@ async function plainDomains(world: World, service: Served): Promise<string[]> {
     service.renew();
     const answer = await timedGet(`${service.url}/v1/cert?domain=${domain}`);
     if (answer.status !== 200) continue;
-    const downloaded = world.crtsh.requests.slice(before).some((request) => request.url.searchParams.has('d'));
+    const downloaded = world.crtsh.requests
+      .slice(before)
+      .some((request) => request.url.searchParams.has('d'));
     const { sources = [] } = JSON.parse(answer.body) as CertAnswer;
     const answered = (name: string) => sources.some((source) => source.name === name && source.ok);
     if (!downloaded && answered('probe') && answered('ari')) plain.push(domain);

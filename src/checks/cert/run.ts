@@ -43,6 +43,8 @@ export function createCertRunner(
     const started = clock();
     /** ARI's own bound, inside what is left of the check's budget. */
     const ariBudget = () => Math.min(ARI_BUDGET_MS, started + CHECK_BUDGET_MS - ANSWER_RESERVE_MS - clock());
+    // CT is the slowest path: its request leaves first, before the probe's address lookups.
+    const looking = deps.ct(domain);
     // The leaf is only read and compared with CT: it never goes into the answer.
     const probing = probeSafely(deps.probe, domain).then(({ leaf = null, ...answer }) => ({
       ...answer,
@@ -52,7 +54,6 @@ export function createCertRunner(
     const early: Promise<EarlyAri | null> = probing.then(({ served }) =>
       ari && served ? ari.aboutLeaf(served, deps.now(), ariBudget()) : null,
     );
-    const looking = deps.ct(domain);
     // ARI about CT's current certificate starts when CT answers. It waits for the probe (whose leaf
     // may be that certificate, already asked about, or teach its issuer's key) only when CT alone
     // does not identify the certificate: a slow site does not hold the CA's answer back.
