@@ -39,14 +39,23 @@ export interface OutsideRow {
   own_crtsh_p50_ms: number;
 }
 
-export interface EventLoopReport {
-  crtsh_bytes: number;
-  crtsh_rows: number;
+/** Runs of the large answer beside `/health` (the first includes compiling the slicing code). */
+const EVENT_LOOP_RUNS = 3;
+
+export interface EventLoopRun {
   check_ms: number;
   health_calls: number;
   health_p50_ms: number;
   health_max_ms: number;
   loop_delay_max_ms: number;
+}
+
+export interface EventLoopReport {
+  crtsh_bytes: number;
+  crtsh_rows: number;
+  runs: EventLoopRun[];
+  /** The median over runs of each run's longest event-loop delay. */
+  loop_delay_max_p50_ms: number;
 }
 
 export interface OutsideReport {
@@ -187,26 +196,35 @@ async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport>
   const service = await serveService(config, world.site.caPem);
   try {
     await timedGet(`${service.url}/health`);
-    const delay = monitorEventLoopDelay({ resolution: 5 });
-    const health: number[] = [];
-    let checking = true;
-    const stream = (async () => {
-      while (checking) health.push((await timedGet(`${service.url}/health`)).ms);
-    })();
-    delay.enable();
-    const check = await timedGet(`${service.url}/v1/cert?domain=${domain}`);
-    delay.disable();
-    checking = false;
-    await stream;
-    if (check.status !== 200) throw new Error(`/v1/cert with a 5 MiB crt.sh answer answered ${check.status}`);
+    const runs: EventLoopRun[] = [];
+    for (let run = 0; run < EVENT_LOOP_RUNS; run += 1) {
+      service.renew();
+      const delay = monitorEventLoopDelay({ resolution: 5 });
+      const health: number[] = [];
+      let checking = true;
+      const stream = (async () => {
+        while (checking) health.push((await timedGet(`${service.url}/health`)).ms);
+      })();
+      delay.enable();
+      const check = await timedGet(`${service.url}/v1/cert?domain=${domain}`);
+      delay.disable();
+      checking = false;
+      await stream;
+      if (check.status !== 200)
+        throw new Error(`/v1/cert with a 5 MiB crt.sh answer answered ${check.status}`);
+      runs.push({
+        check_ms: Math.round(check.ms),
+        health_calls: health.length,
+        health_p50_ms: Math.round(median(health) * 10) / 10,
+        health_max_ms: Math.round(Math.max(...health) * 10) / 10,
+        loop_delay_max_ms: Math.round(delay.max / 1e5) / 10,
+      });
+    }
     return {
       crtsh_bytes: body.length,
       crtsh_rows: 4_000,
-      check_ms: Math.round(check.ms),
-      health_calls: health.length,
-      health_p50_ms: Math.round(median(health) * 10) / 10,
-      health_max_ms: Math.round(Math.max(...health) * 10) / 10,
-      loop_delay_max_ms: Math.round(delay.max / 1e5) / 10,
+      runs,
+      loop_delay_max_p50_ms: median(runs.map((run) => run.loop_delay_max_ms)),
     };
   } finally {
     await service.close();
