@@ -19,6 +19,8 @@ export interface HttpRow {
   ratio: number;
   service_cpu_us: number;
   bare_cpu_us: number;
+  /** Bare CPU per request ÷ the service's: the outside measure of the free path's cost. */
+  cpu_ratio: number;
   service_p99_ms: number;
 }
 
@@ -184,13 +186,16 @@ export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise
       }
       const serviceRps = (runs.service ?? []).map((run) => Math.round(run.rps));
       const bareRps = (runs.bare ?? []).map((run) => Math.round(run.rps));
+      const serviceCpu = median((runs.service ?? []).map((run) => run.cpuUs));
+      const bareCpu = median((runs.bare ?? []).map((run) => run.cpuUs));
       rows.push({
         route: path.split('?')[0] as string,
         service_rps: serviceRps,
         bare_rps: bareRps,
         ratio: Math.round((median(serviceRps) / median(bareRps)) * 100) / 100,
-        service_cpu_us: Math.round(median((runs.service ?? []).map((run) => run.cpuUs)) * 10) / 10,
-        bare_cpu_us: Math.round(median((runs.bare ?? []).map((run) => run.cpuUs)) * 10) / 10,
+        service_cpu_us: Math.round(serviceCpu * 10) / 10,
+        bare_cpu_us: Math.round(bareCpu * 10) / 10,
+        cpu_ratio: Math.round((bareCpu / serviceCpu) * 100) / 100,
         service_p99_ms: median((runs.service ?? []).map((run) => run.p99)),
       });
     }

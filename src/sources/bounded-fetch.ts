@@ -133,6 +133,11 @@ export function parseJsonBody(source: string, body: Uint8Array): SourceResult<un
   try {
     return succeed(JSON.parse(new TextDecoder('utf-8', { fatal: false }).decode(body)));
   } catch {
-    return fail({ code: 'malformed', source, detail: `${source} sent a body that is not valid JSON` });
+    return fail(notJsonFailure(source));
   }
+}
+
+/** The failure for a body that is not JSON. */
+export function notJsonFailure(source: string): SourceFailure {
+  return { code: 'malformed', source, detail: `${source} sent a body that is not valid JSON` };
 }

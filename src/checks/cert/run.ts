@@ -46,6 +46,8 @@ export function createCertRunner(
     const started = clock();
     /** ARI's own bound, inside what is left of the check's budget. */
     const ariBudget = () => Math.min(ARI_BUDGET_MS, started + CHECK_BUDGET_MS - ANSWER_RESERVE_MS - clock());
+    // CT is the slowest path: its request leaves first, before the probe's address lookups.
+    const looking = deps.ct(domain);
     // The leaf is only read and compared with CT: it never goes into the answer.
     const probing = probeSafely(deps.probe, domain).then(({ leaf = null, ...answer }) => ({
       ...answer,
@@ -55,7 +57,6 @@ export function createCertRunner(
     const early: Promise<EarlyAri | null> = probing.then(({ served }) =>
       ari && served ? ari.aboutLeaf(served, deps.now(), ariBudget()) : null,
     );
-    const looking = deps.ct(domain);
     // ARI about the judged certificate (judged-certificate.ts), which needs the served leaf. When CT
     // alone identifies its newest certificate, that one (the usual judged one) is asked about as
     // soon as CT answers, so a slow site does not hold the CA's answer back; the judged one is

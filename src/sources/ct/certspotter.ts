@@ -8,7 +8,7 @@ import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
 import { fail, type SourceResult, succeed } from '../failure.ts';
 import { type Issuance, issuanceCovers, normalizeNames } from './issuance.ts';
 import { issuerFriendlyName } from './issuer-name.ts';
-import { parseJsonReply } from './parse-reply.ts';
+import { parseJsonArrayReply } from './parse-reply.ts';
 import { base64Der, readCertificate } from './x509.ts';
 
 export const CERTSPOTTER_SOURCE = 'certspotter';
@@ -47,8 +47,6 @@ const certspotterIssuanceSchema = z.object({
   cert_der: z.string().optional(),
 });
 type CertspotterIssuance = z.infer<typeof certspotterIssuanceSchema>;
-
-const certspotterPageSchema = z.array(certspotterIssuanceSchema);
 
 export interface CertspotterCallOptions {
   fetch: FetchLike;
@@ -118,7 +116,7 @@ async function fetchPage(
     signal: options.signal,
   });
   if (!response.ok) return response;
-  return parseJsonReply(CERTSPOTTER_SOURCE, response.value.body, certspotterPageSchema);
+  return parseJsonArrayReply(CERTSPOTTER_SOURCE, response.value.body, certspotterIssuanceSchema);
 }
 
 function toIssuances(items: readonly CertspotterIssuance[], domain: string): Issuance[] {

@@ -1,0 +1,250 @@
+/**
+ * The paid checks measured from outside: the service's `/v1/cert` and `/v1/site-health` (its HTTP
+ * routes, real runners, payment left out: the window from the request to the last byte of the
+ * answer) against the slowest upstream, crt.sh slowed to 300 ms, fetched by a bare client in the
+ * same run, interleaved, with the ACME CAs answering ARI, over the world's domains whose slowest
+ * path is that one crt.sh search. Every measured call gets fresh runners,
+ * so nothing comes from a cache. Then the event loop under a 5 MiB crt.sh answer: a stream of
+ * `/health` calls beside a cert check whose crt.sh search answers 4,000 rows of one serial.
+ */
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { serve } from '@hono/node-server';
+import { pino } from 'pino';
+import { createRunners } from '../src/checks/runners.ts';
+import { type Config, loadConfig } from '../src/config.ts';
+import { createApp } from '../src/http/app.ts';
+import { globalFetch } from '../src/service.ts';
+import { crtshSearchUrl } from '../src/sources/ct/crtsh.ts';
+import { nodeReach } from '../src/sources/node-reach.ts';
+import { startWorld, type World } from '../test/world/index.ts';
+import { startLoopbackServer } from '../test/world/loopback-server.ts';
+import { median } from './http.ts';
+
+/** crt.sh's delay, as the outside measure slows it. */
+export const CRTSH_DELAY_MS = 300;
+/** The bound: the paid window at most this much over crt.sh fetched directly (p50). */
+export const OUTSIDE_BOUND_MS = 5;
+/** Most domains measured per route. */
+const MAX_DOMAINS = 12;
+export interface OutsideRow {
+  route: string;
+  domains: number;
+  calls: number;
+  /** p50 of the check window, of crt.sh fetched directly, and of the window minus the direct fetch paired. */
+  window_p50_ms: number;
+  bare_crtsh_p50_ms: number;
+  over_p50_ms: number;
+  /** p50 of the product's own `sources[].ms` for crt.sh. */
+  own_crtsh_p50_ms: number;
+}
+
+/** Runs of the large answer beside `/health` (the first includes compiling the slicing code). */
+const EVENT_LOOP_RUNS = 3;
+
+export interface EventLoopRun {
+  check_ms: number;
+  health_calls: number;
+  health_p50_ms: number;
+  health_max_ms: number;
+  loop_delay_max_ms: number;
+}
+
+export interface EventLoopReport {
+  crtsh_bytes: number;
+  crtsh_rows: number;
+  runs: EventLoopRun[];
+  /** The median over runs of each run's longest event-loop delay. */
+  loop_delay_max_p50_ms: number;
+}
+
+export interface OutsideReport {
+  rows: OutsideRow[];
+  eventLoop: EventLoopReport;
+}
+
+interface Served {
+  url: string;
+  /** Builds a fresh app (fresh runners and caches) for the next call. */
+  renew(): void;
+  close(): Promise<void>;
+}
+
+async function serveService(config: Config, caPem: string): Promise<Served> {
+  const logger = pino({ level: 'silent' });
+  const build = () =>
+    createApp({
+      config,
+      logger,
+      runners: createRunners(config, { fetch: globalFetch, now: () => new Date(), reach: nodeReach(caPem) }),
+    });
+  let app = build();
+  const server = serve({ fetch: (request) => app.fetch(request), hostname: '127.0.0.1', port: 0 });
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    renew: () => {
+      app = build();
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function timedGet(url: string | URL): Promise<{ ms: number; status: number; body: string }> {
+  const started = performance.now();
+  const res = await fetch(url);
+  const body = await res.text();
+  return { ms: performance.now() - started, status: res.status, body };
+}
+
+interface CertAnswer {
+  sources?: { name: string; ok: boolean; ms: number }[];
+}
+
+/**
+ * The world's domains whose slowest upstream path is one crt.sh search: the cert check answers, the
+ * site serves the current certificate (so no certificate is downloaded from crt.sh afterwards)
+ * and the CA answers ARI about it. Asked with crt.sh not slowed.
+ */
+async function plainDomains(world: World, service: Served): Promise<string[]> {
+  const plain: string[] = [];
+  for (const domain of world.scenarios.keys()) {
+    const before = world.crtsh.requests.length;
+    service.renew();
+    const answer = await timedGet(`${service.url}/v1/cert?domain=${domain}`);
+    if (answer.status !== 200) continue;
+    const downloaded = world.crtsh.requests
+      .slice(before)
+      .some((request) => request.url.searchParams.has('d'));
+    const { sources = [] } = JSON.parse(answer.body) as CertAnswer;
+    const answered = (name: string) => sources.some((source) => source.name === name && source.ok);
+    if (!downloaded && answered('probe') && answered('ari')) plain.push(domain);
+    if (plain.length === MAX_DOMAINS) break;
+  }
+  return plain;
+}
+
+async function windows(world: World, service: Served, rounds: number): Promise<OutsideRow[]> {
+  const rows: OutsideRow[] = [];
+  const plain = await plainDomains(world, service);
+  world.crtsh.delayMs = CRTSH_DELAY_MS;
+  for (const route of ['/v1/cert', '/v1/site-health']) {
+    const window: number[] = [];
+    const bare: number[] = [];
+    const over: number[] = [];
+    const own: number[] = [];
+    let domains = 0;
+    for (const domain of plain) {
+      const path = `${service.url}${route}?domain=${domain}`;
+      // One unmeasured call (JIT); a domain whose site-health does not answer is left out.
+      service.renew();
+      if ((await timedGet(path)).status !== 200) continue;
+      domains += 1;
+      for (let round = 0; round < rounds; round += 1) {
+        const direct = await timedGet(crtshSearchUrl(world.crtsh.url, domain));
+        service.renew();
+        const answer = await timedGet(path);
+        if (answer.status !== 200) throw new Error(`${route} ${domain} answered ${answer.status}`);
+        window.push(answer.ms);
+        bare.push(direct.ms);
+        over.push(answer.ms - direct.ms);
+        const { sources = [] } = JSON.parse(answer.body) as CertAnswer;
+        const crtsh = sources.find((source) => source.name === 'crt.sh');
+        if (crtsh) own.push(crtsh.ms);
+      }
+    }
+    const round1 = (value: number) => Math.round(value * 10) / 10;
+    rows.push({
+      route,
+      domains,
+      calls: window.length,
+      window_p50_ms: round1(median(window)),
+      bare_crtsh_p50_ms: round1(median(bare)),
+      over_p50_ms: round1(median(over)),
+      own_crtsh_p50_ms: round1(median(own)),
+    });
+  }
+  return rows;
+}
+
+/** crt.sh's answer at its cap: 4,000 rows of one serial, each with a distinct name, ~5 MiB. */
+export function largeCrtshAnswer(domain: string, rows = 4_000): string {
+  const pad = 'x'.repeat(950);
+  return JSON.stringify(
+    Array.from({ length: rows }, (_, index) => ({
+      issuer_ca_id: 295_815,
+      issuer_name: "C=US, O=Let's Encrypt, CN=R11",
+      common_name: domain,
+      name_value: `host-${index}.${domain}\n${domain}\nhostmaster-${pad}@${domain}`,
+      id: 15_000_000_000 + index,
+      entry_timestamp: '2026-10-01T08:00:00.123',
+      not_before: '2026-10-01T07:00:00',
+      not_after: '2026-12-30T07:00:00',
+      serial_number: '0400ab12cd',
+    })),
+  );
+}
+
+async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport> {
+  const domain = 'healthy-shop.com';
+  const body = largeCrtshAnswer(domain);
+  const crtsh = await startLoopbackServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(body);
+  });
+  const config = loadConfig({ ...world.env, CRTSH_URL: crtsh.url.href, LOG_LEVEL: 'silent' });
+  const service = await serveService(config, world.site.caPem);
+  try {
+    await timedGet(`${service.url}/health`);
+    const runs: EventLoopRun[] = [];
+    for (let run = 0; run < EVENT_LOOP_RUNS; run += 1) {
+      service.renew();
+      const delay = monitorEventLoopDelay({ resolution: 5 });
+      const health: number[] = [];
+      let checking = true;
+      const stream = (async () => {
+        while (checking) health.push((await timedGet(`${service.url}/health`)).ms);
+      })();
+      delay.enable();
+      const check = await timedGet(`${service.url}/v1/cert?domain=${domain}`);
+      delay.disable();
+      checking = false;
+      await stream;
+      if (check.status !== 200)
+        throw new Error(`/v1/cert with a 5 MiB crt.sh answer answered ${check.status}`);
+      runs.push({
+        check_ms: Math.round(check.ms),
+        health_calls: health.length,
+        health_p50_ms: Math.round(median(health) * 10) / 10,
+        health_max_ms: Math.round(Math.max(...health) * 10) / 10,
+        loop_delay_max_ms: Math.round(delay.max / 1e5) / 10,
+      });
+    }
+    return {
+      crtsh_bytes: body.length,
+      crtsh_rows: 4_000,
+      runs,
+      loop_delay_max_p50_ms: median(runs.map((run) => run.loop_delay_max_ms)),
+    };
+  } finally {
+    await service.close();
+    await crtsh.close();
+  }
+}
+
+export async function benchOutside({ rounds = 4 } = {}): Promise<OutsideReport> {
+  const world = await startWorld();
+  try {
+    const service = await serveService(loadConfig({ ...world.env, LOG_LEVEL: 'silent' }), world.site.caPem);
+    let rows: OutsideRow[];
+    try {
+      rows = await windows(world, service, rounds);
+    } finally {
+      await service.close();
+    }
+    world.crtsh.delayMs = 0;
+    return { rows, eventLoop: await eventLoopUnderLargeAnswer(world) };
+  } finally {
+    await world.close();
+  }
+}
