@@ -9,6 +9,7 @@ import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { outputExampleFor } from './output-examples.ts';
+import { PAYMENT_IDENTIFIER_DECLARATION } from './payment-identifier.ts';
 import { paymentRequirementsFor } from './resource-server.ts';
 
 export interface PaymentTerms {
@@ -55,7 +56,10 @@ export function paymentTermsFor(
       return {
         requirements,
         resource: { url: route.resource ?? '', description: operation.summary, mimeType: 'application/json' },
-        extensions: resourceServer.enrichExtensions(route.extensions ?? {}, context),
+        extensions: {
+          ...resourceServer.enrichExtensions(route.extensions ?? {}, context),
+          ...PAYMENT_IDENTIFIER_DECLARATION,
+        },
       };
     }
     return {
@@ -65,14 +69,17 @@ export function paymentTermsFor(
         description: operation.summary,
         mimeType: 'application/json',
       },
-      extensions: declareDiscoveryExtension({
-        toolName: operation.tool,
-        description: operation.description,
-        transport: 'streamable-http',
-        inputSchema: DOMAIN_INPUT_JSON_SCHEMA,
-        example: { domain: EXAMPLE_DOMAIN },
-        output: { example: outputExampleFor(operation.id) },
-      }),
+      extensions: {
+        ...declareDiscoveryExtension({
+          toolName: operation.tool,
+          description: operation.description,
+          transport: 'streamable-http',
+          inputSchema: DOMAIN_INPUT_JSON_SCHEMA,
+          example: { domain: EXAMPLE_DOMAIN },
+          output: { example: outputExampleFor(operation.id) },
+        }),
+        ...PAYMENT_IDENTIFIER_DECLARATION,
+      },
     };
   }
 }
