@@ -86,11 +86,12 @@ export function identifierKey(payload: PaymentPayload, id: string): string {
 
 /**
  * What a record binds its `id` to: the digest of the exact payment (key order aside) and of the
- * request's fingerprint — the terms it accepted, the resource (route or tool) and the domain.
+ * request's fingerprint — the terms it accepted, the route or tool, and the domain.
  */
 export async function bindingOf(payload: PaymentPayload, request: PaidCallRequest): Promise<string> {
   const { scheme, network, asset, amount, payTo } = payload.accepted;
-  const fingerprint = [scheme, network, asset, amount, payTo, request.terms.resource.url, request.subject];
+  // The route or tool, not the resource URL: instances behind one name may each know their own origin.
+  const fingerprint = [scheme, network, asset, amount, payTo, request.name, request.subject];
   const [payment, call] = await Promise.all([
     sha256(canonicalJson(payload)),
     sha256(JSON.stringify(fingerprint)),

@@ -166,10 +166,7 @@ describe('bindingOf', () => {
     const others = [
       bindingOf(payload('2', 'pay_0123456789abcdef'), request(paid)),
       bindingOf(paid, request(paid, { subject: 'example.org' })),
-      bindingOf(
-        paid,
-        request(paid, { terms: { resource: { url: 'mcp://tool/check_cert' } } as PaymentTerms }),
-      ),
+      bindingOf(paid, request(paid, { name: 'check_cert' })),
       bindingOf({ ...paid, accepted: { ...ACCEPTED, amount: '30000' } }, request(paid)),
     ];
     for (const other of await Promise.all(others)) expect(other).not.toBe(base);
@@ -208,8 +205,7 @@ describe('withPaymentIdentifiers', () => {
     expect(await paidCall(request(paid, { subject: 'example.org' }))).toEqual({
       kind: 'identifier_conflict',
     });
-    const tool = { resource: { url: 'mcp://tool/check_cert' } } as PaymentTerms;
-    expect(await paidCall(request(paid, { terms: tool }))).toEqual({ kind: 'identifier_conflict' });
+    expect(await paidCall(request(paid, { name: 'check_cert' }))).toEqual({ kind: 'identifier_conflict' });
     expect(inner.calls).toBe(1);
   });
 
