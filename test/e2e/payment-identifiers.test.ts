@@ -223,6 +223,14 @@ describe.each(SETUPS)('payment identifiers, $title', ({ runtime, services: start
       const again = await channel(last).send(payment);
       expect(again).toEqual(answer);
       expect(await charged(payer)).toBe(PRICE);
+      if (redis) {
+        // Kept under the payer and the id, as digests and the answer: never the signature.
+        const key = `website-checks:paid-answer:${payer.address.toLowerCase()}:${id}`;
+        const stored = await redis.client.hgetall(key);
+        expect(Object.keys(stored).sort()).toEqual(['answer', 'binding']);
+        const signature = (payment.payload as { signature: string }).signature;
+        expect(JSON.stringify(stored).toLowerCase()).not.toContain(signature.slice(2).toLowerCase());
+      }
 
       // The payer signs again under the same id (a new payment): 409, not run, not charged.
       const resigned = await channel(last).pay(payer, id);
