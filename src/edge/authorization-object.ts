@@ -1,11 +1,20 @@
 /**
  * One Durable Object per payment authorization (`payer:nonce`): its in-flight lock, so a signature
  * runs once whichever isolate or location its copies reach, and its lost result, claimable once.
- * Both live in the object's storage, so they survive the object's eviction; a lease ends on its own
- * when the isolate that took it dies, and an alarm clears what has expired.
+ * One per payment identifier (`payment-id:<payer>:<id>`): the answer kept for it
+ * (`payments/identified-answers.ts`). All live in the object's storage, so they survive the object's
+ * eviction; a lease ends on its own when the isolate that took it dies, and an alarm clears what has
+ * expired.
  */
 import type { SettleResponse } from '@x402/core/types';
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
+import {
+  type Begun,
+  begun,
+  type IdentifiedAnswers,
+  type IdentifiedRecord,
+  type StoredAnswer,
+} from '../payments/identified-answers.ts';
 import type { InFlightLock } from '../payments/in-flight-lock.ts';
 import { LEASE_MS } from '../payments/lock-lease.ts';
 import { type LostResult, REDELIVERY_WINDOW_MS, type Undelivered } from '../payments/undelivered.ts';
@@ -49,28 +58,60 @@ export class AuthorizationObject extends DurableObject {
     return lost.receipt;
   }
 
+  /** Takes the payment identifier for `binding` when it is free (`IdentifiedAnswers.begin`). */
+  async beginIdentified(binding: string, leaseMs: number): Promise<Begun> {
+    const now = Date.now();
+    const found = await this.ctx.storage.get<IdentifiedRecord>('identified');
+    const known = begun(found && found.until > now ? found : null, binding);
+    if (known) return known;
+    const record = { binding, token: crypto.randomUUID(), until: now + leaseMs };
+    await this.ctx.storage.put<IdentifiedRecord>('identified', record);
+    await this.ctx.storage.setAlarm(record.until);
+    return { kind: 'begun', token: record.token };
+  }
+
+  async answerIdentified(token: string, answer: StoredAnswer): Promise<void> {
+    const found = await this.ctx.storage.get<IdentifiedRecord>('identified');
+    if (found?.token !== token) return;
+    const until = Date.now() + REDELIVERY_WINDOW_MS;
+    await this.ctx.storage.put<IdentifiedRecord>('identified', { binding: found.binding, answer, until });
+    await this.ctx.storage.setAlarm(until);
+  }
+
+  async releaseIdentified(token: string): Promise<void> {
+    const found = await this.ctx.storage.get<IdentifiedRecord>('identified');
+    if (found?.token === token) await this.ctx.storage.delete('identified');
+  }
+
   /** Clears what has expired; an alarm set early by a later write reschedules itself to the latest entry. */
   async alarm(): Promise<void> {
     const now = Date.now();
-    const [lease, lost] = await Promise.all([
+    const [lease, lost, identified] = await Promise.all([
       this.ctx.storage.get<Lease>('lease'),
       this.ctx.storage.get<Stored>('lost'),
+      this.ctx.storage.get<IdentifiedRecord>('identified'),
     ]);
-    const latest = Math.max(lease?.until ?? 0, lost?.until ?? 0);
+    const latest = Math.max(lease?.until ?? 0, lost?.until ?? 0, identified?.until ?? 0);
     if (latest <= now) await this.ctx.storage.deleteAll();
     else await this.ctx.storage.setAlarm(latest);
   }
 }
 
 /**
- * The in-flight lock and the lost-result store of every instance, held by `AuthorizationObject`s.
+ * The in-flight lock, the lost-result store and the identified answers of every instance, held by
+ * `AuthorizationObject`s.
  * `recorded()` resolves once every lost result remembered so far is stored: a request whose client
  * left keeps running until then (`waitUntil`), or the record would be cut off with it.
  */
 export function authorizationState(
   namespace: DurableObjectNamespace<AuthorizationObject>,
   onReleaseFailure: (error: unknown) => void,
-): { lock: InFlightLock; undelivered: Undelivered; recorded: () => Promise<void> } {
+): {
+  lock: InFlightLock;
+  undelivered: Undelivered;
+  identified: IdentifiedAnswers;
+  recorded: () => Promise<void>;
+} {
   const objectFor = (key: string) => namespace.get(namespace.idFromName(key));
   const writes = new Set<Promise<void>>();
   return {
@@ -98,6 +139,11 @@ export function authorizationState(
         return write;
       },
       claim: (key, signature) => objectFor(key).claim(signature),
+    },
+    identified: {
+      begin: (key, binding) => objectFor(`payment-id:${key}`).beginIdentified(binding, LEASE_MS),
+      answer: (key, token, answer) => objectFor(`payment-id:${key}`).answerIdentified(token, answer),
+      release: (key, token) => objectFor(`payment-id:${key}`).releaseIdentified(token),
     },
   };
 }

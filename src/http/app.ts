@@ -74,7 +74,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       const refusal = await runners.admit(operation.id, domain);
       if (refusal) return sendProblem(c, outcomeProblem(refusal));
       const run = () => operation.run(runners, domain);
-      if (pay) return pay(c, run);
+      if (pay) return pay(c, run, domain.domain);
       const outcome = await run();
       if (outcome.type === 'result') return replyJson(c, outcome.result);
       return sendProblem(c, outcomeProblem(outcome));

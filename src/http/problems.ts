@@ -14,6 +14,8 @@ export const PROBLEM_CODES = {
   upstreamTimeout: 'upstream_timeout',
   paymentRequired: 'payment_required',
   paymentInFlight: 'payment_in_flight',
+  invalidPaymentIdentifier: 'invalid_payment_identifier',
+  paymentIdentifierConflict: 'payment_identifier_conflict',
   paymentUnavailable: 'payment_unavailable',
   shuttingDown: 'shutting_down',
   rateLimited: 'rate_limited',

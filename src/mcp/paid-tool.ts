@@ -7,6 +7,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CheckRunners, PaidOperation } from '../catalog.ts';
 import { normalizeDomain, type ValidDomain } from '../domain/normalize.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/in-flight-lock.ts';
+import { invalidPaymentIdentifier, PAYMENT_IDENTIFIER_CONFLICT } from '../payments/payment-identifier.ts';
 import { type PaymentRead, readPaymentPayload } from '../payments/payment-payload.ts';
 import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
@@ -85,12 +86,17 @@ export function createPaidToolCall(deps: PaidToolDeps): PaidToolCall {
       run: () => operation.run(runners, domain),
       signal,
       name: operation.tool,
+      subject: domain.domain,
     });
     switch (outcome.kind) {
       case 'challenge':
         return paymentRequiredResult(outcome.paymentRequired);
       case 'in_flight':
         return problemResult(PAYMENT_IN_FLIGHT);
+      case 'invalid_identifier':
+        return problemResult(invalidPaymentIdentifier(outcome.why));
+      case 'identifier_conflict':
+        return problemResult(PAYMENT_IDENTIFIER_CONFLICT);
       case 'payment_unavailable':
       case 'client_gone':
         return problemResult(PAYMENT_UNAVAILABLE);

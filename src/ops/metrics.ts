@@ -5,8 +5,12 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
-/** Payment events: a 402 challenge, a verified payment, a settlement, a failed one, a refused payment. */
-export type PaymentEvent = 'challenged' | 'verified' | 'settled' | 'settlement_failed' | 'refused';
+/**
+ * Payment events: a 402 challenge, a verified payment, a settlement, a failed one, a refused payment,
+ * a paid answer sent again for a payment identifier.
+ */
+export type PaymentEvent =
+  'challenged' | 'verified' | 'settled' | 'settlement_failed' | 'refused' | 'replayed';
 
 /** Circuit breaker states as exported: 0 closed, 1 open, 2 half-open. */
 export type BreakerState = 'closed' | 'open' | 'half_open';

@@ -1,7 +1,8 @@
 /**
  * The payment gate of the paid HTTP routes (x402 v2 over HTTP): reads `PAYMENT-SIGNATURE`, hands the
  * call to the transport-neutral `paidCall` and writes its outcome as HTTP: 402 with
- * `PAYMENT-REQUIRED`, 409, 503, the check's 400/502, or the result with `PAYMENT-RESPONSE`.
+ * `PAYMENT-REQUIRED`, 400 for a malformed payment identifier, 409, 503, the check's 400/502, or the
+ * result with `PAYMENT-RESPONSE`.
  */
 import {
   decodePaymentSignatureHeader,
@@ -17,6 +18,7 @@ import { reply, replyJson } from '../http/hygiene/standard-headers.ts';
 import { sendProblem } from '../http/problems.ts';
 import { PAYMENT_IN_FLIGHT } from './in-flight-lock.ts';
 import { UNPAID_REASON } from './paid-call.ts';
+import { invalidPaymentIdentifier, PAYMENT_IDENTIFIER_CONFLICT } from './payment-identifier.ts';
 import { type PaymentRead, readPaymentPayload } from './payment-payload.ts';
 import {
   PAYMENT_UNAVAILABLE,
@@ -27,8 +29,15 @@ import {
 } from './payment-problem.ts';
 import type { Payments } from './payments.ts';
 
-/** Answers one paid request, running the check through `run` once the payment is verified. */
-export type PaidHandler = (c: Context, run: () => Promise<RunOutcome<unknown>>) => Promise<Response>;
+/**
+ * Answers one paid request about `subject` (the normalized domain), running the check through `run`
+ * once the payment is verified.
+ */
+export type PaidHandler = (
+  c: Context,
+  run: () => Promise<RunOutcome<unknown>>,
+  subject: string,
+) => Promise<Response>;
 
 export interface PaymentGate {
   /** The paid GET of `operation`. */
@@ -91,7 +100,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
       },
 
     paid: (operation) =>
-      async function paymentGate(c, run) {
+      async function paymentGate(c, run, subject) {
         if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
         const payment = readPaymentHeader(c.req.header('payment-signature'));
         if (payment.kind === 'absent') {
@@ -113,6 +122,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
           run,
           signal: c.req.raw.signal,
           name: operation.route,
+          subject,
         });
         const settled =
           outcome.kind === 'delivered'
@@ -126,6 +136,10 @@ export function createPaymentGate(payments: Payments): PaymentGate {
             return sendChallenge(c, operation, outcome.paymentRequired, { settlement: outcome.settlement });
           case 'in_flight':
             return sendProblem(c, PAYMENT_IN_FLIGHT);
+          case 'invalid_identifier':
+            return sendProblem(c, invalidPaymentIdentifier(outcome.why));
+          case 'identifier_conflict':
+            return sendProblem(c, PAYMENT_IDENTIFIER_CONFLICT);
           case 'payment_unavailable':
           case 'client_gone':
             return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);

@@ -32,8 +32,12 @@ export type PaidCallOutcome =
    * when the check ran and its settlement was refused.
    */
   | { kind: 'challenge'; paymentRequired: PaymentRequired; settlement?: SettleResponse }
-  /** 409: another request carrying this authorization is running. */
+  /** 409: another request carrying this authorization (or payment identifier) is running. */
   | { kind: 'in_flight' }
+  /** 400 before any payment logic: the payment's `payment-identifier` is malformed (`payment-identifier.ts`). */
+  | { kind: 'invalid_identifier'; why: string }
+  /** 409: the payment identifier is bound to another payment or request (`payment-identifier.ts`). */
+  | { kind: 'identifier_conflict' }
   /** 503: payments cannot be taken now (facilitator, RPC or chain); nothing charged. */
   | { kind: 'payment_unavailable' }
   /** The check gave no result (400/502); nothing settled. */
@@ -64,6 +68,8 @@ export interface PaidCallRequest {
   signal: AbortSignal;
   /** For the log line: the route or tool. */
   name: string;
+  /** What the call is about (the normalized domain): part of a payment identifier's fingerprint. */
+  subject: string;
 }
 
 export type PaidCall = (request: PaidCallRequest) => Promise<PaidCallOutcome>;

@@ -12,6 +12,7 @@ import { absoluteUrl, SERVICE_TITLE } from '../http/discovery/document-paths.ts'
 import { FAVICON } from '../http/discovery/page-assets.ts';
 import { outputExampleFor } from './output-examples.ts';
 import { outputSummarySchema } from './output-schema.ts';
+import { PAYMENT_IDENTIFIER_DECLARATION } from './payment-identifier.ts';
 import { paymentRequirementsFor } from './resource-server.ts';
 
 export interface PaymentTerms {
@@ -75,21 +76,27 @@ export function paymentTermsFor(
       return {
         requirements,
         resource: listedResource(config, operation, route.resource ?? ''),
-        extensions: resourceServer.enrichExtensions(route.extensions ?? {}, context),
+        extensions: {
+          ...resourceServer.enrichExtensions(route.extensions ?? {}, context),
+          ...PAYMENT_IDENTIFIER_DECLARATION,
+        },
       };
     }
     return {
       requirements,
       resource: listedResource(config, operation, toolResourceUrl(operation.tool)),
-      extensions: declareDiscoveryExtension({
-        toolName: operation.tool,
-        // The one-line summary: catalogues take descriptions of at most 500 characters.
-        description: operation.summary,
-        transport: 'streamable-http',
-        inputSchema: DOMAIN_INPUT_JSON_SCHEMA,
-        example: { domain: EXAMPLE_DOMAIN },
-        output: { example: outputExampleFor(operation.id), schema: outputSummarySchema(operation.output) },
-      }),
+      extensions: {
+        ...declareDiscoveryExtension({
+          toolName: operation.tool,
+          // The one-line summary: catalogues take descriptions of at most 500 characters.
+          description: operation.summary,
+          transport: 'streamable-http',
+          inputSchema: DOMAIN_INPUT_JSON_SCHEMA,
+          example: { domain: EXAMPLE_DOMAIN },
+          output: { example: outputExampleFor(operation.id), schema: outputSummarySchema(operation.output) },
+        }),
+        ...PAYMENT_IDENTIFIER_DECLARATION,
+      },
     };
   }
 }

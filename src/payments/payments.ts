@@ -11,9 +11,11 @@ import { createLifecycle, type Lifecycle } from '../lifecycle.ts';
 import { type Metrics, noMetrics } from '../ops/metrics.ts';
 import { createFacilitator, type Facilitator } from './facilitator.ts';
 import { type FacilitatorReady, facilitatorReadiness } from './facilitator-readiness.ts';
+import { createIdentifiedAnswers, type IdentifiedAnswers } from './identified-answers.ts';
 import { createInFlightLock, type InFlightLock } from './in-flight-lock.ts';
 import type { LocalChain } from './local-chain.ts';
 import { createPaidCall, type PaidCall } from './paid-call.ts';
+import { withPaymentIdentifiers } from './payment-identifier.ts';
 import { type PaymentTerms, type PaymentTransport, paymentTermsFor } from './payment-terms.ts';
 import { createResourceServer } from './resource-server.ts';
 import { createSettlement, type Settle, type SettlementDeps } from './settlement.ts';
@@ -57,6 +59,8 @@ export interface SharedPaymentState {
   lock: InFlightLock;
   /** Lost results, claimable once. */
   undelivered: Undelivered;
+  /** The answers of payments that carried a payment identifier, for the redelivery window. */
+  identified: IdentifiedAnswers;
   /** Settles elsewhere instead of in this instance: one sequencer per settler wallet owns its nonces. */
   settle?: Settle;
   /** Settles in this instance, taking the settler wallet's account nonces from a store all instances share. */
@@ -74,10 +78,12 @@ export function createPayments(options: PaymentsOptions): Payments {
   const {
     lock,
     undelivered,
+    identified,
     settle: sharedSettle,
   } = options.shared ?? {
     lock: createInFlightLock(),
     undelivered: createUndelivered(),
+    identified: createIdentifiedAnswers(),
   };
   const settle =
     sharedSettle ??
@@ -85,15 +91,10 @@ export function createPayments(options: PaymentsOptions): Payments {
   return {
     resourceServer,
     facilitatorReady,
-    paidCall: createPaidCall({
-      resourceServer,
-      settle,
-      lock,
-      undelivered,
-      lifecycle,
-      logger,
-      metrics,
-    }),
+    paidCall: withPaymentIdentifiers(
+      createPaidCall({ resourceServer, settle, lock, undelivered, lifecycle, logger, metrics }),
+      { answers: identified, logger, metrics },
+    ),
     terms: {
       http: paymentTermsFor(resourceServer, config, 'http'),
       mcp: paymentTermsFor(resourceServer, config, 'mcp'),

@@ -6,6 +6,7 @@ import { type FacilitatorClient, type RouteConfig, x402ResourceServer } from '@x
 import type { Network } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
+import { paymentIdentifierResourceServerExtension } from '@x402/extensions/payment-identifier';
 import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation, usdToAtomic } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { outputExampleFor } from './output-examples.ts';
@@ -25,13 +26,14 @@ export const MAX_TIMEOUT_SECONDS = 45;
 
 /**
  * An `x402ResourceServer` that verifies and settles through `facilitator`, with the exact EVM server
- * scheme registered for `network` only and the bazaar extension registered up front. Not initialized:
+ * scheme registered for `network` only and the bazaar and payment-identifier extensions registered up front. Not initialized:
  * the payment gate fetches the facilitator's supported kinds once, on first use.
  */
 export function createResourceServer(facilitator: FacilitatorClient, network: Network): x402ResourceServer {
   return new x402ResourceServer(facilitator)
     .register(network, new ExactEvmScheme())
-    .registerExtension(bazaarResourceServerExtension);
+    .registerExtension(bazaarResourceServerExtension)
+    .registerExtension(paymentIdentifierResourceServerExtension);
 }
 
 /**

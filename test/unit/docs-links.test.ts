@@ -16,7 +16,6 @@ import { REPO_ROOT } from '../support/run-command.ts';
 const WRITTEN_ON_OTHER_BRANCHES = new Set([
   'docs/watches.md',
   'docs/fleet.md',
-  'docs/payment-identifiers.md',
 ]);
 
 /** The text with fenced blocks and code spans blanked: links inside code are not links. */

@@ -89,7 +89,7 @@ function request(nonce: string, signal: AbortSignal): PaidCallRequest {
     events.push('run');
     return { type: 'result', result: { domain: 'example.com' } };
   };
-  return { terms, payment: payment(nonce), run, signal, name: '/v1/cert' };
+  return { terms, payment: payment(nonce), run, signal, name: '/v1/cert', subject: 'example.com' };
 }
 
 describe('paidCall', () => {
