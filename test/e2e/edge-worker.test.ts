@@ -131,7 +131,8 @@ describe('the Worker in workerd', () => {
       amount: '10000',
       payTo: chain.payTo,
     });
-    expect(required.resource?.url).toBe(`${edge.urls[0]?.origin}/v1/cert`);
+    // The requested URL with its own query: a listing crawler probes exactly what a 402 names.
+    expect(required.resource?.url).toBe(`${edge.urls[0]?.origin}/v1/cert?domain=${DOMAIN}`);
   });
 
   it.each(paidOperations.map((op) => [op.route, op] as const))(
