@@ -25,6 +25,7 @@ import { baseChainAt } from './base-chain.ts';
 import { type BroadcastJournal, createBroadcastJournal } from './broadcast-journal.ts';
 import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from './chain-view.ts';
 import type { LocalChain } from './local-chain.ts';
+import { authorizationKey } from './exact-authorization.ts';
 import { tracked } from './rpc-faults.ts';
 import { nonceManagerFor, processNonces, type SettlerNoncesFor } from './settler-nonces.ts';
 
@@ -164,8 +165,7 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
         >[0]);
         const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
         if (typeof from === 'string' && typeof authorizationNonce === 'string') {
-          const key = `${from.toLowerCase()}:${authorizationNonce.toLowerCase()}`;
-          broadcasts.record(key, { hash: keccak256(signed), raw: signed });
+          broadcasts.record(authorizationKey(from, authorizationNonce), { hash: keccak256(signed), raw: signed });
         }
         return signed;
       },

@@ -93,6 +93,7 @@ export function createPayments(options: PaymentsOptions): Payments {
       lifecycle,
       logger,
       metrics,
+      ...(facilitator.chain ? { chain: facilitator.chain } : {}),
     }),
     terms: {
       http: paymentTermsFor(resourceServer, config, 'http'),

@@ -31,7 +31,7 @@ const payload = {
   x402Version: 2,
   accepted: {},
   payload: {
-    signature: '0x',
+    signature: `0x${'11'.repeat(65)}`,
     authorization: {
       from: FROM,
       to: FROM,
