@@ -51,7 +51,7 @@ export interface Facilitator {
   /** Settlement transactions signed in-process; absent with a remote facilitator. */
   broadcasts?: BroadcastJournal;
   /** Reissues the settler's account nonce after a signed transaction was abandoned. */
-  onAbandoned?: () => void;
+  onAbandoned?: () => Promise<void>;
 }
 
 /**
@@ -140,6 +140,19 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     {
       client: wallet,
       pendingNonce: () => wallet.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+      async filler(nonce) {
+        const prepared = await wallet.prepareTransactionRequest({
+          account,
+          chain,
+          to: account.address,
+          value: 0n,
+          chainId: chain.id,
+          parameters: ['fees', 'gas', 'type'],
+        });
+        return account.signTransaction({ ...prepared, nonce } as Parameters<
+          typeof account.signTransaction
+        >[0]);
+      },
     },
   );
 
@@ -165,7 +178,10 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
         >[0]);
         const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
         if (typeof from === 'string' && typeof authorizationNonce === 'string') {
-          broadcasts.record(authorizationKey(from, authorizationNonce), { hash: keccak256(signed), raw: signed });
+          broadcasts.record(authorizationKey(from, authorizationNonce), {
+            hash: keccak256(signed),
+            raw: signed,
+          });
         }
         return signed;
       },

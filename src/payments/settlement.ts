@@ -66,7 +66,7 @@ export interface SettlementDeps {
   /** Transactions signed in-process (self-settlement); absent with a remote facilitator. */
   broadcasts?: BroadcastJournal;
   /** Called when a transaction we signed is known never to be used, so its account nonce is reissued. */
-  onAbandoned?: () => void;
+  onAbandoned?: () => Promise<void>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   deadlineMs?: number;
@@ -85,7 +85,7 @@ export function createSettlement(deps: SettlementDeps): Settle {
     network,
     chain,
     broadcasts,
-    onAbandoned = () => {},
+    onAbandoned = async () => {},
     now = Date.now,
     sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     deadlineMs = SETTLEMENT_DEADLINE_MS,
@@ -132,7 +132,8 @@ export function createSettlement(deps: SettlementDeps): Settle {
     }
     // Our transaction did not mine: its account nonce is read again from the chain, so no gap it
     // may have left holds every later settlement back.
-    if (signed) onAbandoned();
+    // Should that fail, the next settlement fills the gap (`redis/settler-nonces.ts`).
+    if (signed) await onAbandoned().catch(() => {});
     return verdict === 'unusable' ? { status: 'unavailable' } : unconfirmed(hash, payer);
 
     async function reconcile(

@@ -17,7 +17,7 @@ import {
   SETTLING_RECORD_MS,
   type Undelivered,
 } from '../payments/undelivered.ts';
-import { luaScript, releaseIfHeld, type SharedStore } from './connection.ts';
+import { luaScript, releaseIfHeld, renewIfHeld, type SharedStore } from './connection.ts';
 
 /**
  * KEYS[1] the record; ARGV[1] the signature digest. A receipt is returned and the record deleted;
@@ -30,11 +30,6 @@ if receipt then
   return receipt
 end
 return {'settling', redis.call('HGET', KEYS[1], 'resource') or ''}`);
-
-/** Extends KEYS[1]'s lease to ARGV[2] ms if it still holds the token ARGV[1]. */
-const renewIfHeld = luaScript(
-  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,
-);
 
 const lockKey = (key: string) => `lock:${key}`;
 const lostKey = (key: string) => `lost:${key}`;

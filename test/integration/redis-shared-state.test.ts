@@ -135,13 +135,17 @@ describe("one settler wallet's nonces across instances", () => {
         mostAtOnce = Math.max(mostAtOnce, sending);
         await sleep(2);
         sending -= 1;
-        const nonce = Number.parseInt(raw.slice(2), 16);
+        const nonce = nonceOf(raw);
         received.push(nonce);
         held.add(nonce);
       },
     };
   }
   const sign = async (nonce: number) => `0x${nonce.toString(16).padStart(8, '0')}` as const;
+  /** What fills an abandoned nonce: told apart from a settlement by its suffix. */
+  const filler = async (nonce: number) => `${await sign(nonce)}f0` as const;
+  const nonceOf = (raw: string) => Number.parseInt(raw.slice(2, 10), 16);
+  const isFiller = (raw: string) => raw.endsWith('f0');
   let wallets = 0;
   const freshWallet = () => ({
     address: `0x${(++wallets).toString(16).padStart(40, 'c')}` as `0x${string}`,
@@ -151,19 +155,23 @@ describe("one settler wallet's nonces across instances", () => {
     store: SharedStore,
     wallet: ReturnType<typeof freshWallet>,
     pendingNonce: () => Promise<number>,
-  ) => redisSettlerNonces(store, logger)(wallet, { client: undefined as never, pendingNonce });
+  ) => redisSettlerNonces(store, logger)(wallet, { client: undefined as never, pendingNonce, filler });
 
   /** Two instances on a fresh wallet whose node answers `pending` (settable), recording what they send. */
   function laggingNode(pending: number) {
     const wallet = freshWallet();
     const used: number[] = [];
+    const fillers: number[] = [];
     const view = { pending };
     const [a, b] = stores.map((store) => noncesOn(store, wallet, async () => view.pending)) as [
       SettlerNonces,
       SettlerNonces,
     ];
-    const record = async (raw: `0x${string}`) => void used.push(Number.parseInt(raw.slice(2), 16));
-    return Object.assign(view, { a, b, used, record });
+    const record = async (raw: `0x${string}`) => {
+      used.push(nonceOf(raw));
+      if (isFiller(raw)) fillers.push(nonceOf(raw));
+    };
+    return Object.assign(view, { a, b, used, fillers, record });
   }
 
   it('never hands out one twice and sends one at a time, whichever instance sends', async () => {
@@ -183,36 +191,42 @@ describe("one settler wallet's nonces across instances", () => {
 
   it('covers sends the node does not count yet, and follows the chain when it is ahead', async () => {
     const lagging = laggingNode(7);
-    const { a, b, used, record } = lagging;
+    const { a, b, used, fillers, record } = lagging;
     await a.send(sign, record);
     await b.send(sign, record);
-    // The lagging node still says 7: the store's count wins, and the ones it misses are sent again.
+    // The lagging node still says 7: the store's count wins, and the nonce it misses is filled with a
+    // transfer that charges nobody, never with a's transaction.
     expect(used).toEqual([7, 7, 8]);
+    expect(fillers).toEqual([7]);
     lagging.pending = 50; // another program sent with the key, or the store forgot
     used.length = 0;
     await a.send(sign, record);
     expect(used).toEqual([50]);
   });
 
-  it("mends another instance's send that never reached the node before sending its own", async () => {
+  it("fills the nonce of another instance's send that never reached the node, never sending it", async () => {
     const wallet = freshWallet();
     const chain = node(0);
     const [a, b] = stores.map((store) => noncesOn(store, wallet, chain.pending));
-    await a!.send(sign, (raw) => chain.broadcast(raw));
+    const seen: string[] = [];
+    const broadcast = (raw: `0x${string}`) => (seen.push(raw), chain.broadcast(raw));
+    await a!.send(sign, broadcast);
+    const dropped = await sign(1);
     await expect(
       a!.send(sign, async () => Promise.reject(new Error('the RPC dropped it'))),
     ).rejects.toThrow();
     expect(await chain.pending()).toBe(1);
-    await b!.send(sign, (raw) => chain.broadcast(raw));
+    await b!.send(sign, broadcast);
     expect([...chain.held].toSorted()).toEqual([0, 1, 2]);
+    expect(seen).toEqual([await sign(0), await filler(1), await sign(2)]);
+    expect(seen).not.toContain(dropped);
   });
 
   it('reissues from the chain once a transaction is known never to be used', async () => {
     // Nonce 3 is sent, never mined, and its authorization expires: the node still says 3.
     const { a, b, used, record } = laggingNode(3);
     await a.send(sign, record);
-    b.reissue();
-    await sleep(50);
+    await b.reissue();
     used.length = 0;
     await a.send(sign, record);
     expect(used).toEqual([3]);
@@ -229,7 +243,8 @@ describe("one settler wallet's nonces across instances", () => {
     fail = false;
     await expect(nonces.send(sign, async () => Promise.reject(new Error('send failed')))).rejects.toThrow();
     const used: number[] = [];
-    await nonces.send(sign, async (raw) => void used.push(Number.parseInt(raw.slice(2), 16)));
+    await nonces.send(sign, async (raw) => void used.push(nonceOf(raw)));
+    // Nonce 3 was signed and never reached the node: it is filled, then 4 is the settlement's.
     expect(used).toEqual([3, 4]);
   });
 });

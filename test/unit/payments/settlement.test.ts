@@ -90,7 +90,7 @@ function settlementWith(
     network: NETWORK,
     ...(withChain ? { chain } : {}),
     ...(withJournal ? { broadcasts: journal } : {}),
-    onAbandoned: () => void (abandoned += 1),
+    onAbandoned: async () => void (abandoned += 1),
     now: () => clock,
     sleep: async (ms) => void (clock += ms),
     deadlineMs: 50_000,
