@@ -12,8 +12,10 @@ import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseChainAt } from '../../src/payments/base-chain.ts';
 import { LEASE_MS } from '../../src/payments/lock-lease.ts';
+import { evictionRefusal } from '../../src/redis/connection.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
+import { startServiceProcess } from '../world/service-process.ts';
 import {
   type SelfSettlingService,
   type SettlementWorld,
@@ -171,4 +173,21 @@ describe('an instance killed in the middle of a paid call', () => {
       settlement.world.crtsh.delayMs = 0;
     }
   }, 180_000);
+});
+
+describe('a Redis whose eviction policy could drop payment state', () => {
+  it('is refused at start with one line naming the policy and the fix', async () => {
+    await redis.client.config('SET', 'maxmemory-policy', 'volatile-lru');
+    try {
+      const started = await startServiceProcess({ REDIS_URL: redis.url.href }).then(
+        async (service) => (await service.stop(), 'started'),
+        (error: unknown) => String(error),
+      );
+      expect(started).toContain('(exit 1)');
+      expect(started).toContain(evictionRefusal('volatile-lru'));
+      expect(started).not.toContain(redis.url.href);
+    } finally {
+      await redis.client.config('SET', 'maxmemory-policy', 'noeviction');
+    }
+  }, 60_000);
 });

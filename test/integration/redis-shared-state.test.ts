@@ -11,7 +11,12 @@ import { LEASE_MS } from '../../src/payments/lock-lease.ts';
 import type { SettlerNonces } from '../../src/payments/settler-nonces.ts';
 import { REDELIVERY_WINDOW_MS } from '../../src/payments/undelivered.ts';
 import { redisAuthorizations } from '../../src/redis/authorizations.ts';
-import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
+import {
+  connectSharedStore,
+  evictionRefusal,
+  KEY_PREFIX,
+  type SharedStore,
+} from '../../src/redis/connection.ts';
 import { redisRateBuckets } from '../../src/redis/rate-buckets.ts';
 import { redisSharedAnswers } from '../../src/redis/shared-answers.ts';
 import { CT_CACHE_TTL_MS, type CtLookupOutcome, createCtCache } from '../../src/sources/ct/lookup.ts';
@@ -247,6 +252,20 @@ describe("one settler wallet's nonces across instances", () => {
     // Nonce 3 was signed and never reached the node: it is filled, then 4 is the settlement's.
     expect(used).toEqual([3, 4]);
   });
+  it('never hands out a nonce twice after Redis restarts empty: the chain is the floor', async () => {
+    const wallet = freshWallet();
+    const chain = node(40);
+    const [a, b] = stores.map((store) => noncesOn(store, wallet, chain.pending));
+    for (let i = 0; i < 3; i += 1) await a!.send(sign, (raw) => chain.broadcast(raw));
+    await server.stop();
+    while (stores.some((store) => store.reachable())) await sleep(10);
+    await server.start();
+    await server.client.connect().catch(() => {});
+    await Promise.all(stores.map(ready));
+    expect(await server.client.dbsize()).toBe(0);
+    await b!.send(sign, (raw) => chain.broadcast(raw));
+    expect(chain.received).toEqual([40, 41, 42, 43]);
+  }, 20_000);
 });
 
 describe('free-work buckets across instances', () => {
@@ -370,4 +389,28 @@ describe('an unreachable store', () => {
     expect(release).not.toBeNull();
     await release!();
   }, 20_000);
+});
+
+describe('a store whose eviction policy could drop payment state', () => {
+  it('is refused at start with one line and never counted reachable, until the policy is noeviction', async () => {
+    await server.client.config('SET', 'maxmemory-policy', 'volatile-lru');
+    const store = connectSharedStore(server.url, logger);
+    try {
+      expect(await store.refusal()).toBe(evictionRefusal('volatile-lru'));
+      expect(evictionRefusal('volatile-lru')).not.toContain('\n');
+      expect(store.reachable()).toBe(false);
+      for (const policy of ['allkeys-lru', 'volatile-ttl', 'allkeys-random']) {
+        await server.client.config('SET', 'maxmemory-policy', policy);
+        expect(await store.refusal()).toContain(policy);
+      }
+      await server.client.config('SET', 'maxmemory-policy', 'noeviction');
+      expect(await store.refusal()).toBeNull();
+      // A reconnection reads the policy again.
+      store.redis.disconnect(true);
+      await ready(store);
+    } finally {
+      await server.client.config('SET', 'maxmemory-policy', 'noeviction');
+      await store.close();
+    }
+  });
 });

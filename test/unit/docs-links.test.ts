@@ -15,7 +15,6 @@ import { REPO_ROOT } from '../support/run-command.ts';
  */
 const WRITTEN_ON_OTHER_BRANCHES = new Set([
   'docs/watches.md',
-  'docs/fleet.md',
   'docs/payment-identifiers.md',
 ]);
 
