@@ -80,6 +80,27 @@ describe('the one-signature lock across instances', () => {
     await server.client.del(stored);
   });
 
+  it('is renewed by its live holder past LEASE_MS, and ends within LEASE_MS once its holder is gone', async () => {
+    // Time is the feature here: the lease is a duration.
+    const holder = connectSharedStore(server.url, logger);
+    await ready(holder);
+    const [other] = instances();
+    const live = freshKey();
+    const dead = freshKey();
+    const [keep, abandoned] = await Promise.all(
+      [live, dead].map((key) => redisAuthorizations(holder, logger).lock.acquire(key)),
+    );
+    expect(abandoned).not.toBeNull();
+    // `dead` as a killed holder leaves it: a lease under a token no live process renews.
+    await server.client.set(`${KEY_PREFIX}lock:${dead}`, 'a-killed-holders-token', 'PX', LEASE_MS);
+    await sleep(LEASE_MS + 1_000);
+    expect(await other!.lock.acquire(live)).toBeNull();
+    const taken = await other!.lock.acquire(dead);
+    expect(taken).not.toBeNull();
+    await Promise.all([keep!(), taken!(), abandoned!()]);
+    await holder.close();
+  }, 30_000);
+
   it('treats hostile keys as plain data (no pattern, no script injection)', async () => {
     const [a] = instances();
     await server.client.set('canary', 'still here');

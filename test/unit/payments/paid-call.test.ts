@@ -52,23 +52,24 @@ function payment(nonce: string) {
 
 let events: string[];
 let lifecycle: Lifecycle;
+/** A resource server that admits every payment, recording each verification in `events`. */
+const resourceServer = {
+  validateExtensions: () => ({ valid: true }),
+  findMatchingRequirements: () => requirements,
+  verifyPayment: async () => {
+    events.push('verify');
+    return { isValid: true, payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' };
+  },
+  createPaymentRequiredResponse: async (_r: unknown, _res: unknown, error: string) => ({
+    x402Version: 2,
+    error,
+  }),
+} as unknown as x402ResourceServer;
 let paidCall: ReturnType<typeof createPaidCall>;
 
 beforeEach(() => {
   events = [];
   lifecycle = createLifecycle();
-  const resourceServer = {
-    validateExtensions: () => ({ valid: true }),
-    findMatchingRequirements: () => requirements,
-    verifyPayment: async () => {
-      events.push('verify');
-      return { isValid: true, payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' };
-    },
-    createPaymentRequiredResponse: async (_r: unknown, _res: unknown, error: string) => ({
-      x402Version: 2,
-      error,
-    }),
-  } as unknown as x402ResourceServer;
   const settle: Settle = async () => {
     events.push('settle');
     return { status: 'settled', receipt: RECEIPT };
@@ -209,18 +210,6 @@ describe('paidCall', () => {
 
 describe('paidCall when the instance settling a payment dies', () => {
   const logger = pino({ level: 'silent' });
-  const resourceServer = {
-    validateExtensions: () => ({ valid: true }),
-    findMatchingRequirements: () => requirements,
-    verifyPayment: async () => {
-      events.push('verify');
-      return { isValid: true, payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' };
-    },
-    createPaymentRequiredResponse: async (_r: unknown, _res: unknown, error: string) => ({
-      x402Version: 2,
-      error,
-    }),
-  } as unknown as x402ResourceServer;
 
   /** An instance sharing `undelivered` with others; its lock is its own (a dead holder's lease has ended). */
   function instance(undelivered: Undelivered, settle: Settle, used?: () => Promise<boolean>) {
