@@ -53,7 +53,9 @@ describe('exactAuthorizationOf', () => {
     expect(exactAuthorizationOf(payload(FROM, '0x12'))).toBeNull();
     expect(exactAuthorizationOf(withAuthorization({ ...authorization, nonce: 7 }))).toBeNull();
     expect(exactAuthorizationOf(withAuthorization({ ...authorization, validBefore: '1e9' }))).toBeNull();
-    expect(exactAuthorizationOf(withAuthorization({ ...authorization, validBefore: '9'.repeat(79) }))).toBeNull();
+    expect(
+      exactAuthorizationOf(withAuthorization({ ...authorization, validBefore: '9'.repeat(79) })),
+    ).toBeNull();
     expect(exactAuthorizationOf(withAuthorization({ ...authorization, extra: 1 }))).toBeNull();
     expect(exactAuthorizationOf(withAuthorization(null))).toBeNull();
   });
