@@ -28,17 +28,23 @@ async function main(): Promise<void> {
   // A library's floating promise (the x402 EVM scheme checks the asset's code in the background)
   // must not take the process down with it: log it, redacted, and keep serving.
   process.on('unhandledRejection', (reason) => logger.warn({ err: reason }, 'unhandled rejection'));
-  const local: LocalChain | undefined =
-    config.x402.mode.kind === 'local-chain' ? await startLocalChain({ logger }) : undefined;
-  // In local-chain mode the recipient is the chain's own dev account.
-  const effective: Config = local ? { ...config, x402: { ...config.x402, payTo: local.payTo } } : config;
-
   const mode = config.x402.mode;
   const redis = config.redisUrl
     ? (await import('./redis/platform.ts')).redisPlatform(config.redisUrl, logger, {
         settlerNonces: mode.kind === 'self',
       })
     : undefined;
+  const refusal = await redis?.refusal();
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    await redis?.close();
+    process.exit(1);
+  }
+  const local: LocalChain | undefined =
+    config.x402.mode.kind === 'local-chain' ? await startLocalChain({ logger }) : undefined;
+  // In local-chain mode the recipient is the chain's own dev account.
+  const effective: Config = local ? { ...config, x402: { ...config.x402, payTo: local.payTo } } : config;
+
   if (!redis && mode.kind === 'self') void warnOfForeignPending(mode.rpcUrl, mode.settlerPrivateKey, logger);
 
   // Test CAs reach the live probe through NODE_EXTRA_CA_CERTS, which Node reads at start.

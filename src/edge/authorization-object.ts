@@ -1,32 +1,38 @@
 /**
  * One Durable Object per payment authorization (`payer:nonce`): its in-flight lock, so a signature
- * runs once whichever isolate or location its copies reach, and its lost result, claimable once.
- * One per payment identifier (`payment-id:<payer>:<id>`): the answer kept for it
- * (`payments/identified-answers.ts`). All live in the object's storage, so they survive the object's
- * eviction; a lease ends on its own when the isolate that took it dies, and an alarm clears what has
- * expired.
+ * runs once whichever isolate or location its copies reach, and its settling record or lost result,
+ * claimable once. One per payment identifier (`payment-id:<payer>:<id>`): the answer kept for it
+ * (`payments/identified-answers.ts`). All live in the object's storage, so they survive the object's eviction; a lease
+ * is short and renewed by the isolate holding it, so it ends within seconds when that isolate dies,
+ * and an alarm clears what has expired.
  */
-import type { SettleResponse } from '@x402/core/types';
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
 import {
   type Begun,
   begun,
+  IDENTIFIED_LEASE_MS,
   type IdentifiedAnswers,
   type IdentifiedRecord,
   type StoredAnswer,
 } from '../payments/identified-answers.ts';
 import type { InFlightLock } from '../payments/in-flight-lock.ts';
-import { LEASE_MS } from '../payments/lock-lease.ts';
-import { type LostResult, REDELIVERY_WINDOW_MS, type Undelivered } from '../payments/undelivered.ts';
+import { keepRenewed, LEASE_MS } from '../payments/lock-lease.ts';
+import {
+  type Claimed,
+  claimOf,
+  type LostResult,
+  REDELIVERY_WINDOW_MS,
+  SETTLING_RECORD_MS,
+  type SettlingRecord,
+  type Undelivered,
+} from '../payments/undelivered.ts';
 
 interface Lease {
   token: string;
   until: number;
 }
 
-interface Stored extends LostResult {
-  until: number;
-}
+type Stored = (LostResult | SettlingRecord) & { until: number };
 
 export class AuthorizationObject extends DurableObject {
   /** Takes the lock for `leaseMs`; the token to release it with, or null while another holds it. */
@@ -40,22 +46,44 @@ export class AuthorizationObject extends DurableObject {
     return lease.token;
   }
 
+  /** Extends the lease held with `token` by `leaseMs`; false when it is no longer held with it. */
+  async renew(token: string, leaseMs: number): Promise<boolean> {
+    const held = await this.ctx.storage.get<Lease>('lease');
+    if (held?.token !== token) return false;
+    const lease = { token, until: Date.now() + leaseMs };
+    await this.ctx.storage.put('lease', lease);
+    await this.ctx.storage.setAlarm(lease.until);
+    return true;
+  }
+
   async release(token: string): Promise<void> {
     const held = await this.ctx.storage.get<Lease>('lease');
     if (held?.token === token) await this.ctx.storage.delete('lease');
   }
 
   async remember(lost: LostResult): Promise<void> {
-    const until = Date.now() + REDELIVERY_WINDOW_MS;
-    await this.ctx.storage.put<Stored>('lost', { ...lost, until });
-    await this.ctx.storage.setAlarm(until);
+    await this.#store(lost, REDELIVERY_WINDOW_MS);
   }
 
-  async claim(signature: string): Promise<SettleResponse | null> {
-    const lost = await this.ctx.storage.get<Stored>('lost');
-    if (!lost || lost.until <= Date.now() || lost.signature !== signature) return null;
+  async settling(record: SettlingRecord): Promise<void> {
+    await this.#store(record, SETTLING_RECORD_MS);
+  }
+
+  async settled(): Promise<void> {
     await this.ctx.storage.delete('lost');
-    return lost.receipt;
+  }
+
+  async claim(signature: string, resource?: string): Promise<Claimed> {
+    const lost = await this.ctx.storage.get<Stored>('lost');
+    const claimed = claimOf(lost && lost.until > Date.now() ? lost : undefined, signature, resource);
+    if (claimed !== null && claimed !== 'interrupted') await this.ctx.storage.delete('lost');
+    return claimed;
+  }
+
+  async #store(entry: LostResult | SettlingRecord, forMs: number): Promise<void> {
+    const until = Date.now() + forMs;
+    await this.ctx.storage.put<Stored>('lost', { ...entry, until });
+    await this.ctx.storage.setAlarm(until);
   }
 
   /** Takes the payment identifier for `binding` when it is free (`IdentifiedAnswers.begin`). */
@@ -123,10 +151,12 @@ export function authorizationState(
         const object = objectFor(key);
         const token = await object.acquire(LEASE_MS);
         if (token === null) return null;
+        const stop = keepRenewed(() => object.renew(token, LEASE_MS), onReleaseFailure);
         let released = false;
         return async () => {
           if (released) return;
           released = true;
+          stop();
           await object.release(token).catch(onReleaseFailure);
         };
       },
@@ -138,10 +168,12 @@ export function authorizationState(
         void write.finally(() => writes.delete(write)).catch(() => {});
         return write;
       },
-      claim: (key, signature) => objectFor(key).claim(signature),
+      settling: (key, signature, resource) => objectFor(key).settling({ signature, resource }),
+      settled: (key) => objectFor(key).settled(),
+      claim: (key, signature, resource) => objectFor(key).claim(signature, resource),
     },
     identified: {
-      begin: (key, binding) => objectFor(`payment-id:${key}`).beginIdentified(binding, LEASE_MS),
+      begin: (key, binding) => objectFor(`payment-id:${key}`).beginIdentified(binding, IDENTIFIED_LEASE_MS),
       answer: (key, token, answer) => objectFor(`payment-id:${key}`).answerIdentified(token, answer),
       release: (key, token) => objectFor(`payment-id:${key}`).releaseIdentified(token),
     },

@@ -25,6 +25,7 @@ import { baseChainAt } from './base-chain.ts';
 import { type BroadcastJournal, createBroadcastJournal } from './broadcast-journal.ts';
 import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from './chain-view.ts';
 import type { LocalChain } from './local-chain.ts';
+import { authorizationKey } from './exact-authorization.ts';
 import { tracked } from './rpc-faults.ts';
 import { nonceManagerFor, processNonces, type SettlerNoncesFor } from './settler-nonces.ts';
 
@@ -50,7 +51,7 @@ export interface Facilitator {
   /** Settlement transactions signed in-process; absent with a remote facilitator. */
   broadcasts?: BroadcastJournal;
   /** Reissues the settler's account nonce after a signed transaction was abandoned. */
-  onAbandoned?: () => void;
+  onAbandoned?: () => Promise<void>;
 }
 
 /**
@@ -139,6 +140,19 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     {
       client: wallet,
       pendingNonce: () => wallet.getTransactionCount({ address: account.address, blockTag: 'pending' }),
+      async filler(nonce) {
+        const prepared = await wallet.prepareTransactionRequest({
+          account,
+          chain,
+          to: account.address,
+          value: 0n,
+          chainId: chain.id,
+          parameters: ['fees', 'gas', 'type'],
+        });
+        return account.signTransaction({ ...prepared, nonce } as Parameters<
+          typeof account.signTransaction
+        >[0]);
+      },
     },
   );
 
@@ -164,8 +178,10 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
         >[0]);
         const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
         if (typeof from === 'string' && typeof authorizationNonce === 'string') {
-          const key = `${from.toLowerCase()}:${authorizationNonce.toLowerCase()}`;
-          broadcasts.record(key, { hash: keccak256(signed), raw: signed });
+          broadcasts.record(authorizationKey(from, authorizationNonce), {
+            hash: keccak256(signed),
+            raw: signed,
+          });
         }
         return signed;
       },

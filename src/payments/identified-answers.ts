@@ -9,7 +9,8 @@
  */
 import type { SettleResponse } from '@x402/core/types';
 import { LRUCache } from 'lru-cache';
-import { LEASE_MS } from './lock-lease.ts';
+import { CHECK_BUDGET_MS } from '../checks/check-budget.ts';
+import { SETTLEMENT_MAX_MS } from './settlement.ts';
 import { REDELIVERY_WINDOW_MS } from './undelivered.ts';
 
 /** What a paid call answered: the check's result and its settlement receipt (`PAYMENT-RESPONSE`). */
@@ -29,10 +30,17 @@ export type Begun =
   /** The same payment was answered: its answer. */
   | { kind: 'answered'; answer: StoredAnswer };
 
+/**
+ * How long a call holds its identifier: the whole paid call (verification, the check, settlement),
+ * since nothing renews it. Not the in-flight lock's short renewed lease: a copy that took the
+ * identifier over from a live call would keep that call's answer from being stored.
+ */
+export const IDENTIFIED_LEASE_MS = 10_000 + CHECK_BUDGET_MS + SETTLEMENT_MAX_MS;
+
 export interface IdentifiedAnswers {
   /**
    * Looks `key` up and, when it is free, takes it for `binding` (a digest of the payment and of the
-   * request) for `LEASE_MS`, in one atomic step.
+   * request) for `IDENTIFIED_LEASE_MS`, in one atomic step.
    */
   begin(key: string, binding: string): Promise<Begun>;
   /** Stores the answer of the call holding `token`, for `REDELIVERY_WINDOW_MS`. */
@@ -85,7 +93,7 @@ export function createIdentifiedAnswers(now: () => number = Date.now): Identifie
       const found = begun(live(key), binding);
       if (found) return found;
       const token = crypto.randomUUID();
-      records.set(key, { binding, token, until: now() + LEASE_MS, size: binding.length });
+      records.set(key, { binding, token, until: now() + IDENTIFIED_LEASE_MS, size: binding.length });
       return { kind: 'begun', token };
     },
     async answer(key, token, answer) {

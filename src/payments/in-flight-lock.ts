@@ -45,17 +45,3 @@ export function createInFlightLock(): InFlightLock & { readonly size: number } {
     },
   };
 }
-
-/**
- * The lock key of a decoded x402 payment payload: `<payer>:<nonce>` of its EIP-3009 authorization,
- * both lower-case, or null when the payload has no such authorization. Nothing here is trusted:
- * the SDK still verifies the signature; the key only stops duplicate runs.
- */
-export function paymentKey(payload: unknown): string | null {
-  const authorization = (
-    payload as { payload?: { authorization?: { from?: unknown; nonce?: unknown } } } | null
-  )?.payload?.authorization;
-  const { from, nonce } = authorization ?? {};
-  if (typeof from !== 'string' || typeof nonce !== 'string' || from === '' || nonce === '') return null;
-  return `${from.toLowerCase()}:${nonce.toLowerCase()}`;
-}

@@ -1,11 +1,21 @@
-/** How long a shared in-flight lock is leased: the bound after which a lock left by a dead holder frees itself. */
-import { CHECK_BUDGET_MS } from '../checks/check-budget.ts';
-import { SETTLEMENT_MAX_MS } from './settlement.ts';
-
-/** Time a paid call may take to verify its payment (a few RPC calls, each bounded). */
-const VERIFY_ALLOWANCE_MS = 15_000;
 /**
- * The longest a paid call holds its lock: verification, the check, and the longest settlement. A
- * lease left by an isolate or process that died expires after this.
+ * How a shared in-flight lock is leased: briefly, and renewed by its holder for as long as it holds
+ * it. A lock left by a process or isolate that died (`kill -9`, an evicted isolate) frees itself
+ * within `LEASE_MS`, so a copy of the payment sent to another instance is served seconds later
+ * instead of answering 409 for the whole length of a paid call.
  */
-export const LEASE_MS = VERIFY_ALLOWANCE_MS + CHECK_BUDGET_MS + SETTLEMENT_MAX_MS;
+
+/** A lease not renewed ends after this. */
+export const LEASE_MS = 8_000;
+/** A holder renews its lease this often: three renewals may fail before it ends. */
+export const LEASE_RENEW_MS = 2_000;
+
+/**
+ * Calls `renew` every `LEASE_RENEW_MS` until the returned function is called; a failed renewal is
+ * reported to `onError` and tried again at the next tick. The timer does not keep a process alive.
+ */
+export function keepRenewed(renew: () => Promise<unknown>, onError: (error: unknown) => void): () => void {
+  const timer = setInterval(() => void renew().catch(onError), LEASE_RENEW_MS);
+  (timer as { unref?: () => void }).unref?.();
+  return () => clearInterval(timer);
+}

@@ -7,6 +7,7 @@ import type { x402ResourceServer } from '@x402/core/server';
 import {
   type PaymentPayload,
   type PaymentRequired,
+  type PaymentRequirements,
   type SettleResponse,
   VerifyError,
   type VerifyResponse,
@@ -15,7 +16,9 @@ import type { Logger } from 'pino';
 import type { RunOutcome } from '../checks/outcome.ts';
 import type { Lifecycle } from '../lifecycle.ts';
 import type { Metrics } from '../ops/metrics.ts';
-import { type InFlightLock, paymentKey } from './in-flight-lock.ts';
+import type { ChainView } from './chain-view.ts';
+import { type ExactAuthorization, exactAuthorizationOf } from './exact-authorization.ts';
+import type { InFlightLock } from './in-flight-lock.ts';
 import { exactPayloadProblem, type PaymentRead, resourceProblem } from './payment-payload.ts';
 import type { PaymentTerms } from './payment-terms.ts';
 import { faultScope } from './rpc-faults.ts';
@@ -57,6 +60,11 @@ export interface PaidCallDeps {
   lifecycle: Lifecycle;
   logger: Logger;
   metrics: Metrics;
+  /**
+   * Whether the chain shows an authorization used: asked when a settlement of it was begun by a
+   * holder that is gone. Without it such a payment is judged by verification alone.
+   */
+  chain?: Pick<ChainView, 'authorizationUsed'>;
 }
 
 export interface PaidCallRequest {
@@ -75,7 +83,7 @@ export interface PaidCallRequest {
 export type PaidCall = (request: PaidCallRequest) => Promise<PaidCallOutcome>;
 
 export function createPaidCall(deps: PaidCallDeps): PaidCall {
-  const { resourceServer, settle, lock, undelivered, lifecycle, logger, metrics } = deps;
+  const { resourceServer, settle, lock, undelivered, lifecycle, logger, metrics, chain } = deps;
 
   async function challenge(
     terms: PaymentTerms,
@@ -136,28 +144,34 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     // The service asks for exact EIP-3009 only: a payload of another shape is the payer's mistake
     // (402 naming the field), so what still throws inside verify is the facilitator, RPC or chain.
     const malformed = exactPayloadProblem(payload);
-    if (malformed) {
+    const authorization = malformed ? null : exactAuthorizationOf(payload);
+    if (!authorization) {
       metrics.payment('refused');
-      return challenge(terms, malformed);
+      return challenge(terms, malformed ?? 'invalid_exact_evm_payload');
+    }
+    if (authorizationWindowTooLong(authorization, MAX_TIMEOUT_SECONDS, Date.now())) {
+      metrics.payment('refused');
+      return challenge(terms, 'authorization_window_too_long', payload);
     }
 
-    const key = paymentKey(payload);
+    const { key, signature } = authorization;
+    const resource = terms.resource.url;
     // A lock that cannot be asked (a shared store out of reach) is never run without: 503.
-    const release = key === null ? async () => {} : await lock.acquire(key).catch(() => undefined);
+    const release = await lock.acquire(key).catch(() => undefined);
     if (release === undefined) return unavailable('payment lock unavailable');
     if (!release) return { kind: 'in_flight' };
     metrics.paidInFlight(1);
     try {
-      const signature = signatureOf(payload);
-      const lost = key === null ? null : await undelivered.claim(key, signature).catch(() => undefined);
+      const lost = await undelivered.claim(key, signature, resource).catch(() => undefined);
       // Unknown whether a lost result waits: running on would settle into an already used authorization.
       if (lost === undefined) return unavailable('lost results unavailable');
-      if (lost) return redeliver(key as string, signature, lost);
-
-      if (authorizationWindowTooLong(payload, MAX_TIMEOUT_SECONDS, Date.now())) {
-        metrics.payment('refused');
-        return challenge(terms, 'authorization_window_too_long', payload);
-      }
+      if (lost === 'interrupted') {
+        const used = await paidBeforeItsSettlerWentAway(authorization, requirements);
+        if (used === undefined) return unavailable('chain unreadable for an interrupted settlement');
+        if (used) return redeliver(key, signature, used, true);
+        // Not used: its settler died before the chain took it (a transaction of it still waiting
+        // somewhere is reconciled by this call's own settlement, which counts it as paid).
+      } else if (lost) return redeliver(key, signature, lost, false);
 
       const verified = await faultScope(() =>
         resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
@@ -186,14 +200,25 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       }
 
       const settled = lifecycle.beginSettlement();
+      // Recorded before anything is signed: should this process die from here on, whoever gets the
+      // next copy of this payment finds the record and, if the chain took the payment, delivers.
+      const recorded = await undelivered.settling(key, signature, resource).then(
+        () => true,
+        () => false,
+      );
+      if (!recorded) {
+        settled();
+        return unavailable('could not record the settlement');
+      }
       const settlement = await settle(payload, requirements, terms.extensions).finally(settled);
+      if (settlement.status === 'refused' || settlement.status === 'unavailable') forget(key);
       switch (settlement.status) {
         case 'settled':
         case 'unconfirmed': {
           const { transaction, network, errorReason } = settlement.receipt;
           const entry = { name, payer, transaction, network };
           metrics.payment('settled', requirements.amount);
-          if (key !== null) claimableIfLost(key, signature, settlement.receipt, entry);
+          await handedOver(key, signature, settlement.receipt, entry);
           if (settlement.status === 'settled') logger.info(entry, 'payment settled');
           else
             logger.warn({ ...entry, reason: errorReason }, 'payment sent but unconfirmed; result delivered');
@@ -225,16 +250,25 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     }
 
     /**
-     * Paid: should the client be gone before the answer is written (the transport aborts the signal
-     * then, now or later), it may claim the result with the same authorization.
+     * Paid: the settling record goes (or, the client already gone, becomes a lost result); should
+     * the client be gone before the answer is written (the transport aborts the signal then, now or
+     * later), it may claim the result with the same authorization.
      */
-    function claimableIfLost(key: string, signature: string, receipt: SettleResponse, entry: object): void {
+    async function handedOver(
+      key: string,
+      signature: string,
+      receipt: SettleResponse,
+      entry: object,
+    ): Promise<void> {
       const lost = () => {
         remember(key, signature, receipt);
         logger.warn(entry, 'paid result not delivered; it can be claimed once with the same payment');
       };
-      if (signal.aborted) lost();
-      else signal.addEventListener('abort', lost, { once: true });
+      if (signal.aborted) return lost();
+      await undelivered
+        .settled(key)
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not clear a settling record'));
+      signal.addEventListener('abort', lost, { once: true });
     }
 
     /**
@@ -245,6 +279,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       key: string,
       signature: string,
       receipt: SettleResponse,
+      interrupted: boolean,
     ): Promise<PaidCallOutcome> {
       const outcome = await run();
       if (outcome.type !== 'result') {
@@ -252,11 +287,36 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
         return { kind: 'not_run', outcome };
       }
       const entry = { name, payer: receipt.payer, transaction: receipt.transaction };
-      claimableIfLost(key, signature, receipt, entry);
+      if (interrupted) await handedOver(key, signature, receipt, entry);
+      else if (signal.aborted) remember(key, signature, receipt);
+      else signal.addEventListener('abort', () => remember(key, signature, receipt), { once: true });
       logger.info(entry, 'paid result redelivered');
       return { kind: 'delivered', result: outcome.result, receipt };
     }
   };
+
+  function forget(key: string): void {
+    undelivered
+      .settled(key)
+      .catch((error: unknown) => logger.warn({ err: error }, 'could not clear a settling record'));
+  }
+
+  /**
+   * The receipt of an authorization the chain shows used, whose settler went away before anyone got
+   * its result; null when unused; undefined when the chain cannot be read.
+   */
+  async function paidBeforeItsSettlerWentAway(
+    { from, nonce }: ExactAuthorization,
+    requirements: PaymentRequirements,
+  ): Promise<SettleResponse | null | undefined> {
+    if (!chain) return null;
+    const used = await chain
+      .authorizationUsed(requirements.asset as `0x${string}`, from, nonce)
+      .catch(() => undefined);
+    if (used === undefined) return undefined;
+    // The hash is the dead settler's to know; the chain holds the transfer under this authorization.
+    return used ? { success: true, transaction: '', network: requirements.network, payer: from } : null;
+  }
 }
 
 /**
@@ -275,10 +335,4 @@ function facilitatorRefusal(error: unknown): VerifyResponse {
     return { isValid: false, invalidReason: error.invalidReason ?? 'invalid_payment', payer: error.payer };
   }
   throw error;
-}
-
-/** The payload's signature (EIP-3009: `payload.signature`), or '' when it has none. */
-function signatureOf(payload: PaymentPayload): string {
-  const signature = (payload.payload as { signature?: unknown } | undefined)?.signature;
-  return typeof signature === 'string' ? signature.toLowerCase() : '';
 }

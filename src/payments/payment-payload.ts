@@ -7,46 +7,12 @@
  */
 import { PaymentPayloadV2Schema } from '@x402/core/schemas';
 import type { PaymentPayload } from '@x402/core/types';
-import { isAddress } from 'viem';
-import { z } from 'zod';
+import { ExactEip3009Schema } from './exact-authorization.ts';
 
 /** The reason prefix of a payload that is not a valid exact EIP-3009 payload. */
 const INVALID_PAYLOAD = 'invalid_exact_evm_payload';
 /** The reason prefix of a payload signed for another route or tool. */
 const RESOURCE_MISMATCH = 'resource_mismatch';
-
-const UINT256_MAX = 2n ** 256n - 1n;
-/**
- * An ERC-6492-wrapped smart-wallet signature carries its factory calldata; 8 KiB of bytes is far
- * beyond any real one and far below the header limit.
- */
-const MAX_SIGNATURE_HEX = 2 + 2 * 8192;
-
-const address = z
-  .string()
-  .refine((value) => isAddress(value), 'must be a 0x address (20 bytes, valid checksum)');
-const uint256 = z
-  .string()
-  .refine(
-    (value) => /^\d{1,78}$/.test(value) && BigInt(value) <= UINT256_MAX,
-    'must be a decimal integer string below 2^256',
-  );
-
-/** `payload` of an exact EIP-3009 payment (x402 `exact` scheme on EVM): exactly these fields, nothing else. */
-const ExactEip3009Schema = z.strictObject({
-  signature: z
-    .string()
-    .max(MAX_SIGNATURE_HEX, 'is too long')
-    .regex(/^0x(?:[0-9a-fA-F]{2})+$/, 'must be 0x-prefixed hex bytes'),
-  authorization: z.strictObject({
-    from: address,
-    to: address,
-    value: uint256,
-    validAfter: uint256,
-    validBefore: uint256,
-    nonce: z.string().regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex'),
-  }),
-});
 
 /** The payment a request carries: none, something that is not a v2 payload, or a payload. */
 export type PaymentRead =

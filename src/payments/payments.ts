@@ -92,7 +92,16 @@ export function createPayments(options: PaymentsOptions): Payments {
     resourceServer,
     facilitatorReady,
     paidCall: withPaymentIdentifiers(
-      createPaidCall({ resourceServer, settle, lock, undelivered, lifecycle, logger, metrics }),
+      createPaidCall({
+        resourceServer,
+        settle,
+        lock,
+        undelivered,
+        lifecycle,
+        logger,
+        metrics,
+        ...(facilitator.chain ? { chain: facilitator.chain } : {}),
+      }),
       { answers: identified, logger, metrics },
     ),
     terms: {

@@ -25,7 +25,7 @@ import {
 } from '@x402/core/types';
 import type { BroadcastJournal } from './broadcast-journal.ts';
 import type { ChainView } from './chain-view.ts';
-import { paymentKey } from './in-flight-lock.ts';
+import { type ExactAuthorization, exactAuthorizationOf } from './exact-authorization.ts';
 import { MAX_TIMEOUT_SECONDS } from './resource-server.ts';
 import { faultScope } from './rpc-faults.ts';
 
@@ -66,7 +66,7 @@ export interface SettlementDeps {
   /** Transactions signed in-process (self-settlement); absent with a remote facilitator. */
   broadcasts?: BroadcastJournal;
   /** Called when a transaction we signed is known never to be used, so its account nonce is reissued. */
-  onAbandoned?: () => void;
+  onAbandoned?: () => Promise<void>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   deadlineMs?: number;
@@ -79,20 +79,13 @@ export type Settle = (
   extensions?: Record<string, unknown>,
 ) => Promise<SettlementOutcome>;
 
-interface Authorization {
-  from: `0x${string}`;
-  nonce: `0x${string}`;
-  /** Seconds since the epoch. */
-  validBefore: bigint;
-}
-
 export function createSettlement(deps: SettlementDeps): Settle {
   const {
     resourceServer,
     network,
     chain,
     broadcasts,
-    onAbandoned = () => {},
+    onAbandoned = async () => {},
     now = Date.now,
     sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     deadlineMs = SETTLEMENT_DEADLINE_MS,
@@ -100,7 +93,7 @@ export function createSettlement(deps: SettlementDeps): Settle {
   } = deps;
 
   return async function settle(payload, requirements, extensions) {
-    const authorization = authorizationOf(payload);
+    const authorization = exactAuthorizationOf(payload);
     const provenUnusableAt = authorization ? Number(authorization.validBefore) * 1000 + EXPIRY_MARGIN_MS : 0;
     const deadline = Math.max(now() + deadlineMs, provenUnusableAt + 2_000);
     let response: SettleResponse | undefined;
@@ -117,8 +110,7 @@ export function createSettlement(deps: SettlementDeps): Settle {
         response = { success: false, errorReason, payer, transaction, network: error.network };
       }
     }
-    const key = paymentKey(payload);
-    const signed = key ? broadcasts?.take(key) : undefined;
+    const signed = authorization ? broadcasts?.take(authorization.key) : undefined;
     if (response?.success) return { status: 'settled', receipt: receiptOf(response, network) };
 
     const reportedHash = txHash(response?.transaction);
@@ -140,11 +132,12 @@ export function createSettlement(deps: SettlementDeps): Settle {
     }
     // Our transaction did not mine: its account nonce is read again from the chain, so no gap it
     // may have left holds every later settlement back.
-    if (signed) onAbandoned();
+    // Should that fail, the next settlement fills the gap (`redis/settler-nonces.ts`).
+    if (signed) await onAbandoned().catch(() => {});
     return verdict === 'unusable' ? { status: 'unavailable' } : unconfirmed(hash, payer);
 
     async function reconcile(
-      { from, nonce, validBefore }: Authorization,
+      { from, nonce, validBefore }: ExactAuthorization,
       tx: `0x${string}` | undefined,
       raw: `0x${string}` | undefined,
     ): Promise<'settled' | 'unusable' | 'unknown'> {
@@ -206,28 +199,9 @@ function txHash(value: string | undefined): `0x${string}` | undefined {
  * its expiry, which bounds how long an uncertain settlement can take, would lie too far ahead.
  */
 export function authorizationWindowTooLong(
-  payload: PaymentPayload,
+  authorization: Pick<ExactAuthorization, 'validBefore'>,
   maxWindowS: number,
   nowMs: number,
 ): boolean {
-  const authorization = authorizationOf(payload);
-  if (!authorization) return false;
   return authorization.validBefore > BigInt(Math.floor(nowMs / 1000) + maxWindowS + CLOCK_SKEW_ALLOWANCE_S);
-}
-
-function authorizationOf(payload: PaymentPayload): Authorization | undefined {
-  const auth = (payload.payload as { authorization?: Record<string, unknown> } | undefined)?.authorization;
-  const { from, nonce, validBefore } = auth ?? {};
-  if (typeof from !== 'string' || typeof nonce !== 'string' || typeof validBefore !== 'string')
-    return undefined;
-  if (
-    !/^0x[0-9a-fA-F]{40}$/.test(from) ||
-    !/^0x[0-9a-fA-F]{64}$/.test(nonce) ||
-    // Any uint256 (`payment-payload.ts` admits up to 78 digits): a longer-lived one must still be
-    // found, or the window check would wave through an authorization valid for ever.
-    !/^\d{1,78}$/.test(validBefore)
-  ) {
-    return undefined;
-  }
-  return { from: from as `0x${string}`, nonce: nonce as `0x${string}`, validBefore: BigInt(validBefore) };
 }

@@ -25,14 +25,25 @@ export interface SettlerNonces {
     sign: (nonce: number) => Promise<SignedTransaction>,
     broadcast: (raw: SignedTransaction) => Promise<unknown>,
   ): Promise<SignedTransaction>;
-  /** A transaction we signed is known never to be used: the next nonce is read from the chain again. */
-  reissue(): void;
+  /**
+   * A transaction we signed is known never to be used: the next nonce is read from the chain again.
+   * Resolves once that is so.
+   */
+  reissue(): Promise<void>;
 }
 
-/** Makes the nonce owner of `wallet`, given the wallet client and how to read its pending nonce from the chain. */
+/**
+ * Makes the nonce owner of `wallet`, given the wallet client, how to read its pending nonce from
+ * the chain, and how to sign a transaction at `nonce` that moves nothing (a transfer of 0 ETH from
+ * the settler to itself), to fill a nonce whose own transaction was abandoned.
+ */
 export type SettlerNoncesFor = (
   wallet: SettlerWallet,
-  chain: { client: Client; pendingNonce: () => Promise<number> },
+  chain: {
+    client: Client;
+    pendingNonce: () => Promise<number>;
+    filler: (nonce: number) => Promise<SignedTransaction>;
+  },
 ) => SettlerNonces;
 
 // One nonce manager per RPC endpoint: shared by every facilitator settling there from this process,
@@ -57,6 +68,6 @@ export function processNonces(manager: NonceManager): SettlerNoncesFor {
       await broadcast(raw);
       return raw;
     },
-    reissue: () => manager.reset(wallet),
+    reissue: async () => manager.reset(wallet),
   });
 }

@@ -1,26 +1,47 @@
 /**
  * Paid results that did not reach their client: the settlement went through while the client was
- * already gone (it disconnected during settlement, or the process could not answer in time). Such a
- * payer may repeat the same request with the same authorization and gets the check run again, once,
- * without a second charge; the on-chain nonce makes a second settlement impossible anyway.
+ * already gone (it disconnected during settlement, or the process could not answer in time), or the
+ * process settling it died. Such a payer may repeat the same request with the same authorization and
+ * gets the check run again, once, without a second charge; the on-chain nonce makes a second
+ * settlement impossible anyway.
+ *
+ * Before any transaction is signed for a payment, its authorization is recorded as settling; the
+ * record goes when the outcome is known (result handed over, or settlement refused). A record still
+ * there when a copy of the payment arrives means whoever settled it is gone: if the chain shows the
+ * authorization used, the payer paid and nobody got the result, so it is run again and delivered.
  */
 import type { SettleResponse } from '@x402/core/types';
 import { LRUCache } from 'lru-cache';
+import { SETTLEMENT_MAX_MS } from './settlement.ts';
 
 /** How long a lost result can be claimed back. */
 export const REDELIVERY_WINDOW_MS = 10 * 60_000;
+/** How long a settling record lasts: the longest settlement, then the redelivery window. */
+export const SETTLING_RECORD_MS = SETTLEMENT_MAX_MS + REDELIVERY_WINDOW_MS;
 /** Most lost results remembered at once (each is a few hundred bytes). */
 const MAX_REMEMBERED = 10_000;
 
+/** What `claim` finds: a lost result's receipt, a settlement whose settler is gone, or nothing. */
+export type Claimed = SettleResponse | 'interrupted' | null;
+
 /**
- * Where lost results are remembered: in process memory on Node (`createUndelivered`), beside the
- * in-flight lock of the authorization in its Durable Object on Workers.
+ * Where lost results are remembered: in process memory on Node (`createUndelivered`), in Redis for
+ * instances sharing `REDIS_URL`, beside the in-flight lock of the authorization in its Durable Object
+ * on Workers.
  */
 export interface Undelivered {
+  /** Records, before anything is signed, that `key` is being settled for `resource` with `signature`. */
+  settling(key: string, signature: string, resource: string): Promise<void>;
+  /** Drops the settling record of `key`: its result was handed over, or nothing was charged. */
+  settled(key: string): Promise<void>;
   /** Remembers that the paid result of `key` (`payer:nonce`) was settled but not delivered. */
   remember(key: string, signature: string, receipt: SettleResponse): Promise<void>;
-  /** The receipt of a lost result for `key` signed with `signature`, removed; null when there is none. */
-  claim(key: string, signature: string): Promise<SettleResponse | null>;
+  /**
+   * The receipt of a lost result for `key` signed with `signature`, removed; `interrupted` when a
+   * settlement of it for `resource` was begun by a holder that is gone (the record stays until
+   * `settled` or `remember`); null when there is neither.
+   */
+  claim(key: string, signature: string, resource?: string): Promise<Claimed>;
 }
 
 /** A lost result as remembered. */
@@ -30,15 +51,35 @@ export interface LostResult {
   receipt: SettleResponse;
 }
 
+/** A settlement begun: the signature and the resource it pays for. */
+export interface SettlingRecord {
+  signature: string;
+  resource: string;
+}
+
+/** What a claim finds in a stored `entry` for `signature` and `resource`. */
+export function claimOf(
+  entry: LostResult | SettlingRecord | undefined,
+  signature: string,
+  resource: string | undefined,
+): Claimed {
+  if (!entry || entry.signature !== signature) return null;
+  if ('receipt' in entry) return entry.receipt;
+  return resource === undefined || entry.resource === resource ? 'interrupted' : null;
+}
+
 export function createUndelivered(): Undelivered {
-  const lost = new LRUCache<string, LostResult>({ max: MAX_REMEMBERED, ttl: REDELIVERY_WINDOW_MS });
+  const entries = new LRUCache<string, LostResult | SettlingRecord>({ max: MAX_REMEMBERED });
   return {
-    remember: async (key, signature, receipt) => void lost.set(key, { signature, receipt }),
-    async claim(key, signature) {
-      const entry = lost.get(key);
-      if (!entry || entry.signature !== signature) return null;
-      lost.delete(key);
-      return entry.receipt;
+    settling: async (key, signature, resource) =>
+      void entries.set(key, { signature, resource }, { ttl: SETTLING_RECORD_MS }),
+    settled: async (key) => void entries.delete(key),
+    remember: async (key, signature, receipt) =>
+      void entries.set(key, { signature, receipt }, { ttl: REDELIVERY_WINDOW_MS }),
+    async claim(key, signature, resource) {
+      const claimed = claimOf(entries.get(key), signature, resource);
+      if (claimed !== null && claimed !== 'interrupted') entries.delete(key);
+      return claimed;
     },
   };
 }

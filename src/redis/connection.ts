@@ -4,6 +4,7 @@
  * a reconnect: a lock taken twice is worse than a 503), and the client reconnects by itself.
  */
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 
@@ -38,11 +39,40 @@ export const releaseIfHeld = luaScript(
   `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
 );
 
+/** Extends KEYS[1]'s lease to ARGV[2] ms if it still holds the token ARGV[1]. */
+export const renewIfHeld = luaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`,
+);
+
+/**
+ * The only `maxmemory-policy` under which a full Redis drops nothing it was given. Payment locks,
+ * lost results and settler nonces all carry TTLs, so every `volatile-*` policy may evict them as
+ * surely as the `allkeys-*` ones: a lock evicted lets a copy of a signature run twice.
+ */
+export const SAFE_EVICTION_POLICY = 'noeviction';
+
+/** The one line that refuses a Redis whose eviction policy could drop payment state. */
+export function evictionRefusal(policy: string): string {
+  return `REDIS_URL: the server's maxmemory-policy is ${policy}, which can evict payment locks, lost results and settler nonces under memory pressure; set maxmemory-policy ${SAFE_EVICTION_POLICY} (see docs/fleet.md)`;
+}
+
+/** The server's `maxmemory-policy` (from `INFO memory`, which managed servers answer), or null when it does not say. */
+export async function evictionPolicy(redis: Redis): Promise<string | null> {
+  const info = await redis.info('memory');
+  return /^maxmemory_policy:(\S+)/m.exec(info)?.[1] ?? null;
+}
+
 export interface SharedStore {
   redis: Redis;
-  /** True while commands can be sent. */
+  /** True while commands can be sent and the server keeps what it is given (`SAFE_EVICTION_POLICY`). */
   reachable(): boolean;
   close(): Promise<void>;
+  /**
+   * Why this server must not be used, read once it is reachable (within the connect timeout):
+   * `evictionRefusal` for an eviction policy that could drop payment state; null when it is fine or
+   * cannot be reached yet (paid calls then wait for it, as for any outage).
+   */
+  refusal(): Promise<string | null>;
 }
 
 /** Connects to `url`; an outage is logged once when it begins and once when it ends. */
@@ -68,14 +98,40 @@ export function connectSharedStore(url: URL, logger: Logger): SharedStore {
       'shared store (REDIS_URL) unreachable; paid calls answer 503 until it is back',
     );
   });
+  // Read again at every (re)connection: the server behind the URL may have been replaced.
+  let keepsPaymentState = false;
+  const judgePolicy = () =>
+    evictionPolicy(redis).then(
+      (policy) => {
+        keepsPaymentState = policy === null || policy === SAFE_EVICTION_POLICY;
+        if (!keepsPaymentState) logger.error(evictionRefusal(policy as string));
+      },
+      // Unread (a slow server): asked again shortly while the connection stands.
+      () => void setTimeout(() => redis.status === 'ready' && judgePolicy(), MAX_RECONNECT_DELAY_MS).unref(),
+    );
   redis.on('ready', () => {
+    keepsPaymentState = false;
+    void judgePolicy();
     if (!down) return;
     down = false;
     logger.info('shared store (REDIS_URL) reachable again');
   });
+  redis.on('close', () => (keepsPaymentState = false));
   return {
     redis,
-    reachable: () => redis.status === 'ready',
+    reachable: () => redis.status === 'ready' && keepsPaymentState,
+    async refusal() {
+      if (redis.status !== 'ready') {
+        const ready = new Promise<void>((resolve) => redis.once('ready', resolve));
+        const waited = await Promise.race([
+          ready.then(() => true),
+          sleep(CONNECT_TIMEOUT_MS).then(() => false),
+        ]);
+        if (!waited) return null;
+      }
+      const policy = await evictionPolicy(redis).catch(() => null);
+      return policy === null || policy === SAFE_EVICTION_POLICY ? null : evictionRefusal(policy);
+    },
     async close() {
       await redis.quit().catch(() => redis.disconnect());
     },

@@ -4,8 +4,12 @@
  * holder's `token` while pending, the `answer` JSON once answered) that expires with its lease or its
  * redelivery window; each step is one script, so two instances never both take an identifier.
  */
-import type { Begun, IdentifiedAnswers, StoredAnswer } from '../payments/identified-answers.ts';
-import { LEASE_MS } from '../payments/lock-lease.ts';
+import {
+  type Begun,
+  IDENTIFIED_LEASE_MS,
+  type IdentifiedAnswers,
+  type StoredAnswer,
+} from '../payments/identified-answers.ts';
 import { REDELIVERY_WINDOW_MS } from '../payments/undelivered.ts';
 import { luaScript, type SharedStore } from './connection.ts';
 
@@ -38,7 +42,7 @@ export function redisIdentifiedAnswers({ redis }: SharedStore): IdentifiedAnswer
   return {
     async begin(key, binding) {
       const token = crypto.randomUUID();
-      const [kind, stored] = (await begin(redis, [recordKey(key)], binding, token, LEASE_MS)) as [
+      const [kind, stored] = (await begin(redis, [recordKey(key)], binding, token, IDENTIFIED_LEASE_MS)) as [
         Begun['kind'],
         string?,
       ];

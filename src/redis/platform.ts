@@ -13,6 +13,8 @@ import { sharedPaymentState } from './shared-state.ts';
 export interface RedisPlatform {
   /** The parts of the service's `Platform` that Redis supplies. */
   parts: Required<Pick<Platform, 'shared' | 'rateBuckets' | 'sharedAnswers'>>;
+  /** Why the server must not be used (an eviction policy that could drop payment state), or null. */
+  refusal(): Promise<string | null>;
   /** Closes the connection (at stop). */
   close(): Promise<void>;
 }
@@ -25,6 +27,7 @@ export function redisPlatform(url: URL, logger: Logger, options: { settlerNonces
       rateBuckets: redisRateBuckets(store),
       sharedAnswers: redisSharedAnswers(store, logger),
     },
+    refusal: () => store.refusal(),
     close: () => store.close(),
   };
 }

@@ -11,7 +11,12 @@ import { LEASE_MS } from '../../src/payments/lock-lease.ts';
 import type { SettlerNonces } from '../../src/payments/settler-nonces.ts';
 import { REDELIVERY_WINDOW_MS } from '../../src/payments/undelivered.ts';
 import { redisAuthorizations } from '../../src/redis/authorizations.ts';
-import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
+import {
+  connectSharedStore,
+  evictionRefusal,
+  KEY_PREFIX,
+  type SharedStore,
+} from '../../src/redis/connection.ts';
 import { redisRateBuckets } from '../../src/redis/rate-buckets.ts';
 import { redisSharedAnswers } from '../../src/redis/shared-answers.ts';
 import { CT_CACHE_TTL_MS, type CtLookupOutcome, createCtCache } from '../../src/sources/ct/lookup.ts';
@@ -75,6 +80,27 @@ describe('the one-signature lock across instances', () => {
     await server.client.del(stored);
   });
 
+  it('is renewed by its live holder past LEASE_MS, and ends within LEASE_MS once its holder is gone', async () => {
+    // Time is the feature here: the lease is a duration.
+    const holder = connectSharedStore(server.url, logger);
+    await ready(holder);
+    const [other] = instances();
+    const live = freshKey();
+    const dead = freshKey();
+    const [keep, abandoned] = await Promise.all(
+      [live, dead].map((key) => redisAuthorizations(holder, logger).lock.acquire(key)),
+    );
+    expect(abandoned).not.toBeNull();
+    // `dead` as a killed holder leaves it: a lease under a token no live process renews.
+    await server.client.set(`${KEY_PREFIX}lock:${dead}`, 'a-killed-holders-token', 'PX', LEASE_MS);
+    await sleep(LEASE_MS + 1_000);
+    expect(await other!.lock.acquire(live)).toBeNull();
+    const taken = await other!.lock.acquire(dead);
+    expect(taken).not.toBeNull();
+    await Promise.all([keep!(), taken!(), abandoned!()]);
+    await holder.close();
+  }, 30_000);
+
   it('treats hostile keys as plain data (no pattern, no script injection)', async () => {
     const [a] = instances();
     await server.client.set('canary', 'still here');
@@ -135,13 +161,17 @@ describe("one settler wallet's nonces across instances", () => {
         mostAtOnce = Math.max(mostAtOnce, sending);
         await sleep(2);
         sending -= 1;
-        const nonce = Number.parseInt(raw.slice(2), 16);
+        const nonce = nonceOf(raw);
         received.push(nonce);
         held.add(nonce);
       },
     };
   }
   const sign = async (nonce: number) => `0x${nonce.toString(16).padStart(8, '0')}` as const;
+  /** What fills an abandoned nonce: told apart from a settlement by its suffix. */
+  const filler = async (nonce: number) => `${await sign(nonce)}f0` as const;
+  const nonceOf = (raw: string) => Number.parseInt(raw.slice(2, 10), 16);
+  const isFiller = (raw: string) => raw.endsWith('f0');
   let wallets = 0;
   const freshWallet = () => ({
     address: `0x${(++wallets).toString(16).padStart(40, 'c')}` as `0x${string}`,
@@ -151,19 +181,23 @@ describe("one settler wallet's nonces across instances", () => {
     store: SharedStore,
     wallet: ReturnType<typeof freshWallet>,
     pendingNonce: () => Promise<number>,
-  ) => redisSettlerNonces(store, logger)(wallet, { client: undefined as never, pendingNonce });
+  ) => redisSettlerNonces(store, logger)(wallet, { client: undefined as never, pendingNonce, filler });
 
   /** Two instances on a fresh wallet whose node answers `pending` (settable), recording what they send. */
   function laggingNode(pending: number) {
     const wallet = freshWallet();
     const used: number[] = [];
+    const fillers: number[] = [];
     const view = { pending };
     const [a, b] = stores.map((store) => noncesOn(store, wallet, async () => view.pending)) as [
       SettlerNonces,
       SettlerNonces,
     ];
-    const record = async (raw: `0x${string}`) => void used.push(Number.parseInt(raw.slice(2), 16));
-    return Object.assign(view, { a, b, used, record });
+    const record = async (raw: `0x${string}`) => {
+      used.push(nonceOf(raw));
+      if (isFiller(raw)) fillers.push(nonceOf(raw));
+    };
+    return Object.assign(view, { a, b, used, fillers, record });
   }
 
   it('never hands out one twice and sends one at a time, whichever instance sends', async () => {
@@ -183,36 +217,42 @@ describe("one settler wallet's nonces across instances", () => {
 
   it('covers sends the node does not count yet, and follows the chain when it is ahead', async () => {
     const lagging = laggingNode(7);
-    const { a, b, used, record } = lagging;
+    const { a, b, used, fillers, record } = lagging;
     await a.send(sign, record);
     await b.send(sign, record);
-    // The lagging node still says 7: the store's count wins, and the ones it misses are sent again.
+    // The lagging node still says 7: the store's count wins, and the nonce it misses is filled with a
+    // transfer that charges nobody, never with a's transaction.
     expect(used).toEqual([7, 7, 8]);
+    expect(fillers).toEqual([7]);
     lagging.pending = 50; // another program sent with the key, or the store forgot
     used.length = 0;
     await a.send(sign, record);
     expect(used).toEqual([50]);
   });
 
-  it("mends another instance's send that never reached the node before sending its own", async () => {
+  it("fills the nonce of another instance's send that never reached the node, never sending it", async () => {
     const wallet = freshWallet();
     const chain = node(0);
     const [a, b] = stores.map((store) => noncesOn(store, wallet, chain.pending));
-    await a!.send(sign, (raw) => chain.broadcast(raw));
+    const seen: string[] = [];
+    const broadcast = (raw: `0x${string}`) => (seen.push(raw), chain.broadcast(raw));
+    await a!.send(sign, broadcast);
+    const dropped = await sign(1);
     await expect(
       a!.send(sign, async () => Promise.reject(new Error('the RPC dropped it'))),
     ).rejects.toThrow();
     expect(await chain.pending()).toBe(1);
-    await b!.send(sign, (raw) => chain.broadcast(raw));
+    await b!.send(sign, broadcast);
     expect([...chain.held].toSorted()).toEqual([0, 1, 2]);
+    expect(seen).toEqual([await sign(0), await filler(1), await sign(2)]);
+    expect(seen).not.toContain(dropped);
   });
 
   it('reissues from the chain once a transaction is known never to be used', async () => {
     // Nonce 3 is sent, never mined, and its authorization expires: the node still says 3.
     const { a, b, used, record } = laggingNode(3);
     await a.send(sign, record);
-    b.reissue();
-    await sleep(50);
+    await b.reissue();
     used.length = 0;
     await a.send(sign, record);
     expect(used).toEqual([3]);
@@ -229,9 +269,24 @@ describe("one settler wallet's nonces across instances", () => {
     fail = false;
     await expect(nonces.send(sign, async () => Promise.reject(new Error('send failed')))).rejects.toThrow();
     const used: number[] = [];
-    await nonces.send(sign, async (raw) => void used.push(Number.parseInt(raw.slice(2), 16)));
+    await nonces.send(sign, async (raw) => void used.push(nonceOf(raw)));
+    // Nonce 3 was signed and never reached the node: it is filled, then 4 is the settlement's.
     expect(used).toEqual([3, 4]);
   });
+  it('never hands out a nonce twice after Redis restarts empty: the chain is the floor', async () => {
+    const wallet = freshWallet();
+    const chain = node(40);
+    const [a, b] = stores.map((store) => noncesOn(store, wallet, chain.pending));
+    for (let i = 0; i < 3; i += 1) await a!.send(sign, (raw) => chain.broadcast(raw));
+    await server.stop();
+    while (stores.some((store) => store.reachable())) await sleep(10);
+    await server.start();
+    await server.client.connect().catch(() => {});
+    await Promise.all(stores.map(ready));
+    expect(await server.client.dbsize()).toBe(0);
+    await b!.send(sign, (raw) => chain.broadcast(raw));
+    expect(chain.received).toEqual([40, 41, 42, 43]);
+  }, 20_000);
 });
 
 describe('free-work buckets across instances', () => {
@@ -355,4 +410,28 @@ describe('an unreachable store', () => {
     expect(release).not.toBeNull();
     await release!();
   }, 20_000);
+});
+
+describe('a store whose eviction policy could drop payment state', () => {
+  it('is refused at start with one line and never counted reachable, until the policy is noeviction', async () => {
+    await server.client.config('SET', 'maxmemory-policy', 'volatile-lru');
+    const store = connectSharedStore(server.url, logger);
+    try {
+      expect(await store.refusal()).toBe(evictionRefusal('volatile-lru'));
+      expect(evictionRefusal('volatile-lru')).not.toContain('\n');
+      expect(store.reachable()).toBe(false);
+      for (const policy of ['allkeys-lru', 'volatile-ttl', 'allkeys-random']) {
+        await server.client.config('SET', 'maxmemory-policy', policy);
+        expect(await store.refusal()).toContain(policy);
+      }
+      await server.client.config('SET', 'maxmemory-policy', 'noeviction');
+      expect(await store.refusal()).toBeNull();
+      // A reconnection reads the policy again.
+      store.redis.disconnect(true);
+      await ready(store);
+    } finally {
+      await server.client.config('SET', 'maxmemory-policy', 'noeviction');
+      await store.close();
+    }
+  });
 });

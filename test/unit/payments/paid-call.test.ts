@@ -13,7 +13,7 @@ import { createInFlightLock } from '../../../src/payments/in-flight-lock.ts';
 import { createPaidCall, type PaidCallRequest } from '../../../src/payments/paid-call.ts';
 import type { PaymentTerms } from '../../../src/payments/payment-terms.ts';
 import type { Settle } from '../../../src/payments/settlement.ts';
-import { createUndelivered } from '../../../src/payments/undelivered.ts';
+import { createUndelivered, type Undelivered } from '../../../src/payments/undelivered.ts';
 
 const requirements = {
   scheme: 'exact',
@@ -52,23 +52,24 @@ function payment(nonce: string) {
 
 let events: string[];
 let lifecycle: Lifecycle;
+/** A resource server that admits every payment, recording each verification in `events`. */
+const resourceServer = {
+  validateExtensions: () => ({ valid: true }),
+  findMatchingRequirements: () => requirements,
+  verifyPayment: async () => {
+    events.push('verify');
+    return { isValid: true, payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' };
+  },
+  createPaymentRequiredResponse: async (_r: unknown, _res: unknown, error: string) => ({
+    x402Version: 2,
+    error,
+  }),
+} as unknown as x402ResourceServer;
 let paidCall: ReturnType<typeof createPaidCall>;
 
 beforeEach(() => {
   events = [];
   lifecycle = createLifecycle();
-  const resourceServer = {
-    validateExtensions: () => ({ valid: true }),
-    findMatchingRequirements: () => requirements,
-    verifyPayment: async () => {
-      events.push('verify');
-      return { isValid: true, payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' };
-    },
-    createPaymentRequiredResponse: async (_r: unknown, _res: unknown, error: string) => ({
-      x402Version: 2,
-      error,
-    }),
-  } as unknown as x402ResourceServer;
   const settle: Settle = async () => {
     events.push('settle');
     return { status: 'settled', receipt: RECEIPT };
@@ -204,5 +205,109 @@ describe('paidCall', () => {
     events.length = 0;
     expect((await paidCall(request('7', new AbortController().signal))).kind).toBe('delivered');
     expect(events).toEqual(['verify', 'run', 'settle']);
+  });
+});
+
+describe('paidCall when the instance settling a payment dies', () => {
+  const logger = pino({ level: 'silent' });
+
+  /** An instance sharing `undelivered` with others; its lock is its own (a dead holder's lease has ended). */
+  function instance(undelivered: Undelivered, settle: Settle, used?: () => Promise<boolean>) {
+    return createPaidCall({
+      resourceServer,
+      settle,
+      lock: createInFlightLock(),
+      undelivered,
+      lifecycle: createLifecycle(),
+      logger,
+      metrics: noMetrics,
+      ...(used ? { chain: { authorizationUsed: used } } : {}),
+    });
+  }
+
+  /** A settlement that never answers: its process died inside it; `entered` once it was asked. */
+  function dyingSettle() {
+    let entered!: () => void;
+    const asked = new Promise<void>((resolve) => (entered = resolve));
+    const settle: Settle = () => {
+      events.push('settle');
+      entered();
+      return new Promise(() => {});
+    };
+    return { settle, asked };
+  }
+
+  it('records the settlement before it starts, and delivers a copy on another instance once the chain shows it paid', async () => {
+    const shared = createUndelivered();
+    const dying = dyingSettle();
+    void instance(shared, dying.settle)(request('d', new AbortController().signal));
+    await dying.asked;
+    const usedAsked: string[] = [];
+    const other = instance(
+      shared,
+      async () => {
+        events.push('settle');
+        return { status: 'settled', receipt: RECEIPT };
+      },
+      async () => {
+        usedAsked.push('asked');
+        return true;
+      },
+    );
+    events.length = 0;
+    const outcome = await other(request('d', new AbortController().signal));
+    expect(outcome).toMatchObject({
+      kind: 'delivered',
+      result: { domain: 'example.com' },
+      receipt: { success: true, network: 'eip155:8453' },
+    });
+    expect(events).toEqual(['run']);
+    expect(usedAsked).toEqual(['asked']);
+    // Delivered once: the next copy is the facilitator's to judge (it refuses a used authorization).
+    events.length = 0;
+    await other(request('d', new AbortController().signal));
+    expect(events).toEqual(['verify', 'run', 'settle']);
+  });
+
+  it('runs a copy as a new payment when the chain shows the dead settlement unused', async () => {
+    const shared = createUndelivered();
+    const dying = dyingSettle();
+    void instance(shared, dying.settle)(request('e', new AbortController().signal));
+    await dying.asked;
+    events.length = 0;
+    const other = instance(
+      shared,
+      async () => {
+        events.push('settle');
+        return { status: 'settled', receipt: RECEIPT };
+      },
+      async () => false,
+    );
+    expect((await other(request('e', new AbortController().signal))).kind).toBe('delivered');
+    expect(events).toEqual(['verify', 'run', 'settle']);
+  });
+
+  it('answers 503 for an interrupted settlement while the chain cannot be read, running nothing', async () => {
+    const shared = createUndelivered();
+    const dying = dyingSettle();
+    void instance(shared, dying.settle)(request('f', new AbortController().signal));
+    await dying.asked;
+    events.length = 0;
+    const other = instance(shared, dying.settle, () => Promise.reject(new Error('rpc down')));
+    expect(await other(request('f', new AbortController().signal))).toEqual({ kind: 'payment_unavailable' });
+    expect(events).toEqual([]);
+  });
+
+  it('sends nothing when the settlement cannot be recorded first', async () => {
+    const undelivered: Undelivered = {
+      ...createUndelivered(),
+      settling: () => Promise.reject(new Error('store down')),
+    };
+    const call = instance(undelivered, async () => {
+      events.push('settle');
+      return { status: 'settled', receipt: RECEIPT };
+    });
+    expect(await call(request('0', new AbortController().signal))).toEqual({ kind: 'payment_unavailable' });
+    expect(events).toEqual(['verify', 'run']);
   });
 });

@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { noMetrics } from '../../../src/ops/metrics.ts';
 import { createIdentifiedAnswers, type IdentifiedAnswers } from '../../../src/payments/identified-answers.ts';
-import { LEASE_MS } from '../../../src/payments/lock-lease.ts';
+import { IDENTIFIED_LEASE_MS } from '../../../src/payments/identified-answers.ts';
 import type { PaidCall, PaidCallOutcome, PaidCallRequest } from '../../../src/payments/paid-call.ts';
 import {
   bindingOf,
@@ -276,7 +276,7 @@ describe('withPaymentIdentifiers', () => {
     );
     expect(dead.kind).toBe('begun');
     expect(await paidCall(request(payload('1', id)))).toEqual({ kind: 'in_flight' });
-    clock += LEASE_MS;
+    clock += IDENTIFIED_LEASE_MS;
     expect((await paidCall(request(payload('1', id)))).kind).toBe('delivered');
   });
 

@@ -31,7 +31,7 @@ const payload = {
   x402Version: 2,
   accepted: {},
   payload: {
-    signature: '0x',
+    signature: `0x${'11'.repeat(65)}`,
     authorization: {
       from: FROM,
       to: FROM,
@@ -90,7 +90,7 @@ function settlementWith(
     network: NETWORK,
     ...(withChain ? { chain } : {}),
     ...(withJournal ? { broadcasts: journal } : {}),
-    onAbandoned: () => void (abandoned += 1),
+    onAbandoned: async () => void (abandoned += 1),
     now: () => clock,
     sleep: async (ms) => void (clock += ms),
     deadlineMs: 50_000,
