@@ -5,7 +5,7 @@
  */
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { createRunners } from './checks/runners.ts';
+import { createRunners } from './runners.ts';
 import type { Config } from './config.ts';
 import { type AppEnv, createApp } from './http/app.ts';
 import type { AssetLoader } from './http/discovery/page-assets.ts';

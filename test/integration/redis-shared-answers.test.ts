@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRunners } from '../../src/checks/runners.ts';
+import { createRunners } from '../../src/runners.ts';
 import { loadConfig } from '../../src/config.ts';
 import { normalizeDomain, type ValidDomain } from '../../src/domain/normalize.ts';
 import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
