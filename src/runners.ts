@@ -4,7 +4,7 @@
  */
 import type { CheckRunners } from './catalog.ts';
 import type { Config } from './config.ts';
-import { type BreakerBoard, createBreakerBoard } from './ops/breaker.ts';
+import { type BreakerBoard, createBreakerBoard } from './sources/breaker.ts';
 import { createAriLookup } from './sources/ari/lookup.ts';
 import { createAriClient } from './sources/ari/renewal-info.ts';
 import type { FetchLike } from './sources/bounded-fetch.ts';

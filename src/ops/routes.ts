@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { reply, replyJson } from '../http/hygiene/standard-headers.ts';
 import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
 import type { Payments } from '../payments/payments.ts';
-import type { BreakerBoard } from './breaker.ts';
+import type { BreakerBoard } from '../sources/breaker.ts';
 import type { PrometheusMetrics } from './metrics.ts';
 
 /** Paths of the operational endpoints; never rate-limited. */

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
 import { applyHttpHygiene } from '../../src/http/hygiene/index.ts';
-import { createBreakerBoard } from '../../src/ops/breaker.ts';
+import { createBreakerBoard } from '../../src/sources/breaker.ts';
 import { createPrometheusMetrics, noMetrics, type PrometheusMetrics } from '../../src/ops/metrics.ts';
 import { isFreeWork } from '../../src/ops/free-work.ts';
 import { peerClient } from '../../src/ops/client-address.ts';

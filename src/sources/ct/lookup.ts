@@ -5,7 +5,7 @@
  * certificates): "no certificate" needs both aggregators to say so, and when the other one fails
  * the lookup fails. Cached.
  */
-import type { Breaker } from '../../ops/breaker.ts';
+import type { Breaker } from '../breaker.ts';
 import type { FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SharedAnswers, type SourceCache } from '../cache.ts';
 import type { SourceCall, SourceFailure } from '../failure.ts';

@@ -11,7 +11,7 @@
  * closes the breaker, failed opens it for another cool-down. No caller's own call is the probe, so
  * no payer can hold it open.
  */
-import type { BreakerState } from './metrics.ts';
+import type { BreakerState } from '../ops/metrics.ts';
 
 /** Distinct failing domains within the window that make the breaker ask its control question. */
 export const BREAKER_DISTINCT_FAILURES = 5;
