@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { Finding } from '../result-common.ts';
 import { DNS_FINDING, dnsFinding } from './findings.ts';
 import type { spfSchema } from './result.ts';
-import { isSpfRecord, parseSpf } from './spf-record.ts';
+import { isSpfRecord, parseSpf } from '../../sources/doh/records/spf-record.ts';
 
 export type SpfResult = z.infer<typeof spfSchema>;
 

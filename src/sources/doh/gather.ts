@@ -8,7 +8,7 @@ import { caaClimb, relevantCaaSet } from '../../checks/dns/caa.ts';
 import { type DmarcLookup, dmarcTreeWalk, isDmarcRecord } from '../../checks/dns/dmarc.ts';
 import type { DnssecEvidence } from '../../checks/dns/dnssec.ts';
 import type { SpfWalk } from '../../checks/dns/spf.ts';
-import { isSpfRecord } from '../../checks/dns/spf-record.ts';
+import { isSpfRecord } from './records/spf-record.ts';
 import type { ValidDomain } from '../../domain/normalize.ts';
 import { fail, type SourceCall, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
 import { type DnsAnswer, type DnsRecordType, recordsOf, txtOf } from './answer.ts';

@@ -5,7 +5,7 @@
  * the counting then runs depth-first over those answers, so the counts are a receiver's exactly.
  */
 import type { SpfProblem, SpfWalk } from '../../checks/dns/spf.ts';
-import { hasMacro, isSpfRecord, parseSpf, type SpfMechanism } from '../../checks/dns/spf-record.ts';
+import { hasMacro, isSpfRecord, parseSpf, type SpfMechanism } from './records/spf-record.ts';
 import { fail, type SourceResult, succeed } from '../failure.ts';
 import { type DnsAnswer, type DnsRecordType, recordsOf, txtOf } from './answer.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assessSpf, type SpfWalk } from '../../../../src/checks/dns/spf.ts';
-import { parseSpf } from '../../../../src/checks/dns/spf-record.ts';
+import { parseSpf } from '../../../../src/sources/doh/records/spf-record.ts';
 import { walkSpf } from '../../../../src/sources/doh/spf-walk.ts';
 import { type DnsWorld, startDnsWorld } from '../../sources/doh/world.ts';
 
