@@ -1,0 +1,94 @@
+import { readdirSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+import { layers } from '../../eslint.layers.ts';
+
+const root = join(import.meta.dirname, '../..');
+const eslint = new ESLint({ cwd: root });
+
+/** The messages ESLint gives `code` as if it were the file `filePath` (which need not exist). */
+async function layerErrors(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, filePath) });
+  return (result?.messages ?? [])
+    .filter((message) => message.ruleId === 'import-x/no-restricted-paths')
+    .map((message) => message.message);
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [relative(root, path)] : [];
+  });
+}
+
+describe('imports run down the layers (eslint.layers.ts)', () => {
+  it.each([
+    [
+      'src/domain/fixture.ts',
+      "export type { RunOutcome } from '../checks/outcome.ts';",
+      'domain sits below checks',
+    ],
+    [
+      'src/sources/fixture.ts',
+      "export type { DnsResult } from '../checks/dns/result.ts';",
+      'sources sits below checks',
+    ],
+    ['src/sources/fixture.ts', "export type { Metrics } from '../ops/metrics.ts';", 'sources sits below ops'],
+    [
+      'src/checks/fixture.ts',
+      "export type { CheckRunners } from '../catalog.ts';",
+      'checks sits below catalog',
+    ],
+    [
+      'src/ops/fixture.ts',
+      "export { sendProblem } from '../http/problems.ts';",
+      'ops sits below http vocabulary',
+    ],
+    [
+      'src/payments/fixture.ts',
+      "export { createApp } from '../http/app.ts';",
+      'payments sits below transports',
+    ],
+    [
+      'src/http/fixture.ts',
+      "export type { Platform } from '../service.ts';",
+      'transports sits below platforms',
+    ],
+    ['src/mcp/fixture.ts', "export * from '../redis/connection.ts';", 'transports sits below platforms'],
+    ['src/catalog-fixture.ts', "export type { SharedStore } from './redis/connection.ts';", null],
+  ])('%s: %s is refused', async (file, code, reason) => {
+    const errors = await layerErrors(file, code);
+    if (reason === null) {
+      // A root file outside the table belongs to no layer, so the rule says nothing: the table test
+      // below is what makes every file of src/ take a place.
+      expect(errors).toEqual([]);
+      return;
+    }
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(reason);
+  });
+
+  it.each([
+    ['src/checks/fixture.ts', "export type { ValidDomain } from '../domain/normalize.ts';"],
+    ['src/sources/fixture.ts', "export { createBreakerBoard } from './breaker.ts';"],
+    ['src/payments/fixture.ts', "export { sendProblem } from '../http/problems.ts';"],
+    ['src/http/fixture.ts', "export type { Payments } from '../payments/payments.ts';"],
+    ['src/edge/fixture.ts', "export { createApp } from '../http/app.ts';"],
+  ])('%s: %s is allowed', async (file, code) => {
+    expect(await layerErrors(file, code)).toEqual([]);
+  });
+
+  it('places every module of src/ in exactly one layer', () => {
+    const placed = (file: string) => {
+      const exact = layers.filter((layer) => layer.paths.includes(file));
+      if (exact.length > 0) return exact;
+      return layers.filter((layer) =>
+        layer.paths.some((path) => path.endsWith('/') && file.startsWith(path)),
+      );
+    };
+    const misplaced = sourceFiles(join(root, 'src')).filter((file) => placed(file).length !== 1);
+    expect(misplaced).toEqual([]);
+  });
+});
