@@ -1,5 +1,5 @@
-import { readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 import { layers } from '../../eslint.layers.ts';
@@ -21,6 +21,36 @@ function sourceFiles(dir: string): string[] {
     if (entry.isDirectory()) return sourceFiles(path);
     return /\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [relative(root, path)] : [];
   });
+}
+
+/** Each module of src/ and the modules of src/ it imports, type-only imports included. */
+function importGraph(): Map<string, string[]> {
+  const specifier = /(?:import|export)\s[^'";]*?from\s*'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g;
+  return new Map(
+    sourceFiles(join(root, 'src')).map((file) => {
+      const text = readFileSync(join(root, file), 'utf8');
+      const targets = [...text.matchAll(specifier)].map((match) =>
+        relative(root, resolve(dirname(join(root, file)), match[1] ?? match[2] ?? '')),
+      );
+      return [file, targets];
+    }),
+  );
+}
+
+/** One circle through `start`, as the path that closes it, or null. */
+function circleThrough(graph: Map<string, string[]>, start: string): string[] | null {
+  const seen = new Set<string>();
+  const walk = (file: string, path: string[]): string[] | null => {
+    for (const next of graph.get(file) ?? []) {
+      if (next === start) return [...path, next];
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const found = walk(next, [...path, next]);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(start, [start]);
 }
 
 describe('imports run down the layers (eslint.layers.ts)', () => {
@@ -90,5 +120,14 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
     };
     const misplaced = sourceFiles(join(root, 'src')).filter((file) => placed(file).length !== 1);
     expect(misplaced).toEqual([]);
+  });
+
+  it('has no circle among the modules of src/, type-only imports included', () => {
+    const graph = importGraph();
+    expect(graph.get('src/sources/bounded-fetch.ts')).toContain(
+      'src/sources/public-fetch/outbound-refusal.ts',
+    );
+    const circles = [...graph.keys()].map((file) => circleThrough(graph, file)).filter((c) => c !== null);
+    expect(circles).toEqual([]);
   });
 });
