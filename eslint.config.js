@@ -1,7 +1,32 @@
 // ESLint flat config: the recommended JavaScript and typescript-eslint rules over the whole project.
 import js from '@eslint/js';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { layers } from './eslint.layers.ts';
+
+/**
+ * One zone per (layer, path of a higher layer): the layer's files may not import from that path.
+ * Files inside a higher layer's folder that the table gives to another layer are left to that
+ * layer's own zones (the HTTP vocabulary in src/http/).
+ */
+function layerZones() {
+  const trim = (path) => path.replace(/\/$/, '');
+  return layers.flatMap((layer, index) =>
+    layers.slice(index + 1).flatMap((higher) =>
+      higher.paths.map((from) => ({
+        target: layer.paths.map(trim),
+        from: trim(from),
+        except: layers
+          .filter((other) => other !== higher)
+          .flatMap((other) => other.paths)
+          .filter((path) => from.endsWith('/') && path.startsWith(from))
+          .map((path) => `./${path.slice(from.length)}`),
+        message: `${layer.name} sits below ${higher.name} (eslint.layers.ts).`,
+      })),
+    ),
+  );
+}
 
 export default tseslint.config(
   {
@@ -31,6 +56,13 @@ export default tseslint.config(
       'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
       'no-console': 'error',
     },
+  },
+  // Imports run down the layers of src/ (eslint.layers.ts).
+  {
+    files: ['src/**/*.{ts,js}'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver()] },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: layerZones() }] },
   },
   // The page's own script runs in the browser, beside Swagger UI's bundle.
   {

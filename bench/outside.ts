@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serve } from '@hono/node-server';
 import { pino } from 'pino';
-import { createRunners } from '../src/checks/runners.ts';
+import { createRunners } from '../src/runners.ts';
 import { type Config, loadConfig } from '../src/config.ts';
 import { createApp } from '../src/http/app.ts';
 import { globalFetch } from '../src/service.ts';

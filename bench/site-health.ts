@@ -4,7 +4,7 @@
  * not the sum; SPF include lookups at one depth run in parallel, so a deep include tree costs one
  * DoH round trip per level.
  */
-import { createRunners } from '../src/checks/runners.ts';
+import { createRunners } from '../src/runners.ts';
 import { nodeReach } from '../src/sources/node-reach.ts';
 import { loadConfig } from '../src/config.ts';
 import type { ValidDomain } from '../src/domain/normalize.ts';

@@ -9,7 +9,7 @@ import { type DnsResult, dnsResultSchema } from './checks/dns/result.ts';
 import { type ExpiryResult, expiryResultSchema } from './checks/expiry/result.ts';
 import type { RunOutcome } from './checks/outcome.ts';
 import { type SiteHealthResult, siteHealthResultSchema } from './checks/site-health/result.ts';
-import { validateResultSchema } from './checks/validate/result.ts';
+import { validateResultSchema } from './domain/validate-result.ts';
 import { MAX_INPUT_LENGTH, type ValidDomain } from './domain/normalize.ts';
 
 /** The wired check runners; `main.ts` builds them from the configured sources. */

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { ACME_CAS, type AcmeCa } from './sources/ari/acme-cas.ts';
+import { ACME_CAS, type AcmeCa, type AcmeDirectory } from './sources/ari/acme-cas.ts';
 import { withoutCredentials } from './sources/public-fetch/public-fetch.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -93,11 +93,6 @@ const acmeDirectories = commaList
       directoryUrl: withoutCredentials(new URL(url)),
     })),
   );
-
-export interface AcmeDirectory {
-  ca: AcmeCa;
-  directoryUrl: URL;
-}
 
 /** The production ACME directories (the default of `ACME_DIRECTORIES`, docs/configuration.md). */
 export const DEFAULT_ACME_DIRECTORIES =

@@ -5,12 +5,12 @@
  */
 import type { Hono } from 'hono';
 import type { Logger } from 'pino';
-import { createRunners } from './checks/runners.ts';
+import { createRunners } from './runners.ts';
 import type { Config } from './config.ts';
 import { type AppEnv, createApp } from './http/app.ts';
 import type { AssetLoader } from './http/discovery/page-assets.ts';
 import { createLifecycle, type Lifecycle } from './lifecycle.ts';
-import { createBreakerBoard } from './ops/breaker.ts';
+import { createBreakerBoard } from './sources/breaker.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from './ops/metrics.ts';
 import type { ClientKey } from './ops/client-address.ts';
 import type { RateBuckets } from './ops/rate-buckets.ts';

@@ -3,7 +3,7 @@
  * port, path, query and fragment are dropped by the WHATWG URL parser, never by hand.
  */
 import { isIP } from 'node:net';
-import type { InvalidReason } from '../checks/outcome.ts';
+import type { InvalidReason } from './invalid-reasons.ts';
 import { INVALID_REASON_CODES, invalidReason } from './invalid-reasons.ts';
 
 /** `scheme://` at the start of the input (RFC 3986 §3.1 scheme syntax). */

@@ -2,7 +2,11 @@
  * Why a domain input was refused (docs/checks/validation.md): stable `reason.code` values, published
  * in validate results and 400 bodies. Never rename one.
  */
-import type { InvalidReason } from '../checks/outcome.ts';
+/** Why an input was refused before any payment logic. `code` is a stable problem code. */
+export interface InvalidReason {
+  code: string;
+  message: string;
+}
 
 export const INVALID_REASON_CODES = {
   empty: 'empty',

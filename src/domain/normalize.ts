@@ -5,7 +5,6 @@
 import { isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { parse } from 'tldts';
-import type { InvalidReason } from '../checks/outcome.ts';
 import { hostFromInput, unbracket } from './host-input.ts';
 import {
   MAX_DOMAIN_LENGTH,
@@ -15,7 +14,12 @@ import {
   mappedOnly,
   withoutRootDot,
 } from './idna.ts';
-import { INVALID_REASON_CODES, type InvalidReasonCode, invalidReason } from './invalid-reasons.ts';
+import {
+  INVALID_REASON_CODES,
+  type InvalidReason,
+  type InvalidReasonCode,
+  invalidReason,
+} from './invalid-reasons.ts';
 
 export { MAX_DOMAIN_LENGTH, MAX_LABEL_LENGTH } from './idna.ts';
 

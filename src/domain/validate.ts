@@ -2,7 +2,7 @@
  * The free validate operation (docs/checks/validation.md): `normalizeDomain` shaped as the published
  * result, with nulls and a `reason` when the input is refused.
  */
-import type { ValidateResult } from '../checks/validate/result.ts';
+import type { ValidateResult } from './validate-result.ts';
 import { type DomainCheck, normalizeDomain } from './normalize.ts';
 
 /** Validates `input` (a hostname or URL) for the validate route and tool. Never throws. */

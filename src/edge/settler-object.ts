@@ -12,9 +12,9 @@ import type { ChainView } from '../payments/chain-view.ts';
 import { createFacilitator } from '../payments/facilitator.ts';
 import { createResourceServer } from '../payments/resource-server.ts';
 import { createSettlement, type Settle, type SettlementOutcome } from '../payments/settlement.ts';
-import { type EdgeEnv, edgeConfig } from './edge-env.ts';
+import { edgeConfig, type EdgeVariables } from './edge-config.ts';
 
-export class SettlerObject extends DurableObject<EdgeEnv> {
+export class SettlerObject extends DurableObject<EdgeVariables> {
   #settle: Promise<Settle> | undefined;
 
   async settle(

@@ -17,7 +17,8 @@ import { AuthorizationObject, authorizationState } from './authorization-object.
 import { createConsoleLogger } from './console-logger.ts';
 import { edgeReach } from './edge-reach.ts';
 import { bundledAsset } from './page-asset-texts.ts';
-import { type EdgeEnv, edgeConfig } from './edge-env.ts';
+import { edgeConfig } from './edge-config.ts';
+import type { EdgeEnv } from './edge-env.ts';
 import { durableRateBuckets, RateBucketObject } from './rate-bucket-object.ts';
 import { SettlerObject, settleThrough } from './settler-object.ts';
 

@@ -8,11 +8,11 @@ import { type CheckRunners, freeOperations, paidOperations } from '../catalog.ts
 import type { Config } from '../config.ts';
 import { validateDomainJson } from '../domain/validate.ts';
 import { mcpRoutes } from '../mcp/routes.ts';
-import type { BreakerBoard } from '../ops/breaker.ts';
-import { type FreeWorkDeps, freeWorkLimit } from '../ops/free-work.ts';
-import { instrumentRunners, requestCounter } from '../ops/instrument.ts';
+import type { BreakerBoard } from '../sources/breaker.ts';
+import { type FreeWorkDeps, freeWorkLimit } from './ops/free-work.ts';
+import { instrumentRunners, requestCounter } from './ops/instrument.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
-import { opsRoutes } from '../ops/routes.ts';
+import { opsRoutes } from './ops/routes.ts';
 import { createPaymentGate } from '../payments/gate.ts';
 import type { Payments } from '../payments/payments.ts';
 import { readAssetFile } from './discovery/asset-files.ts';

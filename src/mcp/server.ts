@@ -4,12 +4,10 @@
  * official v2 server package.
  */
 import { McpServer } from '@modelcontextprotocol/server';
-import type { Config } from '../config.ts';
 import { serverIdentity } from '../http/discovery/server-card.ts';
 import { refuseInvalidToolCalls } from './invalid-params.ts';
-import type { PaidToolCall } from './paid-tool.ts';
 import { TOOLS_LIST_CACHE_HINT } from './protocol-versions.ts';
-import { catalogTools, TOOL_NAMES } from './tools.ts';
+import { catalogTools, type McpServerDeps, TOOL_NAMES } from './tools.ts';
 
 /** Shown to the model at `initialize` and in `server/discover`: how the free and paid tools fit together. */
 export const MCP_INSTRUCTIONS =
@@ -18,16 +16,6 @@ export const MCP_INSTRUCTIONS =
   'An unpaid call returns isError with the x402 PaymentRequired object in structuredContent; sign one of its ' +
   '`accepts` and repeat the call with the PaymentPayload in _meta["x402/payment"]. The receipt is in ' +
   '_meta["x402/payment-response"]. Invalid input and upstream failures are never charged.';
-
-export interface McpServerDeps {
-  config: Config;
-  callPaidTool: PaidToolCall;
-  /**
-   * Aborts when the HTTP client of this request goes away, before or after its answer was due. Not
-   * the SDK's per-request signal: closing the stateless server aborts that one after the answer.
-   */
-  signal: AbortSignal;
-}
 
 /**
  * A new server with every catalog tool, registered in catalog order (deterministic, as MCP

@@ -5,7 +5,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
-import type { InvalidReason } from '../checks/outcome.ts';
+import type { InvalidReason } from '../domain/invalid-reasons.ts';
 import { outcomeProblem, type RefusedOutcome } from '../http/outcome-problem.ts';
 import { PROBLEM_CODES, type Problem } from '../http/problems.ts';
 

@@ -16,11 +16,22 @@ import {
   type PaidOperation,
   paidOperations,
 } from '../catalog.ts';
+import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
+import type { PaidToolCall } from './paid-tool.ts';
 import { buildPricing, pricingSchema } from './pricing.ts';
-import type { McpServerDeps } from './server.ts';
 import { successResult } from './tool-result.ts';
 import { noInputShape, paidOutputSchema, toolAnnotations, withCachedJsonSchema } from './tool-schemas.ts';
+
+export interface McpServerDeps {
+  config: Config;
+  callPaidTool: PaidToolCall;
+  /**
+   * Aborts when the HTTP client of this request goes away, before or after its answer was due. Not
+   * the SDK's per-request signal: closing the stateless server aborts that one after the answer.
+   */
+  signal: AbortSignal;
+}
 
 type ToolArgs = { domain?: string };
 

@@ -4,6 +4,7 @@
  * come from fixed sets (catalog routes, operation ids, source names, outcomes), never raw input.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { BreakerState } from '../sources/breaker.ts';
 
 /**
  * Payment events: a 402 challenge, a verified payment, a settlement, a failed one, a refused payment,
@@ -11,9 +12,6 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
  */
 export type PaymentEvent =
   'challenged' | 'verified' | 'settled' | 'settlement_failed' | 'refused' | 'replayed';
-
-/** Circuit breaker states as exported: 0 closed, 1 open, 2 half-open. */
-export type BreakerState = 'closed' | 'open' | 'half_open';
 
 export interface Metrics {
   /** One answered HTTP request; `route` is a catalog or document route, never the raw path. */

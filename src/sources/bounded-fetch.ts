@@ -3,7 +3,7 @@
  * It never throws for upstream trouble; it returns a typed `SourceFailure` instead.
  */
 import { fail, type SourceFailure, type SourceResult, succeed } from './failure.ts';
-import { OutboundRefusal } from './public-fetch/public-fetch.ts';
+import { OutboundRefusal } from './public-fetch/outbound-refusal.ts';
 
 export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 

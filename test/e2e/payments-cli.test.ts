@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRunners } from '../../src/checks/runners.ts';
+import { createRunners } from '../../src/runners.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';

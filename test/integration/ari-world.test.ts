@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type CertResult, certResultSchema } from '../../src/checks/cert/result.ts';
 import { createCertRunner } from '../../src/checks/cert/run.ts';
-import { createRunners } from '../../src/checks/runners.ts';
+import { createRunners } from '../../src/runners.ts';
 import { loadConfig } from '../../src/config.ts';
 import { normalizeDomain, type ValidDomain } from '../../src/domain/normalize.ts';
 import { createAriLookup } from '../../src/sources/ari/lookup.ts';

@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { paidOperations } from '../../src/catalog.ts';
-import { createRunners } from '../../src/checks/runners.ts';
+import { createRunners } from '../../src/runners.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';

@@ -5,12 +5,13 @@
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createRunners } from '../../src/checks/runners.ts';
+import { createRunners } from '../../src/runners.ts';
 import { loadConfig } from '../../src/config.ts';
 import { normalizeDomain, type ValidDomain } from '../../src/domain/normalize.ts';
 import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
 import { redisSharedAnswers } from '../../src/redis/shared-answers.ts';
-import { type CtLookupOutcome, createCtCache } from '../../src/sources/ct/lookup.ts';
+import { createCtCache } from '../../src/sources/ct/lookup.ts';
+import type { CtLookupOutcome } from '../../src/sources/ct/outcome.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { startWorld, type World } from '../world/index.ts';

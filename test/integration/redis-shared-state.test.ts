@@ -19,7 +19,8 @@ import {
 } from '../../src/redis/connection.ts';
 import { redisRateBuckets } from '../../src/redis/rate-buckets.ts';
 import { redisSharedAnswers } from '../../src/redis/shared-answers.ts';
-import { CT_CACHE_TTL_MS, type CtLookupOutcome, createCtCache } from '../../src/sources/ct/lookup.ts';
+import { CT_CACHE_TTL_MS, createCtCache } from '../../src/sources/ct/lookup.ts';
+import type { CtLookupOutcome } from '../../src/sources/ct/outcome.ts';
 import { redisSettlerNonces } from '../../src/redis/settler-nonces.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 

@@ -4,13 +4,8 @@
  * validation service), so renewals depend on that zone; TXT tokens left behind are stale. Pure.
  */
 import type { Finding } from '../result-common.ts';
+import type { AcmeChallenge } from '../../sources/doh/records/acme-challenge.ts';
 import { DNS_FINDING, dnsFinding } from './findings.ts';
-
-/** The name's CNAME target and the TXT strings at the end of its chain. */
-export interface AcmeChallenge {
-  txt: string[];
-  cname: string | null;
-}
 
 /** Longest TXT evidence quoted, per record. */
 const MAX_TOKEN_CHARS = 100;

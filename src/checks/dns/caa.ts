@@ -1,41 +1,15 @@
 /**
- * CAA (RFC 8659): which name's record set is relevant (the climb up the tree), what it permits, and
- * whether the CA seen in CT may issue again for the domain.
+ * CAA (RFC 8659): what the relevant record set (sources/doh/records/caa.ts) permits, and whether the
+ * CA seen in CT may issue again for the domain.
  */
 import type { Finding } from '../result-common.ts';
 import { identifyCa } from './ca-identifiers.ts';
 import { DNS_FINDING, dnsFinding } from './findings.ts';
-
-export interface CaaRecord {
-  flags: number;
-  tag: string;
-  value: string;
-}
-
-export interface CaaSet {
-  records: CaaRecord[];
-  /** The name whose set is relevant, null when no name up to the TLD has one. */
-  found_at: string | null;
-}
+import type { CaaRecord, CaaSet } from '../../sources/doh/records/caa.ts';
 
 /** Flag bit 128: a CA that does not understand the tag must not issue (RFC 8659 §4.1). */
 const ISSUER_CRITICAL = 128;
 const KNOWN_TAGS = ['issue', 'issuewild', 'iodef', 'issuemail', 'issuevmc', 'contactemail', 'contactphone'];
-
-/**
- * Names whose CAA sets matter, closest first: the domain, then each parent up to and including
- * the TLD; the root is never consulted (RFC 8659 §3).
- */
-export function caaClimb(domain: string): string[] {
-  const labels = domain.split('.');
-  return labels.map((_, index) => labels.slice(index).join('.'));
-}
-
-/** The closest non-empty set among per-level answers ordered as `caaClimb` orders names. */
-export function relevantCaaSet(levels: readonly { name: string; records: readonly CaaRecord[] }[]): CaaSet {
-  const found = levels.find((level) => level.records.length > 0);
-  return found ? { records: [...found.records], found_at: found.name } : { records: [], found_at: null };
-}
 
 export function assessCaa(set: CaaSet): Finding[] {
   if (set.found_at !== null) return [];

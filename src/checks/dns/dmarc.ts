@@ -8,15 +8,9 @@ import type { z } from 'zod';
 import type { Finding } from '../result-common.ts';
 import { DNS_FINDING, dnsFinding } from './findings.ts';
 import type { dmarcSchema } from './result.ts';
+import { type DmarcLookup, isDmarcRecord } from '../../sources/doh/records/dmarc.ts';
 
 export type DmarcResult = z.infer<typeof dmarcSchema>;
-
-/** The TXT strings found at one `_dmarc.` name. */
-export interface DmarcLookup {
-  /** The queried name, e.g. `_dmarc.shop.co.uk`. */
-  name: string;
-  txt: readonly string[];
-}
 
 export interface ParsedDmarc {
   /** Tags with a value their syntax allows (names lower case); others are discarded (§4.8). */
@@ -44,15 +38,6 @@ const POLICY_TAGS = ['p', 'sp', 'np'];
 const ALIGNMENT_TAGS = ['adkim', 'aspf'];
 /** A report URI: mailto or https; a `!size` suffix is obsolete syntax that reporters ignore (§4.8). */
 const REPORT_URI = /^(mailto:[^\s@,]+@[^\s,!]+|https:\/\/[^\s,!]+)(![0-9]+[kmgt]?)?$/i;
-
-/**
- * RFC 9989 §4.7 "v": the first tag, whose value "DMARC1" is case sensitive; anything else (a
- * lower-case value, leading white space, another tag first) means the record is ignored. The tag
- * name itself is an ABNF literal (case-insensitive) and `=` may have white space around it (§4.8).
- */
-export function isDmarcRecord(text: string): boolean {
-  return /^[vV][ \t]*=[ \t]*DMARC1[ \t]*(;|$)/.test(text);
-}
 
 /** Parses a DMARC Policy Record (one for which `isDmarcRecord` holds). */
 export function parseDmarc(record: string): ParsedDmarc {
@@ -210,19 +195,6 @@ function treeWalkRecord(
     return { name: (own ?? last).name, record: (own ?? last).record, inherited: true };
   }
   return { name: last.name, record: last.record, inherited: true };
-}
-
-/** Most names a DNS Tree Walk queries, the Author Domain's own included (RFC 9989 §4.10). */
-const TREE_WALK_MAX_QUERIES = 8;
-
-/**
- * The domains the DNS Tree Walk queries after the domain itself (RFC 9989 §4.10 steps 3-7): its
- * parents up to the TLD, jumping straight to seven labels when it has eight or more.
- */
-export function dmarcTreeWalk(domain: string): string[] {
-  const labels = domain.split('.');
-  const first = labels.length >= TREE_WALK_MAX_QUERIES ? labels.length - (TREE_WALK_MAX_QUERIES - 1) : 1;
-  return labels.slice(first).map((_, index) => labels.slice(first + index).join('.'));
 }
 
 /** The historic pct tag (RFC 7489; removed by RFC 9989), reported for older receivers only. */

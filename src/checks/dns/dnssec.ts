@@ -6,18 +6,9 @@ import type { z } from 'zod';
 import type { Finding } from '../result-common.ts';
 import { DNS_FINDING, dnsFinding } from './findings.ts';
 import type { dnssecSchema } from './result.ts';
+import type { DnssecEvidence } from '../../sources/doh/records/dnssec.ts';
 
 export type DnssecResult = z.infer<typeof dnssecSchema>;
-
-export interface DnssecEvidence {
-  /** The resolver set AD on the apex answers it validated. */
-  ad: boolean;
-  /** The parent zone publishes DS records for the domain (a signed delegation). */
-  ds: boolean;
-  dnskey: boolean;
-  /** A query answered SERVFAIL and the same query with CD succeeded. */
-  bogus: boolean;
-}
 
 export function assessDnssec(evidence: DnssecEvidence): { dnssec: DnssecResult; findings: Finding[] } {
   const { ad, ds, dnskey } = evidence;

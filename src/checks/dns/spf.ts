@@ -7,28 +7,10 @@ import type { z } from 'zod';
 import type { Finding } from '../result-common.ts';
 import { DNS_FINDING, dnsFinding } from './findings.ts';
 import type { spfSchema } from './result.ts';
-import { isSpfRecord, parseSpf } from './spf-record.ts';
+import { isSpfRecord, parseSpf } from '../../sources/doh/records/spf-record.ts';
+import type { SpfWalk } from '../../sources/doh/spf-walk.ts';
 
 export type SpfResult = z.infer<typeof spfSchema>;
-
-export interface SpfProblem {
-  code: 'too_many_lookups' | 'too_many_void_lookups' | 'include_loop' | 'include_missing' | 'syntax';
-  detail: string;
-  /** The term or record text that caused it. */
-  evidence: string;
-}
-
-/** What resolving the include/redirect tree found (see `walkSpf`). */
-export interface SpfWalk {
-  /** DNS-querying terms counted, including the one that passed the limit. */
-  lookups: number;
-  voidLookups: number;
-  /** Include and redirect targets resolved, in evaluation order. */
-  includes: string[];
-  /** The effective `all` term, following redirect when the record has none. */
-  all: string | null;
-  problems: SpfProblem[];
-}
 
 const PROBLEM_FINDINGS = {
   too_many_lookups: [DNS_FINDING.spfTooManyLookups, 'needs more than 10 DNS lookups, so receivers fail it'],

@@ -6,7 +6,8 @@ import { getDomain } from 'tldts';
 import type { ValidDomain } from '../../domain/normalize.ts';
 import type { SourceFailure } from '../../sources/failure.ts';
 import type { RdapClient } from '../../sources/rdap/client.ts';
-import type { InvalidReason, RunOutcome } from '../outcome.ts';
+import type { InvalidReason } from '../../domain/invalid-reasons.ts';
+import type { RunOutcome } from '../outcome.ts';
 import { assessExpiry } from './assess.ts';
 import type { ExpiryResult } from './result.ts';
 

@@ -1,11 +1,17 @@
 /** Runs the three checks concurrently (wall time ≈ the slowest, not the sum) and composes the bundle. */
-import type { CheckRunners } from '../../catalog.ts';
 import type { ValidDomain } from '../../domain/normalize.ts';
+import type { CertResult } from '../cert/result.ts';
+import type { DnsResult } from '../dns/result.ts';
+import type { ExpiryResult } from '../expiry/result.ts';
 import type { RunOutcome } from '../outcome.ts';
 import { composeSiteHealth } from './compose.ts';
 import type { SiteHealthResult } from './result.ts';
 
-export interface SiteHealthDeps extends Pick<CheckRunners, 'cert' | 'dns' | 'expiry'> {
+/** The three runners the bundle runs (the catalog's `CheckRunners` supplies them) and a clock. */
+export interface SiteHealthDeps {
+  cert(domain: ValidDomain): Promise<RunOutcome<CertResult>>;
+  dns(domain: ValidDomain): Promise<RunOutcome<DnsResult>>;
+  expiry(domain: ValidDomain): Promise<RunOutcome<ExpiryResult>>;
   now: () => Date;
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../../catalog.ts';
 import { MAX_INPUT_LENGTH } from '../../domain/normalize.ts';
 import { PROBLEM_MEDIA_TYPE } from '../problems.ts';
-import { OPS_PATHS } from '../../ops/routes.ts';
+import { OPS_PATHS } from '../ops/routes.ts';
 import { absoluteUrl, DOCUMENT_PATHS, SERVICE_TITLE, SERVICE_VERSION } from './document-paths.ts';
 
 type JsonObject = Record<string, unknown>;

@@ -8,7 +8,7 @@
  */
 import type { Context, Env, Hono, MiddlewareHandler, Next } from 'hono';
 import type { Logger } from 'pino';
-import type { RateLimiter } from '../../ops/rate-limit.ts';
+import type { RateLimiter } from '../ops/rate-limit.ts';
 import { CARD_CORS_PATHS } from '../discovery/routes.ts';
 import { type BodyLimitOptions, requestBodyLimit } from './body-limit.ts';
 import { corsPreflight } from './cors.ts';

@@ -3,6 +3,12 @@
 export const ACME_CAS = ['letsencrypt', 'google'] as const;
 export type AcmeCa = (typeof ACME_CAS)[number];
 
+/** Where one CA's ACME directory (RFC 8555 §7.1.1) is, as configured. */
+export interface AcmeDirectory {
+  ca: AcmeCa;
+  directoryUrl: URL;
+}
+
 /** The friendly issuer name (ct/issuer-name.ts) of each of them. */
 const CA_ISSUERS: Record<AcmeCa, string> = {
   letsencrypt: "Let's Encrypt",

@@ -8,8 +8,7 @@
  */
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import type { AcmeDirectory } from '../../config.ts';
-import { type AcmeCa, acmeCaOf } from './acme-cas.ts';
+import { type AcmeCa, type AcmeDirectory, acmeCaOf } from './acme-cas.ts';
 import { boundedFetch, type BoundedResponse, type FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache } from '../cache.ts';
 import { type SourceCall, type SourceResult, succeed } from '../failure.ts';

@@ -7,13 +7,11 @@ export {
   CT_BUDGET_MS,
   CT_CACHE_TTL_MS,
   CT_HEDGE_DELAY_MS,
-  type CtAnswer,
   type CtCache,
   type CtLookup,
   type CtLookupOptions,
-  type CtLookupOutcome,
-  type CtLookupResult,
   createCtCache,
   createCtLookup,
 } from './lookup.ts';
+export type { CtAnswer, CtLookupOutcome, CtLookupResult } from './outcome.ts';
 export { type CertificateFacts, readCertificate } from './x509.ts';

@@ -5,14 +5,14 @@
  * certificates): "no certificate" needs both aggregators to say so, and when the other one fails
  * the lookup fails. Cached.
  */
-import type { Breaker } from '../../ops/breaker.ts';
+import type { Breaker } from '../breaker.ts';
 import type { FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SharedAnswers, type SourceCache } from '../cache.ts';
 import type { SourceCall, SourceFailure } from '../failure.ts';
 import { CERTSPOTTER_SOURCE, fetchCertspotterIssuances } from './certspotter.ts';
 import { CRTSH_SOURCE, fetchCrtshIssuances } from './crtsh.ts';
-import { type CtLookupFailure, type CtSourceName, combineCtFailures } from './failure.ts';
-import type { Issuance } from './issuance.ts';
+import { type CtSourceName, combineCtFailures } from './failure.ts';
+import type { CtLookupOutcome, CtLookupResult } from './outcome.ts';
 import { isSharedCtOutcome } from './shared-outcome.ts';
 import { base64Der } from './x509.ts';
 
@@ -24,20 +24,6 @@ export const CT_BUDGET_MS = 12_000;
 export const CT_CACHE_TTL_MS = 10 * 60 * 1000;
 /** Most domains whose CT answer is kept. */
 export const CT_CACHE_MAX_ENTRIES = 1_000;
-
-export interface CtAnswer {
-  /** Issuances covering the domain, newest first. */
-  issuances: Issuance[];
-  source: CtSourceName;
-}
-
-export type CtLookupResult = { ok: true; value: CtAnswer } | { ok: false; failure: CtLookupFailure };
-
-export interface CtLookupOutcome {
-  result: CtLookupResult;
-  /** Each source consulted; `cached` (with `ms` 0) when the answer was reused or shared. */
-  calls: SourceCall[];
-}
 
 /** Looks up the CT issuances covering a lower-case ASCII domain. Never throws for upstream trouble. */
 export type CtLookup = (domain: string) => Promise<CtLookupOutcome>;

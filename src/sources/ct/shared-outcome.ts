@@ -4,7 +4,7 @@
  * entry another version wrote, one cut short or one tampered with is refused (a miss, not a 500).
  */
 import { z } from 'zod';
-import type { CtLookupOutcome } from './lookup.ts';
+import type { CtLookupOutcome } from './outcome.ts';
 
 const validDate = z.date().refine((date) => !Number.isNaN(date.getTime()));
 

@@ -2,7 +2,7 @@
  * The RFC 8484 DoH client: GET with the wire-format message, the fallback resolver hedged after a
  * short delay, answers cached by TTL (at most 5 minutes) and identical concurrent queries coalesced.
  */
-import type { Breaker } from '../../ops/breaker.ts';
+import type { Breaker } from '../breaker.ts';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SourceCache } from '../cache.ts';
 import { fail, type SourceFailure, type SourceResult, succeed } from '../failure.ts';

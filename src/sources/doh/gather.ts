@@ -2,18 +2,17 @@
  * Gathers every DNS fact the dns check needs, in parallel, through the DoH client. A lookup that
  * did not happen is never reported as a missing record: its section carries the failure instead.
  */
-import type { AcmeChallenge } from '../../checks/dns/acme-challenge.ts';
-import type { CaaRecord, CaaSet } from '../../checks/dns/caa.ts';
-import { caaClimb, relevantCaaSet } from '../../checks/dns/caa.ts';
-import { type DmarcLookup, dmarcTreeWalk, isDmarcRecord } from '../../checks/dns/dmarc.ts';
-import type { DnssecEvidence } from '../../checks/dns/dnssec.ts';
-import type { SpfWalk } from '../../checks/dns/spf.ts';
-import { isSpfRecord } from '../../checks/dns/spf-record.ts';
+import type { AcmeChallenge } from './records/acme-challenge.ts';
+import type { CaaRecord, CaaSet } from './records/caa.ts';
+import { caaClimb, relevantCaaSet } from './records/caa.ts';
+import { type DmarcLookup, dmarcTreeWalk, isDmarcRecord } from './records/dmarc.ts';
+import type { DnssecEvidence } from './records/dnssec.ts';
+import { isSpfRecord } from './records/spf-record.ts';
 import type { ValidDomain } from '../../domain/normalize.ts';
 import { fail, type SourceCall, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
 import { type DnsAnswer, type DnsRecordType, recordsOf, txtOf } from './answer.ts';
 import { DOH_SOURCE, type DohClient } from './client.ts';
-import { walkSpf } from './spf-walk.ts';
+import { type SpfWalk, walkSpf } from './spf-walk.ts';
 
 /** One section's data, or the failure of a lookup it needs (a fact about the domain's DNS). */
 export type DnsSection<T> = SourceResult<T>;

@@ -4,10 +4,28 @@
  * looping. The answers are fetched first level by level, every lookup of one depth in parallel;
  * the counting then runs depth-first over those answers, so the counts are a receiver's exactly.
  */
-import type { SpfProblem, SpfWalk } from '../../checks/dns/spf.ts';
-import { hasMacro, isSpfRecord, parseSpf, type SpfMechanism } from '../../checks/dns/spf-record.ts';
+import { hasMacro, isSpfRecord, parseSpf, type SpfMechanism } from './records/spf-record.ts';
 import { fail, type SourceResult, succeed } from '../failure.ts';
 import { type DnsAnswer, type DnsRecordType, recordsOf, txtOf } from './answer.ts';
+
+export interface SpfProblem {
+  code: 'too_many_lookups' | 'too_many_void_lookups' | 'include_loop' | 'include_missing' | 'syntax';
+  detail: string;
+  /** The term or record text that caused it. */
+  evidence: string;
+}
+
+/** What resolving the include/redirect tree found (see `walkSpf`). */
+export interface SpfWalk {
+  /** DNS-querying terms counted, including the one that passed the limit. */
+  lookups: number;
+  voidLookups: number;
+  /** Include and redirect targets resolved, in evaluation order. */
+  includes: string[];
+  /** The effective `all` term, following redirect when the record has none. */
+  all: string | null;
+  problems: SpfProblem[];
+}
 
 /** One DNS question, with whatever resolver policy the caller applies (fallback, CD retry). */
 export type SpfLookup = (name: string, type: DnsRecordType) => Promise<SourceResult<DnsAnswer>>;

@@ -9,9 +9,9 @@ export {
 export {
   createPublicFetch,
   MAX_REDIRECTS,
-  OutboundRefusal,
   type PinnedExchange,
   type PinnedTransport,
   type PublicFetchDeps,
   withoutCredentials,
 } from './public-fetch.ts';
+export { OutboundRefusal } from './outbound-refusal.ts';

@@ -6,9 +6,10 @@
  */
 import { isIP } from 'node:net';
 import type { FetchLike } from '../bounded-fetch.ts';
-import type { SourceFailureCode, SourceResult } from '../failure.ts';
+import type { SourceResult } from '../failure.ts';
 import { isPermittedAddress } from './address-policy.ts';
 import { beforeAbort } from './before-abort.ts';
+import { OutboundRefusal } from './outbound-refusal.ts';
 
 /** Most redirects followed for one steered request. */
 export const MAX_REDIRECTS = 3;
@@ -28,17 +29,6 @@ export interface PinnedExchange {
  * (`node-transport.ts`); another runtime can supply its own, e.g. a fetch-based one on Workers.
  */
 export type PinnedTransport = (exchange: PinnedExchange) => Promise<Response>;
-
-/** Why a steered request was refused before (or instead of) a connection. */
-export class OutboundRefusal extends Error {
-  override readonly name = 'OutboundRefusal';
-  /** The `SourceFailureCode` the refusal is reported as. */
-  readonly code: SourceFailureCode;
-  constructor(code: SourceFailureCode, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 export interface PublicFetchDeps {
   /** Name → A and AAAA addresses through DoH (the DoH client's `resolveAddresses`). */

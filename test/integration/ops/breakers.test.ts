@@ -5,7 +5,7 @@ import {
   type BreakerControl,
   createBreaker,
   createBreakerBoard,
-} from '../../../src/ops/breaker.ts';
+} from '../../../src/sources/breaker.ts';
 import { CRTSH_CONTROL_NAME, crtshAnswers } from '../../../src/sources/ct/crtsh.ts';
 import { createCtCache, createCtLookup } from '../../../src/sources/ct/lookup.ts';
 import { createDohClient, resolverAnswers } from '../../../src/sources/doh/client.ts';

@@ -5,7 +5,7 @@
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { CheckRunners } from '../../../src/catalog.ts';
-import { validateResultSchema } from '../../../src/checks/validate/result.ts';
+import { validateResultSchema } from '../../../src/domain/validate-result.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { MAX_INPUT_LENGTH } from '../../../src/domain/normalize.ts';
 import { createApp } from '../../../src/http/app.ts';

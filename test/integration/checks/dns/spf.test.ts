@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assessSpf, type SpfWalk } from '../../../../src/checks/dns/spf.ts';
-import { parseSpf } from '../../../../src/checks/dns/spf-record.ts';
+import { assessSpf } from '../../../../src/checks/dns/spf.ts';
+import type { SpfWalk } from '../../../../src/sources/doh/spf-walk.ts';
+import { parseSpf } from '../../../../src/sources/doh/records/spf-record.ts';
 import { walkSpf } from '../../../../src/sources/doh/spf-walk.ts';
 import { type DnsWorld, startDnsWorld } from '../../sources/doh/world.ts';
 

@@ -4,7 +4,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AcmeDirectory } from '../../../../src/config.ts';
+import type { AcmeDirectory } from '../../../../src/sources/ari/acme-cas.ts';
 import { createPace } from '../../../../src/sources/ari/pace.ts';
 import {
   ARI_DEFAULT_RETRY_MS,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { assessCaa, caaClimb, caaIssuerFinding, relevantCaaSet } from '../../../../src/checks/dns/caa.ts';
+import { assessCaa, caaIssuerFinding } from '../../../../src/checks/dns/caa.ts';
+import { caaClimb, relevantCaaSet } from '../../../../src/sources/doh/records/caa.ts';
 
 const LE = { name: "Let's Encrypt", dn: "C=US, O=Let's Encrypt, CN=R11" };
 const GTS = { name: 'Google Trust Services', dn: 'C=US, O=Google Trust Services, CN=WR1' };

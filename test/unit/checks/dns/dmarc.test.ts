@@ -3,7 +3,8 @@
  * one named test citing its section (draft-ietf-dmarc-dmarcbis-41 numbering, as published).
  */
 import { describe, expect, it } from 'vitest';
-import { assessDmarc, dmarcTreeWalk, isDmarcRecord, parseDmarc } from '../../../../src/checks/dns/dmarc.ts';
+import { assessDmarc, parseDmarc } from '../../../../src/checks/dns/dmarc.ts';
+import { dmarcTreeWalk, isDmarcRecord } from '../../../../src/sources/doh/records/dmarc.ts';
 import { dmarcSchema } from '../../../../src/checks/dns/result.ts';
 
 const at = (name: string, ...txt: string[]) => ({ name, txt });

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../../src/config.ts';
 import { createApp } from '../../../../src/http/app.ts';
-import { isFreeWork } from '../../../../src/ops/free-work.ts';
+import { isFreeWork } from '../../../../src/http/ops/free-work.ts';
 import { type Json, throwingRunners } from './discovery-app.ts';
 
 /** A production-like origin: the ruleset warns about example.com and localhost servers. */

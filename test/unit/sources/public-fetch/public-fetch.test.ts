@@ -10,10 +10,10 @@ import {
   type ConnectTarget,
   createNodeTransport,
 } from '../../../../src/sources/public-fetch/node-transport.ts';
+import { OutboundRefusal } from '../../../../src/sources/public-fetch/outbound-refusal.ts';
 import {
   createPublicFetch,
   MAX_REDIRECTS,
-  OutboundRefusal,
   type PinnedExchange,
 } from '../../../../src/sources/public-fetch/public-fetch.ts';
 

@@ -5,11 +5,11 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
-import { reply, replyJson } from '../http/hygiene/standard-headers.ts';
-import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
-import type { Payments } from '../payments/payments.ts';
-import type { BreakerBoard } from './breaker.ts';
-import type { PrometheusMetrics } from './metrics.ts';
+import { reply, replyJson } from '../hygiene/standard-headers.ts';
+import { PROBLEM_CODES, sendProblem } from '../problems.ts';
+import type { Payments } from '../../payments/payments.ts';
+import type { BreakerBoard } from '../../sources/breaker.ts';
+import type { PrometheusMetrics } from '../../ops/metrics.ts';
 
 /** Paths of the operational endpoints; never rate-limited. */
 export const OPS_PATHS = { readyz: '/readyz', metrics: '/metrics' } as const;

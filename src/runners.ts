@@ -2,31 +2,31 @@
  * Wires the configured upstream sources into the check runners the catalog calls. One instance per
  * process: the caches inside the sources are shared by every request.
  */
-import type { CheckRunners } from '../catalog.ts';
-import type { Config } from '../config.ts';
-import { type BreakerBoard, createBreakerBoard } from '../ops/breaker.ts';
-import { createAriLookup } from '../sources/ari/lookup.ts';
-import { createAriClient } from '../sources/ari/renewal-info.ts';
-import type { FetchLike } from '../sources/bounded-fetch.ts';
-import type { SharedAnswers } from '../sources/cache.ts';
-import { CRTSH_SOURCE, crtshAnswers } from '../sources/ct/crtsh.ts';
+import type { CheckRunners } from './catalog.ts';
+import type { Config } from './config.ts';
+import { type BreakerBoard, createBreakerBoard } from './sources/breaker.ts';
+import { createAriLookup } from './sources/ari/lookup.ts';
+import { createAriClient } from './sources/ari/renewal-info.ts';
+import type { FetchLike } from './sources/bounded-fetch.ts';
+import type { SharedAnswers } from './sources/cache.ts';
+import { CRTSH_SOURCE, crtshAnswers } from './sources/ct/crtsh.ts';
 import {
   CT_HEDGE_DELAY_MS,
   createCertificateDer,
   createCtCache,
   createCtLookup,
-} from '../sources/ct/index.ts';
-import { resolveAddresses } from '../sources/doh/addresses.ts';
-import { createDohClient, DOH_SOURCE, resolverAnswers } from '../sources/doh/client.ts';
-import { shareProbes } from '../sources/probe/shared.ts';
-import { createPublicFetch } from '../sources/public-fetch/public-fetch.ts';
-import type { Reach } from '../sources/reach.ts';
-import { createRdapClient } from '../sources/rdap/client.ts';
-import { createCertRunner } from './cert/run.ts';
-import { withinBudget } from './check-budget.ts';
-import { createDnsRunner } from './dns/run.ts';
-import { createExpiryAdmission, createExpiryRunner, EXPIRY_BUDGET_MS } from './expiry/run.ts';
-import { createSiteHealthRunner } from './site-health/run.ts';
+} from './sources/ct/index.ts';
+import { resolveAddresses } from './sources/doh/addresses.ts';
+import { createDohClient, DOH_SOURCE, resolverAnswers } from './sources/doh/client.ts';
+import { shareProbes } from './sources/probe/shared.ts';
+import { createPublicFetch } from './sources/public-fetch/public-fetch.ts';
+import type { Reach } from './sources/reach.ts';
+import { createRdapClient } from './sources/rdap/client.ts';
+import { createCertRunner } from './checks/cert/run.ts';
+import { withinBudget } from './checks/check-budget.ts';
+import { createDnsRunner } from './checks/dns/run.ts';
+import { createExpiryAdmission, createExpiryRunner, EXPIRY_BUDGET_MS } from './checks/expiry/run.ts';
+import { createSiteHealthRunner } from './checks/site-health/run.ts';
 
 export interface RunnerDeps {
   fetch: FetchLike;

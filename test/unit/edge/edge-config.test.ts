@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config.ts';
-import { type EdgeEnv, edgeConfig } from '../../../src/edge/edge-env.ts';
+import { edgeConfig } from '../../../src/edge/edge-config.ts';
+import type { EdgeEnv } from '../../../src/edge/edge-env.ts';
 
 const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 /** Bindings are objects beside the string variables; only the strings are configuration. */

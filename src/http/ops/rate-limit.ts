@@ -6,11 +6,11 @@
  * (draft-ietf-httpapi-ratelimit-headers).
  */
 import type { Context } from 'hono';
-import { addStandardHeaders, type HeaderEntry } from '../http/hygiene/standard-headers.ts';
-import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
-import type { ClientKey } from './client-address.ts';
-import type { Metrics } from './metrics.ts';
-import { type BucketTake, memoryRateBuckets, type RateBuckets } from './rate-buckets.ts';
+import { addStandardHeaders, type HeaderEntry } from '../hygiene/standard-headers.ts';
+import { PROBLEM_CODES, sendProblem } from '../problems.ts';
+import type { ClientKey } from '../../ops/client-address.ts';
+import type { Metrics } from '../../ops/metrics.ts';
+import { type BucketTake, memoryRateBuckets, type RateBuckets } from '../../ops/rate-buckets.ts';
 
 /** At most one log line a minute about a bucket store that fails. */
 const STORE_FAILURE_LOG_MS = 60_000;

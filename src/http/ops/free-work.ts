@@ -9,13 +9,13 @@
  */
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import { freeOperations, paidOperations } from '../catalog.ts';
-import type { Config } from '../config.ts';
-import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
-import { PAYMENT_META_KEY } from '../mcp/paid-tool.ts';
-import { type ClientKey, peerClient } from './client-address.ts';
-import type { Metrics } from './metrics.ts';
-import type { RateBuckets } from './rate-buckets.ts';
+import { freeOperations, paidOperations } from '../../catalog.ts';
+import type { Config } from '../../config.ts';
+import { DOCUMENT_PATHS } from '../discovery/document-paths.ts';
+import { PAYMENT_META_KEY } from '../../mcp/paid-tool.ts';
+import { type ClientKey, peerClient } from '../../ops/client-address.ts';
+import type { Metrics } from '../../ops/metrics.ts';
+import type { RateBuckets } from '../../ops/rate-buckets.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 
 const FREE_ROUTES = new Set<string | null>(freeOperations.map((operation) => operation.route));

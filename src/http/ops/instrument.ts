@@ -4,11 +4,11 @@
  * its result reports in `sources`.
  */
 import type { Context } from 'hono';
-import { type CheckRunners, freeOperations, paidOperations } from '../catalog.ts';
-import type { RunOutcome } from '../checks/outcome.ts';
-import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
-import type { SourceCall } from '../sources/failure.ts';
-import type { Metrics } from './metrics.ts';
+import { type CheckRunners, freeOperations, paidOperations } from '../../catalog.ts';
+import type { RunOutcome } from '../../checks/outcome.ts';
+import { DOCUMENT_PATHS } from '../discovery/document-paths.ts';
+import type { SourceCall } from '../../sources/failure.ts';
+import type { Metrics } from '../../ops/metrics.ts';
 import { OPS_PATHS } from './routes.ts';
 
 /** Source labels: the upstreams' names, the fallback resolver told apart by its URL. */

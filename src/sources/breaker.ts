@@ -11,7 +11,8 @@
  * closes the breaker, failed opens it for another cool-down. No caller's own call is the probe, so
  * no payer can hold it open.
  */
-import type { BreakerState } from './metrics.ts';
+/** Circuit breaker states as exported: 0 closed, 1 open, 2 half-open. */
+export type BreakerState = 'closed' | 'open' | 'half_open';
 
 /** Distinct failing domains within the window that make the breaker ask its control question. */
 export const BREAKER_DISTINCT_FAILURES = 5;

@@ -1,0 +1,51 @@
+// The layers of src/, lowest first: a module imports from its own layer or the ones below, never
+// above (CONTRIBUTING.md, "Layout"). eslint.config.js turns this table into import-x's
+// no-restricted-paths zones; test/unit/import-layers.test.ts shows a forbidden import fails.
+// A path ending in `/` is a folder; a file listed in a lower layer is that layer's even inside a
+// higher layer's folder.
+
+export interface Layer {
+  name: string;
+  /** Folders (ending in `/`) and files, from the repository root. */
+  paths: string[];
+}
+
+export const layers: Layer[] = [
+  { name: 'domain', paths: ['src/domain/'] },
+  { name: 'sources', paths: ['src/sources/'] },
+  { name: 'checks', paths: ['src/checks/'] },
+  {
+    name: 'catalog',
+    paths: ['src/catalog.ts', 'src/config.ts', 'src/logger.ts', 'src/log-safety.ts', 'src/lifecycle.ts'],
+  },
+  { name: 'ops', paths: ['src/ops/'] },
+  {
+    // What the 402 gate and the transports both speak: problem bodies, standard headers, document paths.
+    name: 'http vocabulary',
+    paths: [
+      'src/http/problems.ts',
+      'src/http/outcome-problem.ts',
+      'src/http/hygiene/standard-headers.ts',
+      'src/http/hygiene/cors.ts',
+      'src/http/discovery/document-paths.ts',
+      'src/http/discovery/page-assets.ts',
+    ],
+  },
+  { name: 'payments', paths: ['src/payments/'] },
+  { name: 'transports', paths: ['src/http/', 'src/mcp/', 'src/watches/', 'src/startup-messages.ts'] },
+  {
+    name: 'platforms and entry points',
+    paths: [
+      'src/redis/',
+      'src/edge/',
+      'src/runners.ts',
+      'src/service.ts',
+      'src/main.ts',
+      'src/stop.ts',
+      'src/startup-memory.ts',
+      'src/console-capture.ts',
+      'src/start.js',
+      'src/node-version-check.js',
+    ],
+  },
+];

@@ -1,0 +1,126 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { ESLint } from 'eslint';
+import { describe, expect, it } from 'vitest';
+import { layers } from '../../eslint.layers.ts';
+
+const root = join(import.meta.dirname, '../..');
+const eslint = new ESLint({ cwd: root });
+
+/** The messages ESLint gives `code` as if it were the file `filePath` (which need not exist). */
+async function layerErrors(filePath: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: join(root, filePath) });
+  return (result?.messages ?? [])
+    .filter((message) => message.ruleId === 'import-x/no-restricted-paths')
+    .map((message) => message.message);
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [relative(root, path)] : [];
+  });
+}
+
+/** Each module of src/ and the modules of src/ it imports, type-only imports included. */
+function importGraph(): Map<string, string[]> {
+  const specifier = /(?:import|export)\s[^'";]*?from\s*'(\.[^']+)'|import\(\s*'(\.[^']+)'\s*\)/g;
+  return new Map(
+    sourceFiles(join(root, 'src')).map((file) => {
+      const text = readFileSync(join(root, file), 'utf8');
+      const targets = [...text.matchAll(specifier)].map((match) =>
+        relative(root, resolve(dirname(join(root, file)), match[1] ?? match[2] ?? '')),
+      );
+      return [file, targets];
+    }),
+  );
+}
+
+/** One circle through `start`, as the path that closes it, or null. */
+function circleThrough(graph: Map<string, string[]>, start: string): string[] | null {
+  const seen = new Set<string>();
+  const walk = (file: string, path: string[]): string[] | null => {
+    for (const next of graph.get(file) ?? []) {
+      if (next === start) return [...path, next];
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const found = walk(next, [...path, next]);
+      if (found) return found;
+    }
+    return null;
+  };
+  return walk(start, [start]);
+}
+
+describe('imports run down the layers (eslint.layers.ts)', () => {
+  it.each([
+    [
+      'src/domain/fixture.ts',
+      "export type { RunOutcome } from '../checks/outcome.ts';",
+      'domain sits below checks',
+    ],
+    [
+      'src/sources/fixture.ts',
+      "export type { DnsResult } from '../checks/dns/result.ts';",
+      'sources sits below checks',
+    ],
+    ['src/sources/fixture.ts', "export type { Metrics } from '../ops/metrics.ts';", 'sources sits below ops'],
+    [
+      'src/checks/fixture.ts',
+      "export type { CheckRunners } from '../catalog.ts';",
+      'checks sits below catalog',
+    ],
+    [
+      'src/ops/fixture.ts',
+      "export { sendProblem } from '../http/problems.ts';",
+      'ops sits below http vocabulary',
+    ],
+    [
+      'src/payments/fixture.ts',
+      "export { createApp } from '../http/app.ts';",
+      'payments sits below transports',
+    ],
+    [
+      'src/http/fixture.ts',
+      "export type { Platform } from '../service.ts';",
+      'transports sits below platforms',
+    ],
+    ['src/mcp/fixture.ts', "export * from '../redis/connection.ts';", 'transports sits below platforms'],
+  ])('%s: %s is refused', async (file, code, reason) => {
+    const errors = await layerErrors(file, code);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain(reason);
+  });
+
+  it.each([
+    ['src/checks/fixture.ts', "export type { ValidDomain } from '../domain/normalize.ts';"],
+    ['src/sources/fixture.ts', "export { createBreakerBoard } from './breaker.ts';"],
+    ['src/payments/fixture.ts', "export { sendProblem } from '../http/problems.ts';"],
+    ['src/http/fixture.ts', "export type { Payments } from '../payments/payments.ts';"],
+    ['src/edge/fixture.ts', "export { createApp } from '../http/app.ts';"],
+  ])('%s: %s is allowed', async (file, code) => {
+    expect(await layerErrors(file, code)).toEqual([]);
+  });
+
+  it('places every module of src/ in exactly one layer', () => {
+    const placed = (file: string) => {
+      const exact = layers.filter((layer) => layer.paths.includes(file));
+      if (exact.length > 0) return exact;
+      return layers.filter((layer) =>
+        layer.paths.some((path) => path.endsWith('/') && file.startsWith(path)),
+      );
+    };
+    const misplaced = sourceFiles(join(root, 'src')).filter((file) => placed(file).length !== 1);
+    expect(misplaced).toEqual([]);
+  });
+
+  it('has no circle among the modules of src/, type-only imports included', () => {
+    const graph = importGraph();
+    expect(graph.get('src/sources/bounded-fetch.ts')).toContain(
+      'src/sources/public-fetch/outbound-refusal.ts',
+    );
+    const circles = [...graph.keys()].map((file) => circleThrough(graph, file)).filter((c) => c !== null);
+    expect(circles).toEqual([]);
+  });
+});
