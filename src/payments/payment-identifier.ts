@@ -10,7 +10,6 @@
  */
 import type { PaymentPayload } from '@x402/core/types';
 import {
-  declarePaymentIdentifierExtension,
   isValidPaymentId,
   PAYMENT_ID_MAX_LENGTH,
   PAYMENT_ID_MIN_LENGTH,
@@ -21,11 +20,6 @@ import { PROBLEM_CODES, type Problem } from '../http/problems.ts';
 import type { Metrics } from '../ops/metrics.ts';
 import type { IdentifiedAnswers } from './identified-answers.ts';
 import type { PaidCall, PaidCallOutcome, PaidCallRequest } from './paid-call.ts';
-
-/** The declaration every challenge carries: identifiers are welcome, not required. */
-export const PAYMENT_IDENTIFIER_DECLARATION = {
-  [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
-} as const;
 
 /** The 400 for a payment whose `payment-identifier` is malformed; `why` says what is wrong. */
 export function invalidPaymentIdentifier(why: string): Problem {

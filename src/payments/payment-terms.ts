@@ -6,14 +6,22 @@
 import type { HTTPRequestContext, x402ResourceServer } from '@x402/core/server';
 import type { PaymentRequirements, ResourceInfo } from '@x402/core/types';
 import { declareDiscoveryExtension, isValidIconUrl } from '@x402/extensions/bazaar';
+import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { absoluteUrl, SERVICE_TITLE } from '../http/discovery/document-paths.ts';
 import { FAVICON } from '../http/discovery/page-assets.ts';
 import { outputExampleFor } from './output-examples.ts';
 import { outputSummarySchema } from './output-schema.ts';
-import { PAYMENT_IDENTIFIER_DECLARATION } from './payment-identifier.ts';
 import { paymentRequirementsFor } from './resource-server.ts';
+
+/**
+ * The x402 `payment-identifier` declaration every challenge carries: identifiers are welcome, not
+ * required (`payment-identifier.ts` reads them).
+ */
+export const PAYMENT_IDENTIFIER_DECLARATION = {
+  [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
+} as const;
 
 export interface PaymentTerms {
   requirements: PaymentRequirements[];

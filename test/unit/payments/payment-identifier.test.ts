@@ -13,16 +13,18 @@ import {
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { noMetrics } from '../../../src/ops/metrics.ts';
-import { createIdentifiedAnswers, type IdentifiedAnswers } from '../../../src/payments/identified-answers.ts';
-import { IDENTIFIED_LEASE_MS } from '../../../src/payments/identified-answers.ts';
+import {
+  createIdentifiedAnswers,
+  IDENTIFIED_LEASE_MS,
+  type IdentifiedAnswers,
+} from '../../../src/payments/identified-answers.ts';
 import type { PaidCall, PaidCallOutcome, PaidCallRequest } from '../../../src/payments/paid-call.ts';
 import {
   bindingOf,
-  PAYMENT_IDENTIFIER_DECLARATION,
   readPaymentIdentifier,
   withPaymentIdentifiers,
 } from '../../../src/payments/payment-identifier.ts';
-import type { PaymentTerms } from '../../../src/payments/payment-terms.ts';
+import { PAYMENT_IDENTIFIER_DECLARATION, type PaymentTerms } from '../../../src/payments/payment-terms.ts';
 import { REDELIVERY_WINDOW_MS } from '../../../src/payments/undelivered.ts';
 
 const ACCEPTED: PaymentRequirements = {
