@@ -1,30 +1,19 @@
 /**
- * The service of the outside bench in a process of its own (bench/outside.ts starts it): the paid
- * routes with the real runners and no payment gate, configured from its environment, trusting the
- * world's CA (the PEM file named by argv[2]). In its own process its work does not delay the
- * world's fakes (the crt.sh fake's timer, the site's TLS handshakes, DoH, ARI), nor they its own,
- * as on separate machines. `POST /bench/renew` builds a fresh app (fresh runners and caches);
- * the port is sent to the parent once listening.
+ * The service of the outside bench (bench/outside-app.ts) in a process of its own (bench/outside.ts
+ * starts it), configured from its environment, trusting the world's CA (the PEM file named by
+ * argv[2]). In its own process its work does not delay the world's fakes (the crt.sh fake's timer,
+ * the site's TLS handshakes, DoH, ARI), nor they its own, as on separate machines.
+ * `POST /bench/renew` builds a fresh app; the port is sent to the parent once listening.
  */
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { pino } from 'pino';
-import { createRunners } from '../src/checks/runners.ts';
 import { loadConfig } from '../src/config.ts';
-import { createApp } from '../src/http/app.ts';
-import { globalFetch } from '../src/service.ts';
-import { nodeReach } from '../src/sources/node-reach.ts';
+import { outsideApp } from './outside-app.ts';
 
 const caPem = readFileSync(process.argv[2] as string, 'utf8');
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
-const logger = pino({ level: 'silent' });
-const build = () =>
-  createApp({
-    config,
-    logger,
-    runners: createRunners(config, { fetch: globalFetch, now: () => new Date(), reach: nodeReach(caPem) }),
-  });
+const build = outsideApp(config, caPem);
 let app = build();
 const server = serve({
   fetch(request) {

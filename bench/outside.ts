@@ -6,8 +6,9 @@
  * path is that one crt.sh search. Every measured call gets fresh runners,
  * so nothing comes from a cache. The service runs twice, calls interleaved: in a process of its own
  * (bench/outside-service.ts: its CPU does not delay the fakes' timers and handshakes, nor theirs its
- * own, as on separate machines) and in the bench's process beside the fakes, as before. Then the event loop under a 5 MiB crt.sh answer: a stream of
- * `/health` calls beside a cert check whose crt.sh search answers 4,000 rows of one serial.
+ * own, as on separate machines) and in the bench's process beside the fakes, as before. Then the
+ * event loop under a 5 MiB crt.sh answer: a stream of `/health` calls beside a cert check whose
+ * crt.sh search answers 4,000 rows of one serial.
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -16,16 +17,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serve } from '@hono/node-server';
-import { pino } from 'pino';
-import { createRunners } from '../src/checks/runners.ts';
 import { type Config, loadConfig } from '../src/config.ts';
-import { createApp } from '../src/http/app.ts';
-import { globalFetch } from '../src/service.ts';
 import { crtshSearchUrl } from '../src/sources/ct/crtsh.ts';
-import { nodeReach } from '../src/sources/node-reach.ts';
 import { startWorld, type World } from '../test/world/index.ts';
 import { startLoopbackServer } from '../test/world/loopback-server.ts';
 import { median } from './http.ts';
+import { outsideApp } from './outside-app.ts';
 
 /** crt.sh's delay, as the outside measure slows it. */
 export const CRTSH_DELAY_MS = 300;
@@ -79,13 +76,7 @@ interface Served {
 }
 
 async function serveService(config: Config, caPem: string): Promise<Served> {
-  const logger = pino({ level: 'silent' });
-  const build = () =>
-    createApp({
-      config,
-      logger,
-      runners: createRunners(config, { fetch: globalFetch, now: () => new Date(), reach: nodeReach(caPem) }),
-    });
+  const build = outsideApp(config, caPem);
   let app = build();
   const server = serve({ fetch: (request) => app.fetch(request), hostname: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
