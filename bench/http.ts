@@ -2,7 +2,9 @@
  * Side-by-side HTTP throughput: the service (as `npm start` runs it, local-chain mode, request log on)
  * against a bare Hono app answering the same bytes, with autocannon on loopback. Repetitions are
  * interleaved (service, bare, service, …) so that load from other processes hits both alike; server
- * CPU per request is read from /proc, and RSS idle and under 200 connections.
+ * CPU per request is read from /proc, and RSS idle and under 200 connections. Beside them, in the
+ * same interleaving, the service with its request log and with its free-work limit switched off,
+ * so that what each costs is printed.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -22,6 +24,12 @@ export interface HttpRow {
   /** Bare CPU per request ÷ the service's: the outside measure of the free path's cost. */
   cpu_ratio: number;
   service_p99_ms: number;
+  /**
+   * The service's CPU per request with one part switched off (the request log: `LOG_LEVEL=warn`;
+   * the free-work limit: `RATE_LIMIT_BURST=0`, which also drops the rate-limit headers), and what
+   * the part costs: the full service's CPU minus that.
+   */
+  parts: { part: string; without_cpu_us: number; costs_us: number }[];
 }
 
 export interface HttpReport {
@@ -144,6 +152,12 @@ export const median = (values: number[]) => {
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 };
 
+/** The service's parts switched off one at a time, by its own settings (metrics cannot be). */
+const WITHOUT: Record<string, NodeJS.ProcessEnv> = {
+  'request log': { LOG_LEVEL: 'warn' },
+  'free-work limit': { RATE_LIMIT_BURST: '0' },
+};
+
 export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise<HttpReport> {
   const node = process.execPath;
   const servicePort = await freePort();
@@ -153,6 +167,16 @@ export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const serviceBase = `http://127.0.0.1:${servicePort}`;
+  const variants = await Promise.all(
+    Object.entries(WITHOUT).map(async ([part, env]) => {
+      const port = await freePort();
+      const child = spawn(node, [...flags, entry], {
+        env: { ...serviceEnv(port), ...env },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      return { name: `without ${part}`, part, base: `http://127.0.0.1:${port}`, child };
+    }),
+  );
   const answersFile = join(tmpdir(), `bench-answers-${process.pid}.json`);
   let bare: ChildProcess | undefined;
   try {
@@ -163,14 +187,19 @@ export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise
     bare = spawn(node, ['bench/bare-server.ts', answersFile, String(barePort)], { stdio: 'inherit' });
     const bareBase = `http://127.0.0.1:${barePort}`;
     await waitReady(`${bareBase}/health`, bare);
+    for (const variant of variants) await waitReady(`${variant.base}${ROUTES[2]}`, variant.child);
 
     const servers = [
       { name: 'service', base: serviceBase, pid: service.pid as number },
       { name: 'bare', base: bareBase, pid: bare.pid as number },
     ];
-    // Warm both (JIT, caches), then read RSS 1 s after, and idle: 10 s after, once V8's memory
+    const withParts = [
+      ...servers,
+      ...variants.map(({ name, base, child }) => ({ name, base, pid: child.pid as number })),
+    ];
+    // Warm all (JIT, caches), then read RSS 1 s after, and idle: 10 s after, once V8's memory
     // reducer has given back what the burst's young generation took.
-    for (const server of servers)
+    for (const server of withParts)
       for (const path of ROUTES) await load(server.base + path, server.pid, 10, 1);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const afterLoad = servers.map((server) => rssMib(server.pid));
@@ -179,9 +208,9 @@ export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise
 
     const rows: HttpRow[] = [];
     for (const path of ROUTES) {
-      const runs: Record<string, Load[]> = { service: [], bare: [] };
+      const runs: Record<string, Load[]> = Object.fromEntries(withParts.map(({ name }) => [name, []]));
       for (let rep = 0; rep < repetitions; rep += 1) {
-        for (const server of servers)
+        for (const server of withParts)
           runs[server.name]?.push(await load(server.base + path, server.pid, 50, seconds));
       }
       const serviceRps = (runs.service ?? []).map((run) => Math.round(run.rps));
@@ -197,6 +226,14 @@ export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise
         bare_cpu_us: Math.round(bareCpu * 10) / 10,
         cpu_ratio: Math.round((bareCpu / serviceCpu) * 100) / 100,
         service_p99_ms: median((runs.service ?? []).map((run) => run.p99)),
+        parts: variants.map(({ name, part }) => {
+          const without = median((runs[name] ?? []).map((run) => run.cpuUs));
+          return {
+            part,
+            without_cpu_us: Math.round(without * 10) / 10,
+            costs_us: Math.round((serviceCpu - without) * 10) / 10,
+          };
+        }),
       });
     }
     const busy = [];
@@ -215,6 +252,7 @@ export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise
       repetitions,
     };
   } finally {
+    for (const { child } of variants) child.kill('SIGTERM');
     bare?.kill('SIGTERM');
     service.kill('SIGTERM');
     await new Promise((resolve) => service.once('exit', resolve));

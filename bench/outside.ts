@@ -4,22 +4,25 @@
  * answer) against the slowest upstream, crt.sh slowed to 300 ms, fetched by a bare client in the
  * same run, interleaved, with the ACME CAs answering ARI, over the world's domains whose slowest
  * path is that one crt.sh search. Every measured call gets fresh runners,
- * so nothing comes from a cache. Then the event loop under a 5 MiB crt.sh answer: a stream of
- * `/health` calls beside a cert check whose crt.sh search answers 4,000 rows of one serial.
+ * so nothing comes from a cache. The service runs twice, calls interleaved: in a process of its own
+ * (bench/outside-service.ts: its CPU does not delay the fakes' timers and handshakes, nor theirs its
+ * own, as on separate machines) and in the bench's process beside the fakes, as before. Then the
+ * event loop under a 5 MiB crt.sh answer: a stream of `/health` calls beside a cert check whose
+ * crt.sh search answers 4,000 rows of one serial.
  */
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serve } from '@hono/node-server';
-import { pino } from 'pino';
-import { createRunners } from '../src/runners.ts';
 import { type Config, loadConfig } from '../src/config.ts';
-import { createApp } from '../src/http/app.ts';
-import { globalFetch } from '../src/service.ts';
 import { crtshSearchUrl } from '../src/sources/ct/crtsh.ts';
-import { nodeReach } from '../src/sources/node-reach.ts';
 import { startWorld, type World } from '../test/world/index.ts';
 import { startLoopbackServer } from '../test/world/loopback-server.ts';
 import { median } from './http.ts';
+import { outsideApp } from './outside-app.ts';
 
 /** crt.sh's delay, as the outside measure slows it. */
 export const CRTSH_DELAY_MS = 300;
@@ -29,6 +32,8 @@ export const OUTSIDE_BOUND_MS = 5;
 const MAX_DOMAINS = 12;
 export interface OutsideRow {
   route: string;
+  /** Where the service ran: in a process of its own, or in the bench's, beside the world's fakes. */
+  service: 'own process' | 'bench process';
   domains: number;
   calls: number;
   /** p50 of the check window, of crt.sh fetched directly, and of the window minus the direct fetch paired. */
@@ -66,27 +71,47 @@ export interface OutsideReport {
 interface Served {
   url: string;
   /** Builds a fresh app (fresh runners and caches) for the next call. */
-  renew(): void;
+  renew(): Promise<void>;
   close(): Promise<void>;
 }
 
 async function serveService(config: Config, caPem: string): Promise<Served> {
-  const logger = pino({ level: 'silent' });
-  const build = () =>
-    createApp({
-      config,
-      logger,
-      runners: createRunners(config, { fetch: globalFetch, now: () => new Date(), reach: nodeReach(caPem) }),
-    });
+  const build = outsideApp(config, caPem);
   let app = build();
   const server = serve({ fetch: (request) => app.fetch(request), hostname: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    renew: () => {
+    renew: async () => {
       app = build();
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** The same service in a process of its own (bench/outside-service.ts), configured by `env`. */
+async function serveServiceApart(env: Record<string, string>, caPem: string): Promise<Served> {
+  const caFile = join(tmpdir(), `bench-outside-ca-${process.pid}.pem`);
+  writeFileSync(caFile, caPem);
+  const child = spawn(process.execPath, [join(import.meta.dirname, 'outside-service.ts'), caFile], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (message) => resolve((message as { port: number }).port));
+    child.once('exit', (code) => reject(new Error(`the outside service exited with ${code}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    renew: async () => {
+      await (await fetch(`${url}/bench/renew`, { method: 'POST' })).arrayBuffer();
+    },
+    close: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.disconnect();
+      await exited;
+    },
   };
 }
 
@@ -110,7 +135,7 @@ async function plainDomains(world: World, service: Served): Promise<string[]> {
   const plain: string[] = [];
   for (const domain of world.scenarios.keys()) {
     const before = world.crtsh.requests.length;
-    service.renew();
+    await service.renew();
     const answer = await timedGet(`${service.url}/v1/cert?domain=${domain}`);
     if (answer.status !== 200) continue;
     const downloaded = world.crtsh.requests
@@ -124,45 +149,64 @@ async function plainDomains(world: World, service: Served): Promise<string[]> {
   return plain;
 }
 
-async function windows(world: World, service: Served, rounds: number): Promise<OutsideRow[]> {
+async function windows(
+  world: World,
+  services: Record<OutsideRow['service'], Served>,
+  rounds: number,
+): Promise<OutsideRow[]> {
   const rows: OutsideRow[] = [];
-  const plain = await plainDomains(world, service);
+  const plain = await plainDomains(world, services['own process']);
   world.crtsh.delayMs = CRTSH_DELAY_MS;
+  const places = Object.keys(services) as OutsideRow['service'][];
   for (const route of ['/v1/cert', '/v1/site-health']) {
-    const window: number[] = [];
-    const bare: number[] = [];
-    const over: number[] = [];
-    const own: number[] = [];
+    const series = places.map(() => ({
+      window: [] as number[],
+      bare: [] as number[],
+      over: [] as number[],
+      own: [] as number[],
+    }));
     let domains = 0;
     for (const domain of plain) {
-      const path = `${service.url}${route}?domain=${domain}`;
-      // One unmeasured call (JIT); a domain whose site-health does not answer is left out.
-      service.renew();
-      if ((await timedGet(path)).status !== 200) continue;
+      // One unmeasured call per place (JIT); a domain whose site-health does not answer is left out.
+      const answered = [];
+      for (const place of places) {
+        await services[place].renew();
+        answered.push((await timedGet(`${services[place].url}${route}?domain=${domain}`)).status === 200);
+      }
+      if (!answered.every(Boolean)) continue;
       domains += 1;
+      // Interleaved, so that the machine's load falls on both places alike.
       for (let round = 0; round < rounds; round += 1) {
-        const direct = await timedGet(crtshSearchUrl(world.crtsh.url, domain));
-        service.renew();
-        const answer = await timedGet(path);
-        if (answer.status !== 200) throw new Error(`${route} ${domain} answered ${answer.status}`);
-        window.push(answer.ms);
-        bare.push(direct.ms);
-        over.push(answer.ms - direct.ms);
-        const { sources = [] } = JSON.parse(answer.body) as CertAnswer;
-        const crtsh = sources.find((source) => source.name === 'crt.sh');
-        if (crtsh) own.push(crtsh.ms);
+        for (const [index, place] of places.entries()) {
+          const into = series[index] as (typeof series)[number];
+          const service = services[place];
+          const direct = await timedGet(crtshSearchUrl(world.crtsh.url, domain));
+          await service.renew();
+          const answer = await timedGet(`${service.url}${route}?domain=${domain}`);
+          if (answer.status !== 200) throw new Error(`${route} ${domain} answered ${answer.status}`);
+          into.window.push(answer.ms);
+          into.bare.push(direct.ms);
+          into.over.push(answer.ms - direct.ms);
+          const { sources = [] } = JSON.parse(answer.body) as CertAnswer;
+          const crtsh = sources.find((source) => source.name === 'crt.sh');
+          if (crtsh) into.own.push(crtsh.ms);
+        }
       }
     }
     const round1 = (value: number) => Math.round(value * 10) / 10;
-    rows.push({
-      route,
-      domains,
-      calls: window.length,
-      window_p50_ms: round1(median(window)),
-      bare_crtsh_p50_ms: round1(median(bare)),
-      over_p50_ms: round1(median(over)),
-      own_crtsh_p50_ms: round1(median(own)),
-    });
+    for (const [index, place] of places.entries()) {
+      const { window, bare, over, own } = series[index] as (typeof series)[number];
+      rows.push({
+        route,
+        service: place,
+        domains,
+        calls: window.length,
+        window_p50_ms: round1(median(window)),
+        bare_crtsh_p50_ms: round1(median(bare)),
+        over_p50_ms: round1(median(over)),
+        own_crtsh_p50_ms: round1(median(own)),
+      });
+    }
   }
   return rows;
 }
@@ -198,7 +242,7 @@ async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport>
     await timedGet(`${service.url}/health`);
     const runs: EventLoopRun[] = [];
     for (let run = 0; run < EVENT_LOOP_RUNS; run += 1) {
-      service.renew();
+      await service.renew();
       const delay = monitorEventLoopDelay({ resolution: 5 });
       const health: number[] = [];
       let checking = true;
@@ -235,12 +279,18 @@ async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport>
 export async function benchOutside({ rounds = 4 } = {}): Promise<OutsideReport> {
   const world = await startWorld();
   try {
-    const service = await serveService(loadConfig({ ...world.env, LOG_LEVEL: 'silent' }), world.site.caPem);
+    const services = {
+      'own process': await serveServiceApart(world.env, world.site.caPem),
+      'bench process': await serveService(
+        loadConfig({ ...world.env, LOG_LEVEL: 'silent' }),
+        world.site.caPem,
+      ),
+    };
     let rows: OutsideRow[];
     try {
-      rows = await windows(world, service, rounds);
+      rows = await windows(world, services, rounds);
     } finally {
-      await service.close();
+      await Promise.all(Object.values(services).map((service) => service.close()));
     }
     world.crtsh.delayMs = 0;
     return { rows, eventLoop: await eventLoopUnderLargeAnswer(world) };

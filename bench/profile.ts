@@ -1,7 +1,8 @@
 /**
  * `npm run bench:profile -- [path] [seconds]`: the service under autocannon load (50 connections)
  * with V8's CPU profiler on; prints the functions with the most self time and inclusive time by
- * package (start-up left out), and leaves the `.cpuprofile` in bench/profiles/ (open it in Chrome DevTools).
+ * package (start-up left out), the CPU per request and what the request log, metrics and the free-work
+ * limit take of it (by profile attribution), and leaves the `.cpuprofile` in bench/profiles/ (open it in Chrome DevTools).
  * Default path: `/v1/validate?domain=example.com`, 10 s.
  */
 import { spawn } from 'node:child_process';
@@ -54,9 +55,26 @@ const where = (node: ProfileNode) => {
     ? file.split('node_modules/').pop()?.split('/').slice(0, 2).join('/')
     : file;
 };
+/**
+ * The product's own per-request parts, by the files their code is in: a sample counts for a part
+ * when a function of one of its files is on the stack (the log's writes, made later by sonic-boom,
+ * included).
+ */
+const PARTS: Record<string, string[]> = {
+  'request log': ['src/http/hygiene/request-log.ts', 'src/logger.ts', 'sonic-boom/index.js'],
+  metrics: ['src/http/ops/instrument.ts', 'src/ops/metrics.ts'],
+  'free-work limit': [
+    'src/http/ops/rate-limit.ts',
+    'src/ops/rate-buckets.ts',
+    'src/ops/client-address.ts',
+    'src/http/ops/free-work.ts',
+  ],
+};
+const byPart = new Map<string, number>();
 const self = new Map<string, number>();
 const byPackage = new Map<string, number>();
 let total = 0;
+let idle = 0;
 let elapsedMs = 0;
 profile.samples.forEach((id, index) => {
   const ms = (profile.timeDeltas[index] ?? 0) / 1000;
@@ -65,6 +83,7 @@ profile.samples.forEach((id, index) => {
   total += ms;
   const node = byId.get(id);
   if (!node) return;
+  if (node.callFrame.functionName === '(idle)') idle += ms;
   const key = `${node.callFrame.functionName || '(anonymous)'} ${where(node)}:${node.callFrame.lineNumber + 1}`;
   self.set(key, (self.get(key) ?? 0) + ms);
   const seen = new Set<string>();
@@ -75,7 +94,14 @@ profile.samples.forEach((id, index) => {
       byPackage.set(file, (byPackage.get(file) ?? 0) + ms);
     }
   }
+  for (const [part, files] of Object.entries(PARTS))
+    if (files.some((file) => seen.has(file))) byPart.set(part, (byPart.get(part) ?? 0) + ms);
 });
+const requests = result.requests.total;
+const usPerRequest = (ms: number) => ((ms * 1000) / requests).toFixed(1);
+const parts = Object.keys(PARTS)
+  .map((part) => `${usPerRequest(byPart.get(part) ?? 0).padStart(6)} µs  ${part}`)
+  .join('\n');
 const top = (map: Map<string, number>, count: number) =>
   [...map]
     .sort((a, b) => b[1] - a[1])
@@ -83,5 +109,6 @@ const top = (map: Map<string, number>, count: number) =>
     .map(([key, ms]) => `${((ms / total) * 100).toFixed(1).padStart(5)} %  ${key}`)
     .join('\n');
 process.stdout.write(
-  `\nself time (${newest})\n${top(self, 20)}\n\ninclusive, by file or package\n${top(byPackage, 25)}\n`,
+  `\nself time (${newest})\n${top(self, 20)}\n\ninclusive, by file or package\n${top(byPackage, 25)}\n` +
+    `\nCPU per request on the main thread (samples, idle left out): ${usPerRequest(total - idle)} µs, of which\n${parts}\n`,
 );

@@ -44,11 +44,11 @@ if (json) {
   if (report.outside) {
     out.push(
       `Paid checks from outside (payment left out: request to last byte), crt.sh slowed to ${CRTSH_DELAY_MS} ms, ARI answering, against crt.sh fetched directly in the same run (p50 ms)`,
-      'route              domains calls  window  crt.sh direct  over direct  own crt.sh ms  target',
+      'route            service        domains calls  window  crt.sh direct  over direct  own crt.sh ms  target',
     );
     for (const row of report.outside.rows) {
       out.push(
-        `${row.route.padEnd(18)} ${String(row.domains).padStart(7)} ${String(row.calls).padStart(5)} ${String(row.window_p50_ms).padStart(7)} ${String(row.bare_crtsh_p50_ms).padStart(14)} ${String(row.over_p50_ms).padStart(12)} ${String(row.own_crtsh_p50_ms).padStart(14)}  ${verdict(row.over_p50_ms <= OUTSIDE_BOUND_MS)} (≤ +${OUTSIDE_BOUND_MS})`,
+        `${row.route.padEnd(16)} ${row.service.padEnd(14)} ${String(row.domains).padStart(7)} ${String(row.calls).padStart(5)} ${String(row.window_p50_ms).padStart(7)} ${String(row.bare_crtsh_p50_ms).padStart(14)} ${String(row.over_p50_ms).padStart(12)} ${String(row.own_crtsh_p50_ms).padStart(14)}  ${verdict(row.over_p50_ms <= OUTSIDE_BOUND_MS)} (≤ +${OUTSIDE_BOUND_MS})`,
       );
     }
     const loop = report.outside.eventLoop;
@@ -72,6 +72,13 @@ if (json) {
         `${row.route.padEnd(16)} ${spread(row.service_rps).padStart(13)} ${spread(row.bare_rps).padStart(13)} ${row.ratio.toFixed(2).padStart(6)} ${`${row.service_cpu_us} / ${row.bare_cpu_us}`.padStart(19)} ${row.cpu_ratio.toFixed(2).padStart(13)} ${String(row.service_p99_ms).padStart(11)}  ${verdict(row.cpu_ratio >= TARGETS.ratio)}`,
       );
     }
+    out.push(
+      'What each part costs, CPU µs per request: the service with it switched off, in the same interleaved runs (full service minus that; noise as above)',
+      ...rows.map(
+        (row) =>
+          `${row.route.padEnd(16)} ${row.parts.map((part) => `${part.part}: ${part.costs_us} (without it ${part.without_cpu_us})`).join('; ')}`,
+      ),
+    );
     out.push(
       `RSS MiB: service idle ${rss.service_idle} (target ≤ ${TARGETS.rssIdleMib}: ${verdict(rss.service_idle <= TARGETS.rssIdleMib)}; ${rss.service_after_load} 1 s after load), 200 connections ${rss.service_200} (target ≤ ${TARGETS.rss200Mib}: ${verdict(rss.service_200 <= TARGETS.rss200Mib)}); bare idle ${rss.bare_idle}, 200 connections ${rss.bare_200}`,
       '',

@@ -11,6 +11,7 @@ import {
 } from '@x402/core/http';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { Context } from 'hono';
+import { LRUCache } from 'lru-cache';
 import type { PaidOperation } from '../catalog.ts';
 import type { RunOutcome } from '../checks/outcome.ts';
 import { outcomeProblem } from '../http/outcome-problem.ts';
@@ -49,6 +50,8 @@ export interface PaymentGate {
 const RETRY_AFTER = { 'retry-after': String(RETRY_AFTER_SECONDS) };
 /** A challenge is per request: never cached (the SDK's own `PAYMENT_REQUIRED_CACHE_CONTROL`). */
 const NO_STORE = { 'cache-control': 'no-store' };
+/** Longer queries are rare (a crawler's, an attacker's): encoded per request rather than kept. */
+const MAX_CACHED_QUERY = 512;
 
 export function createPaymentGate(payments: Payments): PaymentGate {
   const { paidCall, facilitatorReady, terms } = payments;
@@ -74,8 +77,23 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     return challenge;
   }
 
+  // Its encoded header differs only by the request's query: kept per (operation, query), since
+  // encoding the ~3.7 KB challenge was most of an unpaid request's CPU.
+  const unpaidHeaders = new LRUCache<string, string>({ max: 256 });
+
   async function unpaidHeader(c: Context, operation: PaidOperation): Promise<string> {
-    return encodePaymentRequiredHeader(forRequestedUrl(c, await unpaidChallenge(operation)));
+    const challenge = await unpaidChallenge(operation);
+    const { url } = c.req;
+    const at = url.indexOf('?');
+    const query = at < 0 ? '' : url.slice(at);
+    if (query.length > MAX_CACHED_QUERY) return encodePaymentRequiredHeader(forRequestedUrl(c, challenge));
+    const key = `${operation.id}${query}`;
+    let header = unpaidHeaders.get(key);
+    if (header === undefined) {
+      header = encodePaymentRequiredHeader(forRequestedUrl(c, challenge));
+      unpaidHeaders.set(key, header);
+    }
+    return header;
   }
 
   function sendChallenge(

@@ -102,6 +102,36 @@ describe('payment gate', () => {
     expect(events.filter((e) => e !== 'facilitator:/supported')).toEqual([]);
   });
 
+  it("names each request's own query in the 402, whichever queries came before (the kept headers)", async () => {
+    const app = buildApp();
+    const long = `domain=example.com&pad=${'x'.repeat(600)}`;
+    const queries = [
+      ...Array.from({ length: 300 }, (_, i) => `domain=d${i}.example.com`),
+      'domain=example.com',
+      long,
+      'domain=%C3%A9xample.com&x=%22%3Cscript%3E',
+      '',
+      'domain=d0.example.com',
+      long,
+    ];
+    const seen = new Map<string, string>();
+    for (const query of queries) {
+      for (const path of ['/v1/cert', '/v1/site-health']) {
+        const res = await app.request(query ? `${path}?${query}` : path);
+        if (!query) {
+          expect(res.status).toBe(400);
+          continue;
+        }
+        expect(res.status, `${path}?${query}`).toBe(402);
+        const header = res.headers.get('payment-required') ?? '';
+        expect(decodePaymentRequiredHeader(header).resource.url).toBe(`${BASE}${path}?${query}`);
+        // The same request answers the same bytes, kept or encoded again.
+        expect(seen.get(`${path}?${query}`) ?? header).toBe(header);
+        seen.set(`${path}?${query}`, header);
+      }
+    }
+  });
+
   it('refuses an invalid domain with 400 before any payment logic', async () => {
     const app = buildApp();
     const res = await app.request('/v1/cert?domain=not_a..domain', {
