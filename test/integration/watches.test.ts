@@ -15,7 +15,11 @@ let service: WatchService;
 let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  [service, receiver] = await Promise.all([startWatchService(), startWebhookReceiver()]);
+  // A 100-times shorter day: the first retry comes 50 ms after a failed attempt.
+  [service, receiver] = await Promise.all([
+    startWatchService({ WATCH_DAY_S: '864' }),
+    startWebhookReceiver(),
+  ]);
 }, 60_000);
 afterAll(async () => {
   await Promise.all([service?.close(), receiver?.close()]);
@@ -180,4 +184,54 @@ describe('a watch from purchase to cancellation', () => {
       data: { reason: 'cancelled' },
     });
   }, 60_000);
+});
+
+describe('deliveries a receiver cannot steer', () => {
+  async function buy(body: Record<string, unknown>) {
+    const payer = await service.newPayer(FUNDS);
+    const res = await post(body, { 'payment-signature': await signedFor(payer, body) });
+    expect(res.status).toBe(201);
+    return (await res.json()) as { watch_id: string; token: string };
+  }
+
+  async function attempts(watch: { watch_id: string; token: string }, count: number) {
+    // Waits on the store for the attempts the scheduler records (no sleep proves an arrival).
+    for (;;) {
+      const recorded = await service.store.attempts(watch.watch_id, 100);
+      if (recorded.length >= count) return recorded;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  it('refuses a name that now resolves to the metadata address, connecting nowhere', async () => {
+    service.resolves.set('hooks.example.com', ['169.254.169.254']);
+    const before = service.connections.length;
+    const watch = await buy({ domain: 'example.com', days: 1, webhook_url: 'https://hooks.example.com/in' });
+    const [first] = await attempts(watch, 1);
+    expect(first).toMatchObject({ attempt: 1, status: null, error: 'blocked_address' });
+    expect(service.connections.slice(before)).not.toContain('169.254.169.254');
+  }, 30_000);
+
+  it('does not follow a redirect, and stops at 410', async () => {
+    const redirecting = await startWebhookReceiver();
+    let answered = 0;
+    redirecting.answer = () => ((answered += 1) === 1 ? 302 : 410);
+    try {
+      const watch = await buy({ domain: 'example.com', days: 1, webhook_url: `${redirecting.url.origin}/r` });
+      const recorded = await attempts(watch, 2);
+      const first = recorded[0];
+      expect(first).toMatchObject({ attempt: 1, status: 302, error: 'http_status' });
+      // The 410 stops the URL: no event is sent there again.
+      const gone = recorded.find((a) => a.status === 410);
+      expect(gone).toMatchObject({ error: 'gone' });
+      if (gone?.event_id === first?.event_id) expect(gone).toMatchObject({ attempt: 2 });
+      expect(redirecting.received.filter((e) => e.webhookId === first?.event_id).map((e) => e.id)).toEqual(
+        redirecting.received.filter((e) => e.webhookId === first?.event_id).map(() => first?.event_id),
+      );
+      expect(redirecting.requests.every((r) => r.url.pathname === '/r')).toBe(true);
+      expect((await service.store.get(watch.watch_id))?.webhookGone).toBe(true);
+    } finally {
+      await redirecting.close();
+    }
+  }, 30_000);
 });
