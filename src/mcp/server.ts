@@ -7,6 +7,7 @@ import { McpServer } from '@modelcontextprotocol/server';
 import type { Config } from '../config.ts';
 import { serverIdentity } from '../http/discovery/server-card.ts';
 import { refuseInvalidToolCalls } from './invalid-params.ts';
+import type { WatchTool } from '../watches/mcp-tools.ts';
 import type { PaidToolCall } from './paid-tool.ts';
 import { TOOLS_LIST_CACHE_HINT } from './protocol-versions.ts';
 import { catalogTools, TOOL_NAMES } from './tools.ts';
@@ -27,10 +28,12 @@ export interface McpServerDeps {
    * the SDK's per-request signal: closing the stateless server aborts that one after the answer.
    */
   signal: AbortSignal;
+  /** The watch tools, when this runtime keeps watches. */
+  watchTools?: readonly WatchTool[];
 }
 
 /**
- * A new server with every catalog tool, registered in catalog order (deterministic, as MCP
+ * A new server with every catalog tool (and the watch tools where this runtime keeps watches), registered in catalog order (deterministic, as MCP
  * 2026-07-28 `tools/list` asks); `serverInfo` is the server card's identity, so the two cannot drift.
  */
 export function buildMcpServer(deps: McpServerDeps): McpServer {
@@ -39,6 +42,12 @@ export function buildMcpServer(deps: McpServerDeps): McpServer {
     cacheHints: { 'tools/list': TOOLS_LIST_CACHE_HINT, 'server/discover': TOOLS_LIST_CACHE_HINT },
   });
   for (const tool of catalogTools(deps)) server.registerTool(tool.name, tool.config, tool.handler);
-  refuseInvalidToolCalls(server, TOOL_NAMES);
+  const watchTools = deps.watchTools ?? [];
+  for (const tool of watchTools) {
+    server.registerTool(tool.name, tool.config, (args, ctx) =>
+      tool.call(args, ctx.mcpReq._meta, deps.signal),
+    );
+  }
+  refuseInvalidToolCalls(server, new Set([...TOOL_NAMES, ...watchTools.map((tool) => tool.name)]));
   return server;
 }
