@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ACME_CAS, type AcmeCa } from './sources/ari/acme-cas.ts';
 import { withoutCredentials } from './sources/public-fetch/public-fetch.ts';
+import { DEFAULT_PRICE_PER_30_DAYS_USD } from './watches/pricing.ts';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -155,7 +156,7 @@ const envSchema = z.object({
     .trim()
     .regex(/^(0|[1-9][0-9]{0,5})(\.[0-9]{1,6})?$/, 'a decimal USD amount with at most 6 decimals, e.g. 0.10')
     .refine((value) => Number(value) > 0, 'a USD amount above zero')
-    .default('0.10'),
+    .default(DEFAULT_PRICE_PER_30_DAYS_USD),
   WATCH_DB_PATH: z.string().trim().min(1).default('data/watches.db'),
   WATCH_SECRET_KEY: z.string().trim().min(32, 'a secret of at least 32 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),

@@ -7,6 +7,10 @@ import { usdToAtomic } from '../catalog.ts';
 export const MIN_DAYS = 1;
 export const MAX_DAYS = 365;
 export const DEFAULT_DAYS = 30;
+/** The default of `WATCH_PRICE_PER_30_DAYS_USD`, the price the documents publish. */
+export const DEFAULT_PRICE_PER_30_DAYS_USD = '0.10';
+/** The published price of a watch, as people read it. */
+export const WATCH_PRICE_NOTE = `$${DEFAULT_PRICE_PER_30_DAYS_USD} per 30 days, pro rata`;
 
 /** Atomic units (decimal string) of `days` of watching at `pricePer30DaysUsd`. */
 export function watchPriceAtomic(pricePer30DaysUsd: string, days: number): string {

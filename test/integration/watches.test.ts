@@ -5,6 +5,7 @@
  */
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
+import { validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchPriceAtomic } from '../../src/watches/pricing.ts';
 import { clientFor, payingFetchFor } from '../world/payer-client.ts';
@@ -84,6 +85,10 @@ describe('POST /v1/watches', () => {
     const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
     expect(required.accepts[0]?.amount).toBe(watchPriceAtomic('0.10', 7));
     expect(required.resource.url).toBe(`${service.url.origin}/v1/watches`);
+    // What a listing catalogue reads: the bazaar extension declaring the JSON body.
+    const bazaar = required.extensions?.bazaar as Parameters<typeof validateDiscoveryExtension>[0];
+    expect(validateDiscoveryExtension(bazaar)).toMatchObject({ valid: true });
+    expect(JSON.stringify(bazaar.info)).toContain('"bodyType":"json"');
   });
 
   it('charges nothing and creates nothing when the first check fails', async () => {
