@@ -8,6 +8,7 @@
  *   watches:version     hash   id → its version (optimistic concurrency)
  *   watches:status      hash   id → its status
  *   watches:count       hash   status → watches in it
+ *   watches:gone        hash   id → 1 once its webhook answered 410 (merged into the record read)
  *   watches:due         zset   active watch ids, scored by when they may next be claimed
  *   watch:{id}:events   zset   its latest events (JSON), scored by sequence number
  *   watch:{id}:attempts list   its latest delivery attempts (JSON)
@@ -29,6 +30,7 @@ const VERSIONS = 'watches:version';
 const STATUSES = 'watches:status';
 const COUNTS = 'watches:count';
 const DUE = 'watches:due';
+const GONE = 'watches:gone';
 const DELIVERIES = 'deliveries';
 const DELIVERIES_DUE = 'deliveries:due';
 const eventsKey = (id: string) => `watch:${id}:events`;
@@ -53,10 +55,11 @@ redis.call('HINCRBY', KEYS[4], 'pending', -1)
 return 1`);
 
 /**
- * KEYS: watches, versions, statuses, counts, due, events, pending, deliveries, deliveries:due;
+ * KEYS: watches, versions, statuses, counts, due, events, pending, deliveries, deliveries:due, gone;
  * ARGV: id, expected version, record, version, status, dueAt, history limit, event count, then
- * (seq, event JSON) per event, then (event id, delivery JSON, dueAt) per delivery. 1, or 0 when the
- * stored version is not the expected one (nothing written).
+ * (seq, event JSON) per event, then (event id, delivery JSON, dueAt) per delivery, enqueued only
+ * while the watch's webhook is not gone. 1, or 0 when the stored version is not the expected one
+ * (nothing written).
  */
 const commitWatch = luaScript(`local id = ARGV[1]
 local stored = redis.call('HGET', KEYS[2], id)
@@ -76,6 +79,7 @@ for _ = 1, tonumber(ARGV[8]) do
   i = i + 2
 end
 redis.call('ZREMRANGEBYRANK', KEYS[6], 0, -tonumber(ARGV[7]) - 1)
+if redis.call('HEXISTS', KEYS[10], id) == 1 then return 1 end
 while i <= #ARGV do
   redis.call('HSET', KEYS[8], ARGV[i], ARGV[i + 1])
   redis.call('ZADD', KEYS[9], ARGV[i + 2], ARGV[i])
@@ -100,9 +104,10 @@ end
 return found`);
 
 /**
- * KEYS: deliveries, deliveries:due, the watch's pending set, its attempts; ARGV: event id, attempt
- * JSON, history limit, verdict kind, the delivery as it stands after (JSON; retry only), its dueAt
- * (retry only). `gone` removes every pending delivery of the watch.
+ * KEYS: deliveries, deliveries:due, the watch's pending set, its attempts, gone; ARGV: event id,
+ * attempt JSON, history limit, verdict kind, the delivery as it stands after (JSON; retry only),
+ * its dueAt (retry only), the watch id. `gone` removes every pending delivery of the watch and
+ * marks its webhook gone.
  */
 const recordDeliveryAttempt = luaScript(`redis.call('RPUSH', KEYS[4], ARGV[2])
 redis.call('LTRIM', KEYS[4], -tonumber(ARGV[3]), -1)
@@ -115,17 +120,15 @@ if kind == 'retry' then
   return 1
 end
 local gone = { ARGV[1] }
-if kind == 'gone' then gone = redis.call('SMEMBERS', KEYS[3]) end
+if kind == 'gone' then
+  gone = redis.call('SMEMBERS', KEYS[3])
+  redis.call('HSET', KEYS[5], ARGV[7], '1')
+end
 for _, eventId in ipairs(gone) do
   redis.call('HDEL', KEYS[1], eventId)
   redis.call('ZREM', KEYS[2], eventId)
   redis.call('SREM', KEYS[3], eventId)
 end
-return 1`);
-
-/** KEYS: watches, versions; ARGV: id, version, record. Replaces the record if its version is still `version`. */
-const replaceSameVersion = luaScript(`if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1`);
 
 const STATUS_NAMES = ['pending', 'active', 'ended', 'cancelled'] as const;
@@ -137,22 +140,12 @@ export function redisWatchStore(store: SharedStore): WatchStore {
   const { redis } = store;
   const parse = <T>(values: unknown): T[] => (values as string[]).map((value) => JSON.parse(value) as T);
 
-  /** The watch's `webhookGone` set, without a version bump; retried if a commit lands in between. */
-  async function markWebhookGone(id: string): Promise<void> {
-    for (;;) {
-      const [record, version] = await Promise.all([redis.hget(WATCHES, id), redis.hget(VERSIONS, id)]);
-      if (record === null || version === null) return;
-      const watch = JSON.parse(record) as WatchRecord;
-      if (watch.webhookGone) return;
-      const replaced = await replaceSameVersion(
-        redis,
-        [WATCHES, VERSIONS],
-        id,
-        version,
-        JSON.stringify({ ...watch, webhookGone: true }),
-      );
-      if (replaced === 1) return;
-    }
+  /** Records as stored, with `webhookGone` set for those whose webhook answered 410 since. */
+  async function withGone(records: string[]): Promise<WatchRecord[]> {
+    if (records.length === 0) return [];
+    const watches = records.map((value) => JSON.parse(value) as WatchRecord);
+    const gone = await redis.hmget(GONE, ...watches.map((watch) => watch.id));
+    return watches.map((watch, i) => (gone[i] === null ? watch : { ...watch, webhookGone: true }));
   }
 
   return {
@@ -168,7 +161,7 @@ export function redisWatchStore(store: SharedStore): WatchStore {
     },
     async get(id) {
       const record = await redis.hget(WATCHES, id);
-      return record === null ? null : (JSON.parse(record) as WatchRecord);
+      return record === null ? null : ((await withGone([record]))[0] ?? null);
     },
     async discardPending(id) {
       return (await discardPendingWatch(redis, [WATCHES, VERSIONS, STATUSES, COUNTS], id)) === 1;
@@ -186,6 +179,7 @@ export function redisWatchStore(store: SharedStore): WatchStore {
           pendingKey(watch.id),
           DELIVERIES,
           DELIVERIES_DUE,
+          GONE,
         ],
         watch.id,
         expectedVersion,
@@ -201,7 +195,7 @@ export function redisWatchStore(store: SharedStore): WatchStore {
       return written === 1;
     },
     async claimDue(now, limit, leaseMs) {
-      return parse<WatchRecord>(await claim(redis, [DUE, WATCHES], now, limit, now + leaseMs));
+      return withGone((await claim(redis, [DUE, WATCHES], now, limit, now + leaseMs)) as string[]);
     },
     async nextDueAt() {
       return earliestScore(await redis.zrange(DUE, '0', '0', 'WITHSCORES'));
@@ -237,17 +231,17 @@ export function redisWatchStore(store: SharedStore): WatchStore {
               JSON.stringify({ ...delivery, attempts: delivery.attempts + 1, dueAt: verdict.dueAt }),
               verdict.dueAt,
             ]
-          : [];
+          : ['', ''];
       await recordDeliveryAttempt(
         redis,
-        [DELIVERIES, DELIVERIES_DUE, pendingKey(delivery.watchId), attemptsKey(delivery.watchId)],
+        [DELIVERIES, DELIVERIES_DUE, pendingKey(delivery.watchId), attemptsKey(delivery.watchId), GONE],
         delivery.eventId,
         JSON.stringify(attempt),
         HISTORY_LIMIT,
         verdict.kind,
         ...retry,
+        delivery.watchId,
       );
-      if (verdict.kind === 'gone') await markWebhookGone(delivery.watchId);
     },
     async countByStatus() {
       const counts = await redis.hmget(COUNTS, ...STATUS_NAMES);

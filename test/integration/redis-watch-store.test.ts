@@ -240,6 +240,16 @@ describe('the Redis watch store', () => {
     const d2 = deliveries[1]!;
     await b.recordAttempt(d2, attempt(d2, 500, 'http_status'), { kind: 'retry', dueAt: NOW });
     expect(await b.claimDeliveries(NOW + LEASE_MS * 10, 10, LEASE_MS)).toEqual([]);
+    // A check computed from the record before the 410 keeps it gone and enqueues nothing more.
+    const later = { ...watch, version: 2, eventSeq: 3 };
+    const raised = event(later, 3);
+    expect(
+      await a.commit({ watch: later, expectedVersion: 1, events: [raised], deliveries: [delivery(raised)] }),
+    ).toBe(true);
+    expect(await b.get('wat_gone')).toEqual({ ...later, webhookGone: true });
+    expect((await b.claimDue(later.dueAt, 10, LEASE_MS))[0]?.webhookGone).toBe(true);
+    expect(await b.claimDeliveries(NOW + LEASE_MS * 10, 10, LEASE_MS)).toEqual([]);
+    expect((await b.events('wat_gone', 2, HISTORY_LIMIT)).map((e) => e.id)).toEqual([raised.id]);
   });
 
   it('writes no key that can expire, and only under the service prefix', async () => {
