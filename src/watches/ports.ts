@@ -47,7 +47,8 @@ export interface WatchStore {
   discardPending(id: string): Promise<boolean>;
   /**
    * Writes `commit` atomically if the stored version is `expectedVersion`; resolves false (and
-   * writes nothing) otherwise. Releases any lease on the watch.
+   * writes nothing) otherwise. Releases any lease on the watch. A `webhookGone` already stored
+   * stays set, and then no delivery to that URL is enqueued.
    */
   commit(commit: WatchCommit): Promise<boolean>;
   /**
