@@ -112,6 +112,7 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
             AUTHORIZATIONS: { className: 'AuthorizationObject', scriptName: WORKER_NAME },
             SETTLERS: { className: 'SettlerObject', scriptName: WORKER_NAME },
             RATE_BUCKETS: { className: 'RateBucketObject', scriptName: WORKER_NAME },
+            WATCHES: { className: 'WatchObject', scriptName: WORKER_NAME },
           },
         }),
     outboundService: network,

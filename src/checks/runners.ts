@@ -39,7 +39,8 @@ export interface RunnerDeps {
   sharedAnswers?: SharedAnswers;
 }
 
-export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
+/** The check runners, and the steered fetch they share (webhook deliveries go through it too). */
+export function createRunners(config: Config, deps: RunnerDeps): CheckRunners & { publicFetch: FetchLike } {
   const { upstreams } = config;
   const { fetch, now, reach, breakers = createBreakerBoard() } = deps;
   const doh = createDohClient({
@@ -99,5 +100,6 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
     expiry,
     siteHealth: createSiteHealthRunner({ cert, dns, expiry, now }),
     admit: (operation, domain) => (operation === 'v1_expiry' ? admitExpiry(domain) : Promise.resolve(null)),
+    publicFetch,
   };
 }

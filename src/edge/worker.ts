@@ -20,8 +20,9 @@ import { bundledAsset } from './page-asset-texts.ts';
 import { type EdgeEnv, edgeConfig } from './edge-env.ts';
 import { durableRateBuckets, RateBucketObject } from './rate-bucket-object.ts';
 import { SettlerObject, settleThrough } from './settler-object.ts';
+import { WatchObject } from './watch-object.ts';
 
-export { AuthorizationObject, RateBucketObject, SettlerObject };
+export { AuthorizationObject, RateBucketObject, SettlerObject, WatchObject };
 
 interface EdgeService extends Service {
   /** Resolves once every lost result remembered so far is stored. */
