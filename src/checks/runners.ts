@@ -39,8 +39,10 @@ export interface RunnerDeps {
   sharedAnswers?: SharedAnswers;
 }
 
-/** The check runners, and the steered fetch they share (webhook deliveries go through it too). */
-export function createRunners(config: Config, deps: RunnerDeps): CheckRunners & { publicFetch: FetchLike } {
+/** The runners, and the steered fetch they share (a watch's webhook deliveries go through it too). */
+export type Runners = CheckRunners & { publicFetch: FetchLike };
+
+export function createRunners(config: Config, deps: RunnerDeps): Runners {
   const { upstreams } = config;
   const { fetch, now, reach, breakers = createBreakerBoard() } = deps;
   const doh = createDohClient({

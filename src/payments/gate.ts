@@ -25,14 +25,27 @@ import {
   SERVICE_STOPPING,
   x402V1Problem,
 } from './payment-problem.ts';
+import type { PaymentTerms } from './payment-terms.ts';
 import type { Payments } from './payments.ts';
 
 /** Answers one paid request, running the check through `run` once the payment is verified. */
 export type PaidHandler = (c: Context, run: () => Promise<RunOutcome<unknown>>) => Promise<Response>;
 
+/** A paid call whose terms are decided per request (a watch's price follows its `days`). */
+export interface PaidSpec {
+  /** For the log line: the route. */
+  name: string;
+  priceUsd: string;
+  terms: () => Promise<PaymentTerms>;
+  /** The status of a delivered result (default 200). */
+  status?: 200 | 201;
+}
+
 export interface PaymentGate {
   /** The paid GET of `operation`. */
   paid(operation: PaidOperation): PaidHandler;
+  /** A paid request of `spec`; the outcome's kind is left in the context's `payment` variable. */
+  paidWith(spec: PaidSpec): PaidHandler;
   /** HEAD of a paid route: the unpaid challenge, whatever the request carries; nothing runs. */
   challenge(operation: PaidOperation): (c: Context) => Promise<Response>;
 }
@@ -68,7 +81,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
 
   function sendChallenge(
     c: Context,
-    operation: PaidOperation,
+    operation: Pick<PaidOperation, 'priceUsd'>,
     paymentRequired: PaymentRequired,
     { header, settlement }: { header?: string; settlement?: SettleResponse } = {},
   ) {
@@ -80,6 +93,72 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     });
   }
 
+  function paidWith(spec: PaidSpec & { unpaidHeader?: () => Promise<string> }): PaidHandler {
+    const challengeHeader =
+      spec.unpaidHeader ??
+      (() =>
+        spec
+          .terms()
+          .then((t) =>
+            payments.resourceServer.createPaymentRequiredResponse(
+              t.requirements,
+              t.resource,
+              UNPAID_REASON,
+              t.extensions,
+            ),
+          )
+          .then(encodePaymentRequiredHeader));
+    return async function paymentGate(c, run) {
+      if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
+      const payment = readPaymentHeader(c.req.header('payment-signature'));
+      if (payment.kind === 'absent') {
+        payments.metrics.payment('challenged');
+        c.set('payment', { outcome: 'unpaid' });
+        const header = await challengeHeader();
+        if (c.req.header('x-payment') !== undefined)
+          return sendProblem(c, x402V1Problem(spec.priceUsd), {
+            ...NO_STORE,
+            'payment-required': header,
+          });
+        return sendChallenge(c, spec, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
+          header,
+        });
+      }
+      const outcome = await paidCall({
+        terms: await spec.terms(),
+        payment,
+        run,
+        signal: c.req.raw.signal,
+        name: spec.name,
+      });
+      const settled =
+        outcome.kind === 'delivered'
+          ? outcome.receipt
+          : outcome.kind === 'challenge'
+            ? outcome.settlement
+            : undefined;
+      c.set('payment', { outcome: outcome.kind, tx: settled?.transaction || undefined });
+      switch (outcome.kind) {
+        case 'challenge':
+          return sendChallenge(c, spec, outcome.paymentRequired, { settlement: outcome.settlement });
+        case 'in_flight':
+          return sendProblem(c, PAYMENT_IN_FLIGHT);
+        case 'payment_unavailable':
+        case 'client_gone':
+          return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
+        case 'stopping':
+          return sendProblem(c, SERVICE_STOPPING, RETRY_AFTER);
+        case 'not_run':
+          return sendProblem(c, outcomeProblem(outcome.outcome));
+        case 'delivered':
+          return replyJson(c, outcome.result, spec.status ?? 200, {
+            'payment-response': encodePaymentResponseHeader(outcome.receipt),
+            'cache-control': 'private, no-store',
+          });
+      }
+    };
+  }
+
   return {
     challenge: (operation) =>
       async function paymentChallenge(c) {
@@ -88,55 +167,13 @@ export function createPaymentGate(payments: Payments): PaymentGate {
       },
 
     paid: (operation) =>
-      async function paymentGate(c, run) {
-        if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
-        const payment = readPaymentHeader(c.req.header('payment-signature'));
-        if (payment.kind === 'absent') {
-          payments.metrics.payment('challenged');
-          c.set('payment', { outcome: 'unpaid' });
-          const header = await unpaidHeader(operation);
-          if (c.req.header('x-payment') !== undefined)
-            return sendProblem(c, x402V1Problem(operation.priceUsd), {
-              ...NO_STORE,
-              'payment-required': header,
-            });
-          return sendChallenge(c, operation, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
-            header,
-          });
-        }
-        const outcome = await paidCall({
-          terms: await terms.http(operation),
-          payment,
-          run,
-          signal: c.req.raw.signal,
-          name: operation.route,
-        });
-        const settled =
-          outcome.kind === 'delivered'
-            ? outcome.receipt
-            : outcome.kind === 'challenge'
-              ? outcome.settlement
-              : undefined;
-        c.set('payment', { outcome: outcome.kind, tx: settled?.transaction || undefined });
-        switch (outcome.kind) {
-          case 'challenge':
-            return sendChallenge(c, operation, outcome.paymentRequired, { settlement: outcome.settlement });
-          case 'in_flight':
-            return sendProblem(c, PAYMENT_IN_FLIGHT);
-          case 'payment_unavailable':
-          case 'client_gone':
-            return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
-          case 'stopping':
-            return sendProblem(c, SERVICE_STOPPING, RETRY_AFTER);
-          case 'not_run':
-            return sendProblem(c, outcomeProblem(outcome.outcome));
-          case 'delivered':
-            return replyJson(c, outcome.result, 200, {
-              'payment-response': encodePaymentResponseHeader(outcome.receipt),
-              'cache-control': 'private, no-store',
-            });
-        }
-      },
+      paidWith({
+        name: operation.route,
+        priceUsd: operation.priceUsd,
+        terms: () => terms.http(operation),
+        unpaidHeader: () => unpaidHeader(operation),
+      }),
+    paidWith: (spec) => paidWith(spec),
   };
 }
 
