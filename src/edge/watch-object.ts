@@ -8,10 +8,10 @@
  * the same `webhook-id`.
  */
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
-import { normalizeDomain } from '../domain/normalize.ts';
 import { createRunners } from '../checks/runners.ts';
 import { globalFetch } from '../service.ts';
-import type { OpenWatch, WatchCheck, WatchService } from '../watches/ports.ts';
+import type { OpenWatch, WatchService } from '../watches/ports.ts';
+import { siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
 import { createWatchScheduler, type WatchScheduler } from '../watches/scheduler.ts';
 import { createWatchSecrets, type WatchSecrets } from '../watches/secrets.ts';
 import { createWebhookSender } from '../watches/sender.ts';
@@ -35,15 +35,6 @@ function secretsOf(env: EdgeEnv): WatchSecrets {
   return createWatchSecrets(secretKey);
 }
 
-/** The site-health check of a watch's domain (validated when the watch was bought). */
-function siteHealthCheck(siteHealth: ReturnType<typeof createRunners>['siteHealth']): WatchCheck {
-  return async (domain) => {
-    const checked = normalizeDomain(domain);
-    if (!checked.valid) return { type: 'invalid_input', reason: checked.reason };
-    return siteHealth(checked);
-  };
-}
-
 interface Parts {
   store: WatchStore;
   service: WatchService;
@@ -62,7 +53,7 @@ export class WatchObject extends DurableObject<EdgeEnv> {
       now: () => new Date(),
       reach: edgeReach(globalFetch),
     });
-    const check = siteHealthCheck(runners.siteHealth);
+    const check = siteHealthCheck(runners);
     const secrets = secretsOf(this.env);
     const store = durableWatchStore(this.ctx.storage);
     const { intervalS, dayS } = config.watches;
@@ -146,4 +137,15 @@ export function durableWatchService(
   };
 }
 
-export { secretsOf as edgeWatchSecrets };
+/**
+ * The Worker's watches as a `Platform` part. The objects schedule themselves (alarms): nothing to
+ * start or stop. Watches are not counted: that would wake every object.
+ */
+export function durableWatchRuntime(namespace: DurableObjectNamespace<WatchObject>): WatchRuntimeFactory {
+  return ({ secrets }) => ({
+    service: durableWatchService(namespace, secrets),
+    start() {},
+    async stop() {},
+    counts: () => Promise.reject(new Error('watches are not counted on Workers')),
+  });
+}
