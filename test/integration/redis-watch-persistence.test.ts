@@ -15,8 +15,9 @@ import { CT_CACHE_TTL_MS } from '../../src/sources/ct/lookup.ts';
 import type { PendingDelivery } from '../../src/watches/delivery.ts';
 import { eventId, type WatchRecord } from '../../src/watches/model.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
+import { STORE_NOW, watchRecord } from '../world/watch-records.ts';
 
-const NOW = Date.parse('2026-11-27T00:00:00Z');
+const NOW = STORE_NOW;
 const WATCHES = 200;
 
 /** The options compose.yaml starts its `redis` service with. */
@@ -50,26 +51,12 @@ afterAll(async () => {
 });
 
 function watch(i: number): WatchRecord {
-  return {
-    id: `wat_${i}`,
+  return watchRecord(`wat_${i}`, {
     domain: `site-${i}.example`,
-    days: 30,
-    webhookUrl: 'https://hooks.example.net/in',
-    status: 'pending',
-    createdAt: NOW,
-    expiresAt: NOW + 30 * 86_400_000,
-    intervalS: 21_600,
-    nextCheckAt: NOW + 21_600_000,
-    dueAt: NOW + 21_600_000,
     conditions: ['probe.failed'],
-    lastCheckedAt: NOW,
-    lastResult: null,
-    failures: 0,
-    endingSent: false,
-    webhookGone: false,
     eventSeq: 1,
     version: 1,
-  };
+  });
 }
 
 it("keeps every watch through a kill -9 of compose.yaml's Redis and through its evictions when full", async () => {

@@ -13,8 +13,9 @@ import type { DeliveryAttempt, PendingDelivery } from '../../src/watches/deliver
 import { eventId, type WatchEvent, type WatchRecord } from '../../src/watches/model.ts';
 import { HISTORY_LIMIT, type WatchStore } from '../../src/watches/ports.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
+import { STORE_NOW, watchRecord } from '../world/watch-records.ts';
 
-const NOW = Date.parse('2026-11-27T00:00:00Z');
+const NOW = STORE_NOW;
 const LEASE_MS = 60_000;
 
 let server: RedisServer;
@@ -37,29 +38,7 @@ beforeEach(async () => {
   await server.client.flushall();
 });
 
-function record(id: string, overrides: Partial<WatchRecord> = {}): WatchRecord {
-  return {
-    id,
-    domain: 'example.com',
-    days: 30,
-    webhookUrl: 'https://hooks.example.net/in',
-    status: 'pending',
-    createdAt: NOW,
-    expiresAt: NOW + 30 * 86_400_000,
-    intervalS: 21_600,
-    nextCheckAt: NOW + 21_600_000,
-    dueAt: NOW + 21_600_000,
-    conditions: [],
-    lastCheckedAt: NOW,
-    lastResult: null,
-    failures: 0,
-    endingSent: false,
-    webhookGone: false,
-    eventSeq: 0,
-    version: 0,
-    ...overrides,
-  };
-}
+const record = watchRecord;
 
 function event(watch: WatchRecord, seq: number): WatchEvent {
   return {
