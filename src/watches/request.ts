@@ -88,7 +88,7 @@ export function checkWatchRequest(body: unknown, allowPrivate: boolean): WatchRe
     );
   }
   const checked = normalizeDomain(domain);
-  if (!checked.valid) return { ok: false, reason: checked.reason };
+  if (!checked.valid) return refuse(WATCH_INPUT_CODES.invalidDomain, checked.reason.message);
 
   let url: string | null = null;
   if (webhookUrl !== undefined && webhookUrl !== null) {

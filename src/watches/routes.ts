@@ -6,7 +6,6 @@
 import { type Context, Hono } from 'hono';
 import type { Logger } from 'pino';
 import { WATCHES_ROUTE } from '../catalog.ts';
-import type { RunOutcome } from '../checks/outcome.ts';
 import type { Config } from '../config.ts';
 import type { RequestLogVariables } from '../http/hygiene/request-log.ts';
 import { replyJson } from '../http/hygiene/standard-headers.ts';
@@ -20,7 +19,8 @@ import type { WatchService } from './ports.ts';
 import { watchPriceUsd } from './pricing.ts';
 import { checkWatchRequest, WATCH_INPUT_CODES } from './request.ts';
 import type { WatchSecrets } from './secrets.ts';
-import { createdView, statusView } from './views.ts';
+import { watchPurchase } from './purchase.ts';
+import { statusView } from './views.ts';
 
 export interface Watches {
   service: WatchService;
@@ -59,7 +59,7 @@ function invalid(c: Context<WatchEnv>, code: string, detail: string) {
 type WatchEnv = { Variables: RequestLogVariables };
 
 export function watchRoutes({ config, watches, payments, gate, logger }: WatchRoutesDeps): Hono<WatchEnv> {
-  const { service, secrets } = watches;
+  const { service } = watches;
   const app = new Hono<WatchEnv>();
   const terms = watchTermsFor(payments.resourceServer, config, 'http');
 
@@ -72,44 +72,23 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     }
     const checked = checkWatchRequest(body, config.probe.allowPrivate);
     if (!checked.ok) return invalid(c, checked.reason.code, checked.reason.message);
-    const { domain, webhookUrl, days } = checked.request;
+    const { days } = checked.request;
 
-    let opened: { id: string; created: boolean } | null = null;
-    const run = async (): Promise<RunOutcome<unknown>> => {
-      const signature = signatureOfHeader(c.req.header('payment-signature'));
-      if (signature === '') {
-        return {
-          type: 'invalid_input',
-          reason: { code: 'invalid_payment', message: 'The payment has no signature.' },
-        };
-      }
-      const id = await secrets.watchId(signature);
-      const outcome = await service.open({ id, domain: domain.domain, days, webhookUrl });
-      if (outcome.kind === 'check_failed') return outcome.outcome;
-      opened = { id, created: outcome.created };
-      return { type: 'result', result: await createdView(outcome.watch, secrets) };
-    };
+    const purchase = watchPurchase(
+      watches,
+      checked.request,
+      () => signatureOfHeader(c.req.header('payment-signature')),
+      logger,
+    );
     const pay = gate.paidWith({
       name: WATCHES_ROUTE,
       priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
       terms: () => terms(days),
       status: 201,
     });
-    const response = await pay(c, run);
-    const watch = opened as { id: string; created: boolean } | null;
-    if (watch) {
-      // Settled: the watch starts before its 201 leaves; not settled: a new one is removed.
-      const paid = c.get('payment')?.outcome === 'delivered';
-      if (paid) {
-        await service.activate(watch.id).catch((error: unknown) => {
-          logger.error({ err: error, watch: watch.id }, 'a paid watch could not be activated');
-        });
-      } else if (watch.created) {
-        await service.discard(watch.id).catch((error: unknown) => {
-          logger.error({ err: error, watch: watch.id }, 'an unpaid watch could not be removed');
-        });
-      }
-    }
+    const response = await pay(c, () => purchase.run());
+    // Settled: the watch starts before its 201 leaves; not settled: a new one is removed.
+    await purchase.finish(c.get('payment')?.outcome === 'delivered');
     return response;
   });
 

@@ -14,10 +14,10 @@ import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import {
+  type HoldingWebhookReceiver,
   type ReceivedWebhook,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from '../world/webhook-receiver.ts';
+  startHoldingWebhookReceiver,
+} from '../world/holding-webhook-receiver.ts';
 
 const FUNDS = 1_000_000n; // 1 USDC
 const DOMAIN = 'healthy-shop.com';
@@ -41,14 +41,14 @@ let world: World;
 let chain: LocalChain;
 let bundle: WorkerBundle;
 let edge: EdgeService;
-let receiver: WebhookReceiver;
+let receiver: HoldingWebhookReceiver;
 
 beforeAll(async () => {
   [world, chain, bundle, receiver] = await Promise.all([
     startWorld(),
     startLocalChain(),
     buildWorker(),
-    startWebhookReceiver(),
+    startHoldingWebhookReceiver(),
   ]);
   edge = await startEdgeService({
     world,

@@ -17,10 +17,10 @@ import {
 } from '../world/self-settling-service.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import {
+  type HoldingWebhookReceiver,
   type ReceivedWebhook,
-  startWebhookReceiver,
-  type WebhookReceiver,
-} from '../world/webhook-receiver.ts';
+  startHoldingWebhookReceiver,
+} from '../world/holding-webhook-receiver.ts';
 import { FUNDS, leaksIn } from './charged-iff-delivered.ts';
 
 const DOMAIN = 'healthy-shop.com';
@@ -43,7 +43,7 @@ interface WatchEventBody {
 
 let settlement: SettlementWorld;
 let redis: RedisServer;
-let receiver: WebhookReceiver;
+let receiver: HoldingWebhookReceiver;
 let services: SelfSettlingService[];
 const bought: Bought[] = [];
 
@@ -51,7 +51,7 @@ beforeAll(async () => {
   [settlement, redis, receiver] = await Promise.all([
     startSettlementWorld(),
     startRedisServer(),
-    startWebhookReceiver(),
+    startHoldingWebhookReceiver(),
   ]);
   const env = {
     REDIS_URL: redis.url.href,

@@ -1,97 +1,70 @@
 /**
- * A webhook receiver on loopback, as a customer runs one: it records every POST it gets (headers,
- * raw body, the sender's port) and answers 200, verifying signatures with the `standardwebhooks`
- * package, not with the service's own code. `holdNext()` keeps the next request unanswered (its
- * `entered` promise resolves once it arrived), as a receiver that is slow while the sender dies.
+ * A webhook receiver on loopback that verifies every delivery with the `standardwebhooks` package
+ * (not the service's own code) and lets a test await the events it wants. `answer` decides the
+ * status of each delivery (default 204).
  */
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 
-export interface ReceivedWebhook {
+export interface ReceivedEvent {
   id: string;
-  timestamp: string;
-  signature: string;
-  body: string;
-  /** The sender's source port: which process sent it. */
-  remotePort: number;
+  type: string;
+  data: Record<string, unknown>;
+  webhookId: string;
+  /** Whether `standardwebhooks` verified the signature under the secret the receiver was given. */
+  verified: boolean;
 }
 
-export interface WebhookReceiver {
-  url: URL;
-  received: ReceivedWebhook[];
-  /** Keeps the next request unanswered; `entered` resolves with it once it arrived. */
-  holdNext(): { entered: Promise<ReceivedWebhook> };
-  /** Resolves once `predicate` holds for what was received (checked on every arrival). */
-  until(predicate: (received: ReceivedWebhook[]) => boolean): Promise<void>;
-  /** The parsed event of a delivery, if its signature verifies under `secret` (else throws). */
-  verify(delivery: ReceivedWebhook, secret: string): unknown;
-  close(): Promise<void>;
+export interface WebhookReceiver extends LoopbackServer {
+  received: ReceivedEvent[];
+  /** The secret deliveries are verified with (set once the 201 gave it). */
+  secret: string | null;
+  answer: (event: ReceivedEvent) => number;
+  /** Resolves with the first received event (past or future) that `match` accepts. */
+  next(match: (event: ReceivedEvent) => boolean): Promise<ReceivedEvent>;
 }
 
 export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const received: ReceivedWebhook[] = [];
-  const held = new Set<ServerResponse>();
-  let holding: ((delivery: ReceivedWebhook) => void) | null = null;
-  const waiters = new Set<() => void>();
-
-  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const header = (name: string) => String(request.headers[name] ?? '');
-    const delivery: ReceivedWebhook = {
-      id: header('webhook-id'),
-      timestamp: header('webhook-timestamp'),
-      signature: header('webhook-signature'),
-      body: Buffer.concat(chunks).toString('utf8'),
-      remotePort: request.socket.remotePort ?? 0,
-    };
-    const hold = holding;
-    if (hold) {
-      holding = null;
-      held.add(response);
-      response.once('close', () => held.delete(response));
-      hold(delivery);
-      return;
-    }
-    received.push(delivery);
-    for (const waiter of waiters) waiter();
-    response.writeHead(200).end();
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-
-  return {
-    url: new URL(`http://127.0.0.1:${port}/hooks`),
-    received,
-    holdNext() {
-      return { entered: new Promise((resolve) => (holding = resolve)) };
-    },
-    until(predicate) {
-      if (predicate(received)) return Promise.resolve();
-      return new Promise((resolve) => {
-        const check = () => {
-          if (!predicate(received)) return;
-          waiters.delete(check);
-          resolve();
-        };
-        waiters.add(check);
-      });
-    },
-    verify(delivery, secret) {
-      return new Webhook(secret).verify(delivery.body, {
-        'webhook-id': delivery.id,
-        'webhook-timestamp': delivery.timestamp,
-        'webhook-signature': delivery.signature,
-      });
-    },
-    async close() {
-      for (const response of held) response.destroy();
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
+  const waiters: { match: (event: ReceivedEvent) => boolean; resolve: (event: ReceivedEvent) => void }[] = [];
+  const receiver = {
+    received: [] as ReceivedEvent[],
+    secret: null as string | null,
+    answer: (_event: ReceivedEvent) => 204,
   };
+  const server = await startLoopbackServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    let verified = false;
+    try {
+      if (receiver.secret) {
+        new Webhook(receiver.secret).verify(body, {
+          'webhook-id': String(req.headers['webhook-id']),
+          'webhook-timestamp': String(req.headers['webhook-timestamp']),
+          'webhook-signature': String(req.headers['webhook-signature']),
+        });
+        verified = true;
+      }
+    } catch {
+      verified = false;
+    }
+    const parsed = JSON.parse(body) as { id: string; type: string; data: Record<string, unknown> };
+    const event: ReceivedEvent = { ...parsed, webhookId: String(req.headers['webhook-id']), verified };
+    receiver.received.push(event);
+    res.writeHead(receiver.answer(event));
+    res.end();
+    for (const waiter of [...waiters]) {
+      if (waiter.match(event)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(event);
+      }
+    }
+  });
+  return Object.assign(receiver, server, {
+    next(match: (event: ReceivedEvent) => boolean) {
+      const seen = receiver.received.find(match);
+      if (seen) return Promise.resolve(seen);
+      return new Promise<ReceivedEvent>((resolve) => waiters.push({ match, resolve }));
+    },
+  });
 }
