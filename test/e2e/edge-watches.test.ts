@@ -98,19 +98,17 @@ describe('watches on the Worker in workerd', () => {
       const event = receiver.verify(delivery, watch.webhook_secret) as WatchEventBody;
       expect([event.id, event.watch_id]).toEqual([delivery.id, watch.watch_id]);
     }
-    expect(receiver.received.map((delivery) => eventOf(delivery).type)).toEqual([
-      'watch.created',
-      'watch.alert',
-      'watch.alert',
-    ]);
-
+    expect(eventOf(receiver.received[0]!).type).toBe('watch.created');
     // Pull from the other isolate: the same events, newest last.
     const status = await fetch(at(`/v1/watches/${watch.watch_id}`, 1), {
       headers: { authorization: `Bearer ${watch.token}` },
     });
     expect(status.status).toBe(200);
     const body = (await status.json()) as { events: { id: string }[]; deliveries: unknown[] };
-    expect(body.events.map((event) => event.id)).toEqual(ids);
+    // Every event raised reached the receiver, once (no id twice, above).
+    const raised = body.events.map((event) => event.id);
+    expect(raised.length).toBeGreaterThanOrEqual(3);
+    await receiver.until((received) => raised.every((id) => received.some((delivery) => delivery.id === id)));
     expect(body.deliveries.length).toBeGreaterThanOrEqual(3);
 
     const wrong = await fetch(at(`/v1/watches/${watch.watch_id}`, 1), {

@@ -22,8 +22,8 @@ export interface ReceivedWebhook {
 export interface HoldingWebhookReceiver {
   url: URL;
   received: ReceivedWebhook[];
-  /** Keeps the next request unanswered; `entered` resolves with it once it arrived. */
-  holdNext(): { entered: Promise<ReceivedWebhook> };
+  /** Keeps the next request `match` accepts unanswered; `entered` resolves with it once it arrived. */
+  holdNext(match?: (delivery: ReceivedWebhook) => boolean): { entered: Promise<ReceivedWebhook> };
   /** Resolves once `predicate` holds for what was received (checked on every arrival). */
   until(predicate: (received: ReceivedWebhook[]) => boolean): Promise<void>;
   /** The parsed event of a delivery, if its signature verifies under `secret` (else throws). */
@@ -34,7 +34,10 @@ export interface HoldingWebhookReceiver {
 export async function startHoldingWebhookReceiver(): Promise<HoldingWebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   const held = new Set<ServerResponse>();
-  let holding: ((delivery: ReceivedWebhook) => void) | null = null;
+  let holding: {
+    match: (delivery: ReceivedWebhook) => boolean;
+    hold: (delivery: ReceivedWebhook) => void;
+  } | null = null;
   const waiters = new Set<() => void>();
 
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
@@ -49,11 +52,11 @@ export async function startHoldingWebhookReceiver(): Promise<HoldingWebhookRecei
       remotePort: request.socket.remotePort ?? 0,
     };
     const hold = holding;
-    if (hold) {
+    if (hold?.match(delivery)) {
       holding = null;
       held.add(response);
       response.once('close', () => held.delete(response));
-      hold(delivery);
+      hold.hold(delivery);
       return;
     }
     received.push(delivery);
@@ -67,8 +70,8 @@ export async function startHoldingWebhookReceiver(): Promise<HoldingWebhookRecei
   return {
     url: new URL(`http://127.0.0.1:${port}/hooks`),
     received,
-    holdNext() {
-      return { entered: new Promise((resolve) => (holding = resolve)) };
+    holdNext(match = () => true) {
+      return { entered: new Promise((resolve) => (holding = { match, hold: resolve })) };
     },
     until(predicate) {
       if (predicate(received)) return Promise.resolve();
