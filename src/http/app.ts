@@ -97,7 +97,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   }
 
   app.route('/', discoveryRoutes(deps.config, deps.assets ?? readAssetFile));
-  if (payments) app.route('/', mcpRoutes({ payments, config: deps.config, runners, logger }));
+  if (payments) {
+    const watches = deps.watches ? { watches: deps.watches } : {};
+    app.route('/', mcpRoutes({ payments, config: deps.config, runners, logger, ...watches }));
+  }
   app.notFound(notFoundOrNotAllowed(app));
   app.onError((error, c) => {
     logger.error({ err: error, path: new URL(c.req.url).pathname }, 'unhandled error');

@@ -10,6 +10,8 @@ import type { Config } from '../config.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
 import { DEFAULT_BODY_LIMIT_BYTES, replyJson } from '../http/hygiene/index.ts';
 import type { Payments } from '../payments/payments.ts';
+import { watchTools } from '../watches/mcp-tools.ts';
+import type { Watches } from '../watches/routes.ts';
 import { allowedMcpHostnames, mcpOriginGuard } from './origin-guard.ts';
 import { createPaidToolCall } from './paid-tool.ts';
 import { buildMcpServer } from './server.ts';
@@ -20,6 +22,8 @@ export interface McpRouteDeps {
   config: Config;
   runners: CheckRunners;
   logger: Logger;
+  /** This runtime's watches: their tools are listed only with them. */
+  watches?: Watches;
 }
 
 /**
@@ -37,12 +41,15 @@ function methodNotAllowed(c: Context): Response {
 export function mcpRoutes(deps: McpRouteDeps): Hono {
   const { config, runners, payments } = deps;
   const callPaidTool = createPaidToolCall({ runners, payments });
+  const tools = deps.watches
+    ? watchTools({ config, watches: deps.watches, payments, logger: deps.logger })
+    : [];
   const path = DOCUMENT_PATHS.mcp;
 
   const routes = new Hono();
   routes.use(path, mcpOriginGuard(allowedMcpHostnames(config.publicBaseUrl)));
   routes.post(path, async function mcpRequest(c) {
-    const server = buildMcpServer({ config, callPaidTool, signal: c.req.raw.signal });
+    const server = buildMcpServer({ config, callPaidTool, signal: c.req.raw.signal, watchTools: tools });
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

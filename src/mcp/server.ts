@@ -8,6 +8,7 @@ import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
 import { serverIdentity } from '../http/discovery/server-card.ts';
 import { refuseInvalidToolCalls } from './invalid-params.ts';
+import type { WatchTool } from '../watches/mcp-tools.ts';
 import type { PaidToolCall } from './paid-tool.ts';
 import { buildPricing, pricingSchema } from './pricing.ts';
 import { successResult } from './tool-result.ts';
@@ -29,6 +30,8 @@ export interface McpServerDeps {
    * the SDK's per-request signal: closing the stateless server aborts that one after the answer.
    */
   signal: AbortSignal;
+  /** The watch tools, when this runtime keeps watches. */
+  watchTools?: readonly WatchTool[];
 }
 
 // Built once: the widened output schemas do not change per request.
@@ -46,7 +49,7 @@ function freeOperation(id: FreeOperation['id']): FreeOperation {
 }
 
 /** A new server with all six tools; `serverInfo` is the server card's identity, so the two cannot drift. */
-export function buildMcpServer({ config, callPaidTool, signal }: McpServerDeps): McpServer {
+export function buildMcpServer({ config, callPaidTool, signal, watchTools = [] }: McpServerDeps): McpServer {
   const server = new McpServer(serverIdentity(config.publicBaseUrl), { instructions: MCP_INSTRUCTIONS });
 
   const validate = freeOperation('v1_validate');
@@ -88,6 +91,25 @@ export function buildMcpServer({ config, callPaidTool, signal }: McpServerDeps):
       ({ domain }, extra) => callPaidTool(operation, domain, extra._meta, signal),
     );
   }
-  refuseInvalidToolCalls(server, TOOL_NAMES);
+  for (const { operation, inputShape, outputSchema, call } of watchTools) {
+    server.registerTool(
+      operation.tool,
+      {
+        title: operation.title,
+        description: operation.description,
+        inputSchema: inputShape,
+        outputSchema,
+        annotations: {
+          title: operation.title,
+          readOnlyHint: operation.method === 'GET',
+          destructiveHint: operation.method === 'DELETE',
+          idempotentHint: operation.method !== 'POST',
+          openWorldHint: true,
+        },
+      },
+      (args, extra) => call(args, extra._meta, signal),
+    );
+  }
+  refuseInvalidToolCalls(server, new Set([...TOOL_NAMES, ...watchTools.map((tool) => tool.operation.tool)]));
   return server;
 }

@@ -235,3 +235,66 @@ describe('deliveries a receiver cannot steer', () => {
     }
   }, 30_000);
 });
+
+describe('MCP tools', () => {
+  it('watch_domain is paid like the checks; watch_status and watch_cancel take the token', async () => {
+    const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+    const { StreamableHTTPClientTransport } =
+      await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+    const mcp = new Client({ name: 'watch-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', service.url)));
+    try {
+      const tools = (await mcp.listTools()).tools.map((tool) => tool.name);
+      expect(tools).toEqual(expect.arrayContaining(['watch_domain', 'watch_status', 'watch_cancel']));
+
+      const outOfRange = await mcp.callTool({
+        name: 'watch_domain',
+        arguments: { domain: 'example.com', days: 400 },
+      });
+      expect(outOfRange.isError).toBe(true);
+      const invalid = await mcp.callTool({
+        name: 'watch_domain',
+        arguments: { domain: 'example.com', webhook_url: 'https://user:pw@hooks.example.com/' },
+      });
+      expect(invalid).toMatchObject({ isError: true, structuredContent: { code: 'invalid_webhook_url' } });
+
+      const args = { domain: 'example.com', days: 10 };
+      const unpaid = await mcp.callTool({ name: 'watch_domain', arguments: args });
+      const required = unpaid.structuredContent as PaymentRequired;
+      expect(unpaid.isError).toBe(true);
+      expect(required.accepts[0]?.amount).toBe(watchPriceAtomic('0.10', 10));
+      const payer = await service.newPayer(FUNDS);
+      const payment = await clientFor(payer).createPaymentPayload(required);
+      const paid = await mcp.callTool({
+        name: 'watch_domain',
+        arguments: args,
+        _meta: { 'x402/payment': payment },
+      });
+      const created = paid.structuredContent as { watch_id: string; token: string; webhook_secret: null };
+      expect(paid.isError).toBeFalsy();
+      expect(created.webhook_secret).toBeNull();
+      expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 10)));
+
+      const wrong = await mcp.callTool({
+        name: 'watch_status',
+        arguments: { watch_id: created.watch_id, token: 'x' },
+      });
+      expect(wrong).toMatchObject({ isError: true, structuredContent: { code: 'not_found' } });
+      const status = await mcp.callTool({
+        name: 'watch_status',
+        arguments: { watch_id: created.watch_id, token: created.token },
+      });
+      expect(status.structuredContent).toMatchObject({
+        status: 'active',
+        events: [{ type: 'watch.created' }],
+      });
+      const cancelled = await mcp.callTool({
+        name: 'watch_cancel',
+        arguments: { watch_id: created.watch_id, token: created.token },
+      });
+      expect(cancelled.structuredContent).toMatchObject({ status: 'cancelled' });
+    } finally {
+      await mcp.close();
+    }
+  }, 30_000);
+});

@@ -1,0 +1,148 @@
+/**
+ * The watch tools of the MCP server, declared from the catalog's watch operations: `watch_domain`
+ * (paid over `_meta["x402/payment"]` like the checks), `watch_status` and `watch_cancel` (free,
+ * with the watch's `token` as an argument). Each entry is its schemas and a small handler.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { type WatchOperation, watchOperations } from '../catalog.ts';
+import type { Config } from '../config.ts';
+import { PROBLEM_CODES } from '../http/problems.ts';
+import { paymentRequiredResult, problemResult, refusedResult, successResult } from '../mcp/tool-result.ts';
+import { paidOutputSchema } from '../mcp/tool-schemas.ts';
+import { PAYMENT_IN_FLIGHT } from '../payments/in-flight-lock.ts';
+import { readPaymentPayload } from '../payments/payment-payload.ts';
+import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/payment-problem.ts';
+import type { Payments } from '../payments/payments.ts';
+import { eventSeqOf } from './model.ts';
+import { signatureOfPayload } from './payment-signature.ts';
+import { watchTermsFor } from './payment-terms.ts';
+import { watchPurchase } from './purchase.ts';
+import { checkWatchRequest } from './request.ts';
+import type { Watches } from './routes.ts';
+import { watchCreatedSchema, watchInputShape, watchStatusSchema } from './schemas.ts';
+import { statusView } from './views.ts';
+
+/** `_meta` key of the payment on a paid `tools/call` (x402 MCP transport). */
+const PAYMENT_META_KEY = 'x402/payment';
+
+export interface WatchTool {
+  operation: WatchOperation;
+  inputShape: z.ZodRawShape;
+  outputSchema: z.ZodObject;
+  call(
+    args: Record<string, unknown>,
+    meta: Record<string, unknown> | undefined,
+    signal: AbortSignal,
+  ): Promise<CallToolResult>;
+}
+
+const manageShape = {
+  watch_id: z.string().max(64).describe('The watch_id from watch_domain.'),
+  token: z.string().max(128).describe('The token from watch_domain.'),
+};
+
+const NOT_FOUND = problemResult({
+  status: 404,
+  code: PROBLEM_CODES.notFound,
+  title: 'Not found',
+  detail: 'No watch with this id is managed by this token.',
+});
+
+const operation = (id: WatchOperation['id']) => watchOperations.find((o) => o.id === id) as WatchOperation;
+
+export function watchTools(deps: {
+  config: Config;
+  watches: Watches;
+  payments: Payments;
+  logger: Logger;
+}): WatchTool[] {
+  const { config, watches, payments, logger } = deps;
+  const { service } = watches;
+  const terms = watchTermsFor(payments.resourceServer, config, 'mcp');
+
+  async function managed(args: Record<string, unknown>) {
+    return service.authorized(String(args.watch_id ?? ''), String(args.token ?? ''));
+  }
+
+  return [
+    {
+      operation: operation('v1_watch_create'),
+      inputShape: watchInputShape,
+      outputSchema: paidOutputSchema(watchCreatedSchema),
+      async call(args, meta, signal) {
+        const checked = checkWatchRequest(args, config.probe.allowPrivate);
+        if (!checked.ok) return refusedResult({ type: 'invalid_input', reason: checked.reason });
+        if (!(await payments.facilitatorReady())) return problemResult(PAYMENT_UNAVAILABLE);
+        const value = meta?.[PAYMENT_META_KEY];
+        const purchase = watchPurchase(watches, checked.request, () => signatureOfPayload(value), logger);
+        const outcome = await payments.paidCall({
+          terms: await terms(checked.request.days),
+          payment:
+            value === undefined || value === null
+              ? { kind: 'absent' }
+              : readPaymentPayload(
+                  value,
+                  `Invalid payment: _meta["${PAYMENT_META_KEY}"] must be an x402 v2 PaymentPayload object`,
+                ),
+          run: () => purchase.run(),
+          signal,
+          name: 'watch_domain',
+        });
+        await purchase.finish(outcome.kind === 'delivered');
+        switch (outcome.kind) {
+          case 'challenge':
+            return paymentRequiredResult(outcome.paymentRequired);
+          case 'in_flight':
+            return problemResult(PAYMENT_IN_FLIGHT);
+          case 'payment_unavailable':
+          case 'client_gone':
+            return problemResult(PAYMENT_UNAVAILABLE);
+          case 'stopping':
+            return problemResult(SERVICE_STOPPING);
+          case 'not_run':
+            return refusedResult(outcome.outcome);
+          case 'delivered':
+            return successResult(outcome.result as object, outcome.receipt);
+        }
+      },
+    },
+    {
+      operation: operation('v1_watch_status'),
+      inputShape: {
+        ...manageShape,
+        since: z.string().max(64).optional().describe('An event id: list only the events after it.'),
+      },
+      outputSchema: paidOutputSchema(watchStatusSchema),
+      async call(args) {
+        const watch = await managed(args);
+        if (!watch) return NOT_FOUND;
+        const since = typeof args.since === 'string' ? eventSeqOf(watch.id, args.since) : 0;
+        if (since === null) {
+          return refusedResult({
+            type: 'invalid_input',
+            reason: {
+              code: 'invalid_since',
+              message: "`since` must be the id of one of this watch's events.",
+            },
+          });
+        }
+        const { events, attempts } = await service.history(watch.id, since);
+        return successResult(statusView(watch, events, attempts));
+      },
+    },
+    {
+      operation: operation('v1_watch_cancel'),
+      inputShape: manageShape,
+      outputSchema: paidOutputSchema(watchStatusSchema),
+      async call(args) {
+        const watch = await managed(args);
+        if (!watch) return NOT_FOUND;
+        const after = (await service.cancel(watch.id)) ?? watch;
+        const { events, attempts } = await service.history(watch.id, 0);
+        return successResult(statusView(after, events, attempts));
+      },
+    },
+  ];
+}
