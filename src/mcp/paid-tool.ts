@@ -9,6 +9,7 @@ import { normalizeDomain, type ValidDomain } from '../domain/normalize.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/in-flight-lock.ts';
 import { type PaymentRead, readPaymentPayload } from '../payments/payment-payload.ts';
 import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/payment-problem.ts';
+import type { PaidCallOutcome } from '../payments/paid-call.ts';
 import type { Payments } from '../payments/payments.ts';
 import {
   invalidDomainResult,
@@ -75,20 +76,25 @@ export function createPaidToolCall(deps: PaidToolDeps): PaidToolCall {
       signal,
       name: operation.tool,
     });
-    switch (outcome.kind) {
-      case 'challenge':
-        return paymentRequiredResult(outcome.paymentRequired);
-      case 'in_flight':
-        return problemResult(PAYMENT_IN_FLIGHT);
-      case 'payment_unavailable':
-      case 'client_gone':
-        return problemResult(PAYMENT_UNAVAILABLE);
-      case 'stopping':
-        return problemResult(SERVICE_STOPPING);
-      case 'not_run':
-        return refusedResult(outcome.outcome);
-      case 'delivered':
-        return successResult(outcome.result as object, outcome.receipt);
-    }
+    return paidOutcomeResult(outcome);
   };
+}
+
+/** A paid call's outcome as a tool result: the challenge and refusals as `isError` results. */
+export function paidOutcomeResult(outcome: PaidCallOutcome): CallToolResult {
+  switch (outcome.kind) {
+    case 'challenge':
+      return paymentRequiredResult(outcome.paymentRequired);
+    case 'in_flight':
+      return problemResult(PAYMENT_IN_FLIGHT);
+    case 'payment_unavailable':
+    case 'client_gone':
+      return problemResult(PAYMENT_UNAVAILABLE);
+    case 'stopping':
+      return problemResult(SERVICE_STOPPING);
+    case 'not_run':
+      return refusedResult(outcome.outcome);
+    case 'delivered':
+      return successResult(outcome.result as object, outcome.receipt);
+  }
 }

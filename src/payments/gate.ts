@@ -59,20 +59,16 @@ export function createPaymentGate(payments: Payments): PaymentGate {
   // The unpaid challenge depends only on the operation: encode its header once, not per request.
   const unpaid = new Map<PaidOperation['id'], Promise<string>>();
 
+  /** The `PAYMENT-REQUIRED` header of an unpaid request under `t`. */
+  const unpaidHeaderOf = (t: PaymentTerms) =>
+    payments.resourceServer
+      .createPaymentRequiredResponse(t.requirements, t.resource, UNPAID_REASON, t.extensions)
+      .then(encodePaymentRequiredHeader);
+
   function unpaidHeader(operation: PaidOperation): Promise<string> {
     let header = unpaid.get(operation.id);
     if (!header) {
-      header = terms
-        .http(operation)
-        .then((t) =>
-          payments.resourceServer.createPaymentRequiredResponse(
-            t.requirements,
-            t.resource,
-            UNPAID_REASON,
-            t.extensions,
-          ),
-        )
-        .then(encodePaymentRequiredHeader);
+      header = terms.http(operation).then(unpaidHeaderOf);
       unpaid.set(operation.id, header);
       header.catch(() => unpaid.delete(operation.id));
     }
@@ -94,20 +90,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
   }
 
   function paidWith(spec: PaidSpec & { unpaidHeader?: () => Promise<string> }): PaidHandler {
-    const challengeHeader =
-      spec.unpaidHeader ??
-      (() =>
-        spec
-          .terms()
-          .then((t) =>
-            payments.resourceServer.createPaymentRequiredResponse(
-              t.requirements,
-              t.resource,
-              UNPAID_REASON,
-              t.extensions,
-            ),
-          )
-          .then(encodePaymentRequiredHeader));
+    const challengeHeader = spec.unpaidHeader ?? (() => spec.terms().then(unpaidHeaderOf));
     return async function paymentGate(c, run) {
       if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
       const payment = readPaymentHeader(c.req.header('payment-signature'));

@@ -9,11 +9,11 @@ import { z } from 'zod';
 import { type WatchOperation, watchOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { PROBLEM_CODES } from '../http/problems.ts';
-import { paymentRequiredResult, problemResult, refusedResult, successResult } from '../mcp/tool-result.ts';
+import { paidOutcomeResult } from '../mcp/paid-tool.ts';
+import { problemResult, refusedResult, successResult } from '../mcp/tool-result.ts';
 import { paidOutputSchema } from '../mcp/tool-schemas.ts';
-import { PAYMENT_IN_FLIGHT } from '../payments/in-flight-lock.ts';
 import { readPaymentPayload } from '../payments/payment-payload.ts';
-import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/payment-problem.ts';
+import { PAYMENT_UNAVAILABLE } from '../payments/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
 import { eventSeqOf } from './model.ts';
 import { signatureOfPayload } from './payment-signature.ts';
@@ -91,21 +91,7 @@ export function watchTools(deps: {
           name: 'watch_domain',
         });
         await purchase.finish(outcome.kind === 'delivered');
-        switch (outcome.kind) {
-          case 'challenge':
-            return paymentRequiredResult(outcome.paymentRequired);
-          case 'in_flight':
-            return problemResult(PAYMENT_IN_FLIGHT);
-          case 'payment_unavailable':
-          case 'client_gone':
-            return problemResult(PAYMENT_UNAVAILABLE);
-          case 'stopping':
-            return problemResult(SERVICE_STOPPING);
-          case 'not_run':
-            return refusedResult(outcome.outcome);
-          case 'delivered':
-            return successResult(outcome.result as object, outcome.receipt);
-        }
+        return paidOutcomeResult(outcome);
       },
     },
     {

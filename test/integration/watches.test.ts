@@ -44,6 +44,15 @@ async function signedFor(payer: Parameters<typeof clientFor>[0], body: unknown):
   return encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(required));
 }
 
+/** Waits on the store for the attempts the scheduler records (no sleep proves an arrival). */
+async function recordedAttempts(watchId: string, count: number) {
+  for (;;) {
+    const recorded = await service.store.attempts(watchId, 100);
+    if (recorded.length >= count) return recorded;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 describe('POST /v1/watches', () => {
   it.each([
     ['not json', 'invalid_body'],
@@ -139,6 +148,8 @@ describe('a watch from purchase to cancellation', () => {
     // One event per change of state: the checks in between raised nothing.
     expect(receiver.received.filter((e) => e.type === 'watch.alert')).toHaveLength(2);
 
+    // The receiver answered before the service recorded its answer.
+    await recordedAttempts(created.watch_id, 3);
     const auth = { authorization: `Bearer ${created.token}` };
     const status = await fetch(new URL(`/v1/watches/${created.watch_id}`, service.url), { headers: auth });
     expect(status.status).toBe(200);
@@ -194,20 +205,11 @@ describe('deliveries a receiver cannot steer', () => {
     return (await res.json()) as { watch_id: string; token: string };
   }
 
-  async function attempts(watch: { watch_id: string; token: string }, count: number) {
-    // Waits on the store for the attempts the scheduler records (no sleep proves an arrival).
-    for (;;) {
-      const recorded = await service.store.attempts(watch.watch_id, 100);
-      if (recorded.length >= count) return recorded;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-
   it('refuses a name that now resolves to the metadata address, connecting nowhere', async () => {
     service.resolves.set('hooks.example.com', ['169.254.169.254']);
     const before = service.connections.length;
     const watch = await buy({ domain: 'example.com', days: 1, webhook_url: 'https://hooks.example.com/in' });
-    const [first] = await attempts(watch, 1);
+    const [first] = await recordedAttempts(watch.watch_id, 1);
     expect(first).toMatchObject({ attempt: 1, status: null, error: 'blocked_address' });
     expect(service.connections.slice(before)).not.toContain('169.254.169.254');
   }, 30_000);
@@ -218,7 +220,7 @@ describe('deliveries a receiver cannot steer', () => {
     redirecting.answer = () => ((answered += 1) === 1 ? 302 : 410);
     try {
       const watch = await buy({ domain: 'example.com', days: 1, webhook_url: `${redirecting.url.origin}/r` });
-      const recorded = await attempts(watch, 2);
+      const recorded = await recordedAttempts(watch.watch_id, 2);
       const first = recorded[0];
       expect(first).toMatchObject({ attempt: 1, status: 302, error: 'http_status' });
       // The 410 stops the URL: no event is sent there again.
