@@ -44,6 +44,11 @@ export interface WatchScheduler {
   wake(): void;
   /** Stops claiming; resolves when the work in hand is done. */
   stop(): Promise<void>;
+  /**
+   * One round of checks, then one of deliveries, without the loops: for a runtime that wakes
+   * itself when work is due (a Durable Object's alarm).
+   */
+  runOnce(): Promise<void>;
 }
 
 /** Runs `work` over `items` with at most `limit` at once. */
@@ -221,6 +226,10 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
     },
     async stop() {
       await Promise.all([checkLoop.stop(), deliveryLoop.stop()]);
+    },
+    async runOnce() {
+      await checkRound();
+      await deliveryRound();
     },
   };
 }
