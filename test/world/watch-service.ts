@@ -51,7 +51,8 @@ export interface WatchService {
   connections: string[];
   /** What names resolve to for the webhook sender (default 127.0.0.1). */
   resolves: Map<string, string[]>;
-  newPayer(atomicAmount: bigint): Promise<PrivateKeyAccount>;
+  /** A funded payer, with its key (for the CLI's X402_PRIVATE_KEY). */
+  newPayer(atomicAmount: bigint): Promise<PrivateKeyAccount & { privateKey: `0x${string}` }>;
   close(): Promise<void>;
 }
 
@@ -147,7 +148,8 @@ export async function startWatchService(env: Record<string, string> = {}): Promi
     connections,
     resolves,
     async newPayer(atomicAmount) {
-      const account = privateKeyToAccount(generatePrivateKey());
+      const privateKey = generatePrivateKey();
+      const account = Object.assign(privateKeyToAccount(privateKey), { privateKey });
       if (atomicAmount > 0n) await chain.fund(account.address, atomicAmount);
       return account;
     },
