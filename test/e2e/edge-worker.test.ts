@@ -133,7 +133,8 @@ describe('the Worker in workerd', () => {
       amount: '10000',
       payTo: chain.payTo,
     });
-    expect(required.resource?.url).toBe(`${edge.urls[0]?.origin}/v1/cert`);
+    // The requested URL with its own query: a listing crawler probes exactly what a 402 names.
+    expect(required.resource?.url).toBe(`${edge.urls[0]?.origin}/v1/cert?domain=${DOMAIN}`);
   });
 
   it.each(paidOperations.map((op) => [op.route, op] as const))(
@@ -355,9 +356,11 @@ describe('the Worker in workerd', () => {
     expect(call.answer).toMatchObject({ delivered: true });
     expect(await balances(payer.address)).toEqual([FUNDS - 10_000n]);
 
+    // With watches, as the Worker: their tools are listed only where a runtime keeps them.
     const node = createService(loadConfig(edge.variables), {
       logger: pino({ level: 'silent' }),
       reach: nodeReach(world.site.caPem),
+      watches: storeWatchRuntime(openSqliteWatchStore(':memory:')),
     });
     const envelope = {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
