@@ -15,6 +15,8 @@ COPY package.json package-lock.json ./
 COPY src ./src
 # The embedded chain's contract artifacts are imported at start (the chain itself is refused in production).
 COPY contracts/build ./contracts/build
+# One instance without REDIS_URL keeps its watches in SQLite at WATCH_DB_PATH (data/watches.db): mount a volume here.
+RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \

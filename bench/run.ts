@@ -3,7 +3,7 @@
  * slowed upstreams, probe sharing, and paid calls on the local chain. Prints a table, or JSON with
  * `--json`. Not a test: the machine's other load moves the numbers (see the noise columns).
  *
- *   npm run bench [-- --json] [-- --only=outside,http,site-health,paid,edge,shared-store]
+ *   npm run bench [-- --json] [-- --only=outside,http,site-health,paid,edge,shared-store,watches]
  *   BENCH_SECONDS=10 BENCH_REPETITIONS=3 (per autocannon run, and interleaved runs per route)
  */
 import { benchEdge } from './edge.ts';
@@ -12,6 +12,7 @@ import { benchOutside, CRTSH_DELAY_MS, OUTSIDE_BOUND_MS } from './outside.ts';
 import { benchPaid } from './paid.ts';
 import { benchSharedStore } from './shared-store.ts';
 import { benchSiteHealth, DELAYS_MS, OVERHEAD_BOUND_MS } from './site-health.ts';
+import { benchWatches } from './watches.ts';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -33,6 +34,7 @@ const report = {
   paid: wanted('paid') ? await benchPaid() : undefined,
   edge: wanted('edge') ? await benchEdge({ seconds, repetitions }) : undefined,
   sharedStore: wanted('shared-store') ? await benchSharedStore() : undefined,
+  watches: wanted('watches') ? await benchWatches() : undefined,
 };
 
 if (json) {
@@ -128,6 +130,15 @@ if (json) {
       'REDIS_URL (redis-server on loopback) against one process, same run',
       `paid calls (20 payers × 5): p50 ${paid.redis_p50_ms} ms vs ${paid.memory_p50_ms} ms (ratio ${ratios.paid_p50}), p99 ${paid.redis_p99_ms} vs ${paid.memory_p99_ms} ms`,
       `free-work limit on /v1/validate, 50 connections: ${free.redis_rps} vs ${free.memory_rps} req/s (ratio ${ratios.free_work_rps}), p99 ${free.redis_p99_ms} vs ${free.memory_p99_ms} ms`,
+    );
+  }
+  if (report.watches) {
+    const w = report.watches;
+    const interval = w.interval_s * 1000;
+    out.push(
+      '',
+      `${w.watches} pull-only watches, one Node instance (SQLite), interval ${w.interval_s} s, ${w.seconds} s: ${w.checks} checks`,
+      `check lag p50 ${w.lag_p50_ms} ms, p99 ${w.lag_p99_ms} ms (target < one interval: ${verdict(w.lag_p99_ms < interval)}); peak RSS ${w.rss_peak_mib} MiB (bound ≤ ${w.rss_bound_mib}: ${verdict(w.rss_peak_mib <= w.rss_bound_mib)})`,
     );
   }
   process.stdout.write(`${out.join('\n')}\n`);

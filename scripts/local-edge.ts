@@ -8,6 +8,7 @@
  * resolves through its own) and trusts Node's CA store plus `NODE_EXTRA_CA_CERTS`. Cloudflare's
  * refusal of private destinations is not emulated: the Worker's own checks are what tests exercise.
  */
+import { randomBytes } from 'node:crypto';
 import { lookup as systemLookup, type LookupAddress } from 'node:dns';
 import { mkdir, mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -91,7 +92,10 @@ export interface LocalEdge {
 }
 
 export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEdge> {
-  const { variables, host, ports, output = (line) => process.stdout.write(`${line}\n`) } = options;
+  const { host, ports, output = (line) => process.stdout.write(`${line}\n`) } = options;
+  // The Worker runs with NODE_ENV=production, which needs WATCH_SECRET_KEY; local workerd's objects
+  // last as long as the runtime, so a key of its own is enough unless one is given.
+  const variables = { WATCH_SECRET_KEY: randomBytes(32).toString('base64url'), ...options.variables };
   const bundle = options.bundle ?? (await buildWorker());
   // The bundle is one module already: wrangler's module rules do not apply to it.
   const { modulesRules: _rules, ...workerOptions } =
@@ -112,6 +116,7 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
             AUTHORIZATIONS: { className: 'AuthorizationObject', scriptName: WORKER_NAME },
             SETTLERS: { className: 'SettlerObject', scriptName: WORKER_NAME },
             RATE_BUCKETS: { className: 'RateBucketObject', scriptName: WORKER_NAME },
+            WATCHES: { className: 'WatchObject', scriptName: WORKER_NAME },
           },
         }),
     outboundService: network,

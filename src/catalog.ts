@@ -165,3 +165,53 @@ export function usdToAtomic(priceUsd: string): string {
   const [whole = '0', fraction = ''] = priceUsd.split('.');
   return (BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6))).toString();
 }
+
+/** The watch operations (one paid, two free management calls): routes, tools and documents derive from them. */
+export interface WatchOperation {
+  id: 'v1_watch_create' | 'v1_watch_status' | 'v1_watch_cancel';
+  method: 'POST' | 'GET' | 'DELETE';
+  /** Hono path; `:watch_id` is the watch's id. */
+  route: '/v1/watches' | '/v1/watches/:watch_id';
+  tool: string;
+  title: string;
+  summary: string;
+  description: string;
+}
+
+export const WATCHES_ROUTE = '/v1/watches';
+/** The default of `WATCH_PRICE_PER_30_DAYS_USD`: a watch's published price, pro rata of its days. */
+export const DEFAULT_PRICE_PER_30_DAYS_USD = '0.10';
+
+export const watchOperations: readonly WatchOperation[] = [
+  {
+    id: 'v1_watch_create',
+    method: 'POST',
+    route: WATCHES_ROUTE,
+    tool: 'watch_domain',
+    title: 'Watch a domain',
+    summary:
+      'Keeps a domain under the site-health check for 1–365 days and signals each change of its state (signed webhook or pull).',
+    description:
+      'Buys a watch: the domain is checked with site-health now (the first result is in the answer) and then every few hours for `days` days (1–365, default 30); each time its set of warning and critical conditions changes (including probe.failed and cert.lifetime_low, less than a fifth of the certificate lifetime left) an event is raised, POSTed to `webhook_url` when given (signed per Standard Webhooks 1.0 with the returned `webhook_secret`) and readable with watch_status. The answer holds `token` and `webhook_secret` once: keep them. Price: $0.10 per 30 days, pro rata, one x402 payment; there is no refund. Invalid input is refused before payment and never charged; a first check that fails is never settled.',
+  },
+  {
+    id: 'v1_watch_status',
+    method: 'GET',
+    route: '/v1/watches/:watch_id',
+    tool: 'watch_status',
+    title: 'Watch status',
+    summary: "Free: a watch's state, latest result, events (after `since`) and webhook delivery attempts.",
+    description:
+      "Returns a watch's status, its current conditions, the latest site-health result, its events (the latest 100, or those after the event id `since`) and the latest webhook delivery attempts. Needs the watch's token (HTTP: Authorization: Bearer). Free.",
+  },
+  {
+    id: 'v1_watch_cancel',
+    method: 'DELETE',
+    route: '/v1/watches/:watch_id',
+    tool: 'watch_cancel',
+    title: 'Cancel a watch',
+    summary: 'Free: ends a watch now (no refund).',
+    description:
+      "Ends a watch now: no more checks, a final watch.ended event. Needs the watch's token (HTTP: Authorization: Bearer). Free; there is no refund.",
+  },
+];

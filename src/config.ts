@@ -2,6 +2,7 @@
  * Environment → typed, validated configuration. Parsed once at start; a bad value
  * becomes a `ConfigError` whose message is one line naming the variable and what it expects.
  */
+import { DEFAULT_PRICE_PER_30_DAYS_USD } from './catalog.ts';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { ACME_CAS, type AcmeCa, type AcmeDirectory } from './sources/ari/acme-cas.ts';
@@ -143,6 +144,16 @@ const envSchema = z.object({
     .default(250),
   ACME_DIRECTORIES: acmeDirectories.optional(),
   REDIS_URL: redisUrl.optional(),
+  WATCH_INTERVAL_S: count('a whole number of seconds from 1 to 1000000', 1).default(21_600),
+  WATCH_DAY_S: count('a whole number of seconds from 1 to 1000000', 1).default(86_400),
+  WATCH_PRICE_PER_30_DAYS_USD: z
+    .string()
+    .trim()
+    .regex(/^(0|[1-9][0-9]{0,5})(\.[0-9]{1,6})?$/, 'a decimal USD amount with at most 6 decimals, e.g. 0.10')
+    .refine((value) => Number(value) > 0, 'a USD amount above zero')
+    .default(DEFAULT_PRICE_PER_30_DAYS_USD),
+  WATCH_DB_PATH: z.string().trim().min(1).default('data/watches.db'),
+  WATCH_SECRET_KEY: z.string().trim().min(32, 'a secret of at least 32 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS, { error: `one of ${LOG_LEVELS.join(', ')}` }).default('info'),
   NODE_ENV: z.string().optional(),
 });
@@ -192,6 +203,18 @@ export interface Config {
   };
   /** The Redis-protocol server the instances share state through; undefined: one instance, state in memory. */
   redisUrl: URL | undefined;
+  watches: {
+    /** `WATCH_INTERVAL_S`: seconds between a watch's checks. */
+    intervalS: number;
+    /** `WATCH_DAY_S`: the length of a watch's day (its `days` and the webhook retry schedule). */
+    dayS: number;
+    /** `WATCH_PRICE_PER_30_DAYS_USD`, decimal USD. */
+    pricePer30DaysUsd: string;
+    /** `WATCH_DB_PATH`: the embedded store of one Node instance without `REDIS_URL`. */
+    dbPath: string;
+    /** `WATCH_SECRET_KEY`; undefined outside production: the Node entry point keeps one beside `dbPath`. */
+    secretKey: string | undefined;
+  };
   logLevel: (typeof LOG_LEVELS)[number];
   production: boolean;
 }
@@ -248,6 +271,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
     mode = { kind: 'local-chain' };
   }
+  if (production && !e.WATCH_SECRET_KEY) {
+    throw new ConfigError(
+      'Invalid configuration: WATCH_SECRET_KEY is required when NODE_ENV=production: expected a secret of at least 32 characters (watch tokens and webhook secrets derive from it).',
+    );
+  }
   if (mode.kind !== 'local-chain' && !e.X402_PAY_TO) {
     throw new ConfigError(
       'Invalid configuration: X402_PAY_TO is required: expected the 0x address that receives payments.',
@@ -280,6 +308,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       trustedProxies: e.TRUSTED_PROXIES,
     },
     redisUrl: e.REDIS_URL ? new URL(e.REDIS_URL) : undefined,
+    watches: {
+      intervalS: e.WATCH_INTERVAL_S,
+      dayS: e.WATCH_DAY_S,
+      pricePer30DaysUsd: e.WATCH_PRICE_PER_30_DAYS_USD,
+      dbPath: e.WATCH_DB_PATH,
+      secretKey: e.WATCH_SECRET_KEY,
+    },
     logLevel: e.LOG_LEVEL,
     production,
   };

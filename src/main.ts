@@ -14,6 +14,9 @@ import { nodeReach } from './sources/node-reach.ts';
 import { releaseStartupMemory } from './startup-memory.ts';
 import { listenFailure, loadConfigOrExit, localChainBanner } from './startup-messages.ts';
 import { stopGracefully } from './stop.ts';
+import { keyBeside } from './watches/key-file.ts';
+import { storeWatchRuntime } from './watches/runtime.ts';
+import { openSqliteWatchStore } from './watches/sqlite-store.ts';
 
 /**
  * How long requests in flight at SIGTERM get to reach settlement: a check (≤ 12 s) plus its verify,
@@ -43,17 +46,25 @@ async function main(): Promise<void> {
   const local: LocalChain | undefined =
     config.x402.mode.kind === 'local-chain' ? await startLocalChain({ logger }) : undefined;
   // In local-chain mode the recipient is the chain's own dev account.
-  const effective: Config = local ? { ...config, x402: { ...config.x402, payTo: local.payTo } } : config;
+  const paying: Config = local ? { ...config, x402: { ...config.x402, payTo: local.payTo } } : config;
+  // One instance without REDIS_URL keeps its watches in the embedded SQLite store.
+  const watchStore = config.redisUrl ? undefined : openSqliteWatchStore(config.watches.dbPath);
+  const effective: Config = {
+    ...paying,
+    watches: { ...paying.watches, secretKey: config.watches.secretKey ?? keyBeside(config.watches.dbPath) },
+  };
 
   if (!redis && mode.kind === 'self') void warnOfForeignPending(mode.rpcUrl, mode.settlerPrivateKey, logger);
 
   // Test CAs reach the live probe through NODE_EXTRA_CA_CERTS, which Node reads at start.
-  const { app, lifecycle } = createService(effective, {
+  const { app, lifecycle, watches } = createService(effective, {
     logger,
     reach: nodeReach(),
     local,
+    ...(watchStore ? { watches: storeWatchRuntime(watchStore) } : {}),
     ...redis?.parts,
   });
+  watches?.start();
 
   let active = 0;
   const server = serve(
@@ -95,6 +106,7 @@ async function main(): Promise<void> {
       hardStopMs: SHUTDOWN_GRACE_MS + SETTLEMENT_MAX_MS + 5_000,
     }).then(async (clean) => {
       if (!clean) logger.warn('stop deadline reached; closing the remaining connections');
+      await watches?.stop();
       await Promise.all([local?.stop(), redis?.close()]);
       process.exit(0);
     });

@@ -39,7 +39,10 @@ export interface RunnerDeps {
   sharedAnswers?: SharedAnswers;
 }
 
-export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
+/** The runners, and the steered fetch they share (a watch's webhook deliveries go through it too). */
+export type Runners = CheckRunners & { publicFetch: FetchLike };
+
+export function createRunners(config: Config, deps: RunnerDeps): Runners {
   const { upstreams } = config;
   const { fetch, now, reach, breakers = createBreakerBoard() } = deps;
   const doh = createDohClient({
@@ -102,5 +105,6 @@ export function createRunners(config: Config, deps: RunnerDeps): CheckRunners {
     expiry,
     siteHealth: createSiteHealthRunner({ cert, dns, expiry, now }),
     admit: (operation, domain) => (operation === 'v1_expiry' ? admitExpiry(domain) : Promise.resolve(null)),
+    publicFetch,
   };
 }

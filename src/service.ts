@@ -18,6 +18,10 @@ import type { LocalChain } from './payments/local-chain.ts';
 import { createPayments, type SharedPaymentState } from './payments/payments.ts';
 import type { SharedAnswers } from './sources/cache.ts';
 import type { Reach } from './sources/reach.ts';
+import { prometheusWatchMetrics } from './watches/metrics.ts';
+import { type WatchRuntime, type WatchRuntimeFactory, siteHealthCheck } from './watches/runtime.ts';
+import { createWatchSecrets } from './watches/secrets.ts';
+import { createWebhookSender } from './watches/sender.ts';
 
 /** What one runtime supplies. */
 export interface Platform {
@@ -37,6 +41,8 @@ export interface Platform {
   rateBuckets?: RateBuckets;
   /** Who a request is from, for the free-work limit; default: the Node socket's peer (`peerClient`). */
   clientKey?: ClientKey;
+  /** Where watches are kept and scheduled; default: none (no watch routes). Needs `WATCH_SECRET_KEY` in the config. */
+  watches?: WatchRuntimeFactory;
 }
 
 export interface Service {
@@ -45,6 +51,8 @@ export interface Service {
   lifecycle: Lifecycle;
   /** Resolves once the breakers' control questions asked so far are answered. */
   controlsAnswered: () => Promise<void>;
+  /** The watches, when the platform keeps them: the entry point starts and stops their schedule. */
+  watches?: WatchRuntime;
 }
 
 /** The global `fetch`, called as itself: Workers refuse one called as another object's method ("Illegal invocation"). */
@@ -70,6 +78,9 @@ export function createService(config: Config, platform: Platform): Service {
     metrics,
     ...(shared ? { shared } : {}),
   });
+  const watches = platform.watches
+    ? buildWatches(config, platform.watches, runners, platform.logger, metrics)
+    : undefined;
   const app = createApp({
     config,
     runners,
@@ -79,6 +90,35 @@ export function createService(config: Config, platform: Platform): Service {
     breakers,
     ...(platform.assets ? { assets: platform.assets } : {}),
     freeWork: { buckets: platform.rateBuckets, client: platform.clientKey },
+    ...(watches ? { watches: { service: watches.runtime.service, secrets: watches.secrets } } : {}),
   });
-  return { app, lifecycle, controlsAnswered: breakers.controlsAnswered };
+  return {
+    app,
+    lifecycle,
+    controlsAnswered: breakers.controlsAnswered,
+    ...(watches ? { watches: watches.runtime } : {}),
+  };
+}
+
+function buildWatches(
+  config: Config,
+  factory: WatchRuntimeFactory,
+  runners: ReturnType<typeof createRunners>,
+  logger: Logger,
+  metrics: PrometheusMetrics,
+) {
+  const key = config.watches.secretKey;
+  if (!key)
+    throw new Error('watches need WATCH_SECRET_KEY (the Node entry point keeps one beside WATCH_DB_PATH)');
+  const secrets = createWatchSecrets(key);
+  const runtime: WatchRuntime = factory({
+    config,
+    check: siteHealthCheck(runners),
+    send: createWebhookSender(runners.publicFetch),
+    secrets,
+    logger,
+    // Asked at scrape time, once `runtime` exists.
+    metrics: prometheusWatchMetrics(metrics.registry, () => runtime.counts()),
+  });
+  return { runtime, secrets };
 }

@@ -7,8 +7,20 @@ declare module 'cloudflare:workers' {
   export interface DurableObjectStorage {
     get<T>(key: string): Promise<T | undefined>;
     put<T>(key: string, value: T): Promise<void>;
+    /** Up to 128 entries, written together or not at all. */
+    put<T>(entries: Record<string, T>): Promise<void>;
     delete(key: string): Promise<boolean>;
+    delete(keys: string[]): Promise<number>;
     deleteAll(): Promise<void>;
+    /** Entries in key order (`reverse`: descending) from `start` (inclusive) to `end` (exclusive). */
+    list<T>(options?: {
+      prefix?: string;
+      start?: string;
+      end?: string;
+      limit?: number;
+      reverse?: boolean;
+    }): Promise<Map<string, T>>;
+    getAlarm(): Promise<number | null>;
     setAlarm(scheduledTime: number | Date): Promise<void>;
   }
   export interface DurableObjectState {

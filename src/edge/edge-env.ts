@@ -6,6 +6,7 @@ import type { DurableObjectNamespace } from 'cloudflare:workers';
 import type { AuthorizationObject } from './authorization-object.ts';
 import type { RateBucketObject } from './rate-bucket-object.ts';
 import type { SettlerObject } from './settler-object.ts';
+import type { WatchObject } from './watch-object.ts';
 
 export interface EdgeEnv {
   /** One object per payment authorization: its in-flight lock and lost result. */
@@ -14,5 +15,7 @@ export interface EdgeEnv {
   SETTLERS: DurableObjectNamespace<SettlerObject>;
   /** One object per client address (IPv6: per /64): its free-work token bucket. */
   RATE_BUCKETS: DurableObjectNamespace<RateBucketObject>;
+  /** One object per watch: its record, events, deliveries, and the alarm that runs its schedule. */
+  WATCHES: DurableObjectNamespace<WatchObject>;
   [variable: string]: unknown;
 }

@@ -13,7 +13,13 @@ import type { PinnedTransport } from '../sources/public-fetch/public-fetch.ts';
 
 /** Creates the transport over `fetch`, which must honour `redirect: 'manual'` and `signal`. */
 export function createFetchTransport(fetch: FetchLike): PinnedTransport {
-  return function fetchTransport({ url, headers, signal }) {
-    return fetch(url, { method: 'GET', headers, redirect: 'manual', ...(signal ? { signal } : {}) });
+  return function fetchTransport({ url, headers, signal, method = 'GET', body }) {
+    return fetch(url, {
+      method,
+      headers,
+      redirect: 'manual',
+      ...(body === undefined ? {} : { body }),
+      ...(signal ? { signal } : {}),
+    });
   };
 }

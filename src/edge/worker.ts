@@ -2,7 +2,8 @@
  * The Worker entry: the same app as `npm start` (`service.ts`), with what the edge provides — `fetch`
  * for the live probe and steered requests, the console for logs, `CF-Connecting-IP` as the client,
  * and Durable Objects for what every isolate must share (the in-flight lock and lost results per
- * authorization, one settlement sequencer per settler wallet, one free-work bucket per client).
+ * authorization, one settlement sequencer per settler wallet, one free-work bucket per client, one
+ * object per watch).
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ExecutionContext } from 'cloudflare:workers';
@@ -21,8 +22,9 @@ import { edgeConfig } from './edge-config.ts';
 import type { EdgeEnv } from './edge-env.ts';
 import { durableRateBuckets, RateBucketObject } from './rate-bucket-object.ts';
 import { SettlerObject, settleThrough } from './settler-object.ts';
+import { durableWatchRuntime, WatchObject } from './watch-object.ts';
 
-export { AuthorizationObject, RateBucketObject, SettlerObject };
+export { AuthorizationObject, RateBucketObject, SettlerObject, WatchObject };
 
 interface EdgeService extends Service {
   /** Resolves once every lost result remembered so far is stored. */
@@ -54,6 +56,8 @@ function serviceFor(env: EdgeEnv, origin: string): EdgeService {
     assets: bundledAsset,
     clientKey: connectingIpClient,
     rateBuckets: rememberRefusals(durableRateBuckets(env.RATE_BUCKETS)),
+    // Without WATCH_SECRET_KEY the Worker sells no watches (the routes answer as unknown).
+    ...(config.watches.secretKey ? { watches: durableWatchRuntime(env.WATCHES) } : {}),
     // One isolate's counters: the fleet's figures are in Workers Analytics.
     metrics: createPrometheusMetrics({ processMetrics: false }),
   });

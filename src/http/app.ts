@@ -14,6 +14,8 @@ import { instrumentRunners, requestCounter } from './ops/instrument.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
 import { opsRoutes } from './ops/routes.ts';
 import { createPaymentGate } from '../payments/gate.ts';
+import type { Watches } from '../watches/ports.ts';
+import { watchRoutes } from '../watches/routes.ts';
 import type { Payments } from '../payments/payments.ts';
 import { readAssetFile } from './discovery/asset-files.ts';
 import type { AssetLoader } from './discovery/page-assets.ts';
@@ -48,6 +50,8 @@ export interface AppDeps {
   assets?: AssetLoader;
   /** Where the free-work limit keeps its buckets and who a request is from; default: Node's peer, in memory. */
   freeWork?: Pick<FreeWorkDeps, 'buckets' | 'client'>;
+  /** This runtime's watches; the watch routes are mounted only with them (and payments). */
+  watches?: Watches;
 }
 
 export type AppEnv = { Variables: StandardHeaderVariables & RequestLogVariables };
@@ -89,8 +93,15 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     });
   }
 
+  if (payments && gate && deps.watches) {
+    app.route('/', watchRoutes({ config, watches: deps.watches, payments, gate, logger }));
+  }
+
   app.route('/', discoveryRoutes(deps.config, deps.assets ?? readAssetFile));
-  if (payments) app.route('/', mcpRoutes({ payments, config: deps.config, runners, logger }));
+  if (payments) {
+    const watches = deps.watches ? { watches: deps.watches } : {};
+    app.route('/', mcpRoutes({ payments, config: deps.config, runners, logger, ...watches }));
+  }
   app.notFound(notFoundOrNotAllowed(app));
   app.onError((error, c) => {
     logger.error({ err: error, path: new URL(c.req.url).pathname }, 'unhandled error');

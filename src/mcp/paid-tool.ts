@@ -10,6 +10,7 @@ import { PAYMENT_IN_FLIGHT } from '../payments/in-flight-lock.ts';
 import { invalidPaymentIdentifier, PAYMENT_IDENTIFIER_CONFLICT } from '../payments/payment-identifier.ts';
 import { type PaymentRead, readPaymentPayload } from '../payments/payment-payload.ts';
 import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/payment-problem.ts';
+import type { PaidCallOutcome } from '../payments/paid-call.ts';
 import type { Payments } from '../payments/payments.ts';
 import {
   invalidDomainResult,
@@ -40,7 +41,7 @@ export type PaidToolCall = (
 export const X402_V1_REFUSAL = `Invalid payment: this is an x402 v1 payment, and this service speaks x402 v2 only. Sign one of the \`accepts\` entries (x402Version 2) of this result and repeat the call with that PaymentPayload in _meta["${PAYMENT_META_KEY}"].`;
 
 /** Reads `_meta["x402/payment"]`: absent, a v2 PaymentPayload object, or anything else (refused). */
-function readPayment(meta: Record<string, unknown> | undefined): PaymentRead {
+export function readToolPayment(meta: Record<string, unknown> | undefined): PaymentRead {
   const value = meta?.[PAYMENT_META_KEY];
   if (value === undefined || value === null) return { kind: 'absent' };
   if (isX402V1(value)) return { kind: 'invalid', why: X402_V1_REFUSAL };
@@ -82,30 +83,35 @@ export function createPaidToolCall(deps: PaidToolDeps): PaidToolCall {
     const { domain } = admission;
     const outcome = await payments.paidCall({
       terms,
-      payment: readPayment(meta),
+      payment: readToolPayment(meta),
       run: () => operation.run(runners, domain),
       signal,
       name: operation.tool,
       subject: domain.domain,
     });
-    switch (outcome.kind) {
-      case 'challenge':
-        return paymentRequiredResult(outcome.paymentRequired);
-      case 'in_flight':
-        return problemResult(PAYMENT_IN_FLIGHT);
-      case 'invalid_identifier':
-        return problemResult(invalidPaymentIdentifier(outcome.why));
-      case 'identifier_conflict':
-        return problemResult(PAYMENT_IDENTIFIER_CONFLICT);
-      case 'payment_unavailable':
-      case 'client_gone':
-        return problemResult(PAYMENT_UNAVAILABLE);
-      case 'stopping':
-        return problemResult(SERVICE_STOPPING);
-      case 'not_run':
-        return refusedResult(outcome.outcome);
-      case 'delivered':
-        return successResult(outcome.result as object, outcome.receipt);
-    }
+    return paidOutcomeResult(outcome);
   };
+}
+
+/** A paid call's outcome as a tool result: the challenge and refusals as `isError` results. */
+export function paidOutcomeResult(outcome: PaidCallOutcome): CallToolResult {
+  switch (outcome.kind) {
+    case 'challenge':
+      return paymentRequiredResult(outcome.paymentRequired);
+    case 'in_flight':
+      return problemResult(PAYMENT_IN_FLIGHT);
+    case 'invalid_identifier':
+      return problemResult(invalidPaymentIdentifier(outcome.why));
+    case 'identifier_conflict':
+      return problemResult(PAYMENT_IDENTIFIER_CONFLICT);
+    case 'payment_unavailable':
+    case 'client_gone':
+      return problemResult(PAYMENT_UNAVAILABLE);
+    case 'stopping':
+      return problemResult(SERVICE_STOPPING);
+    case 'not_run':
+      return refusedResult(outcome.outcome);
+    case 'delivered':
+      return successResult(outcome.result as object, outcome.receipt);
+  }
 }

@@ -16,6 +16,8 @@ import type { Config } from '../config.ts';
 import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
 import { DEFAULT_BODY_LIMIT_BYTES, replyJson } from '../http/hygiene/index.ts';
 import type { Payments } from '../payments/payments.ts';
+import { watchTools } from '../watches/mcp-tools.ts';
+import type { Watches } from '../watches/ports.ts';
 import { allowedMcpHostnames, mcpOriginGuard } from './origin-guard.ts';
 import { createPaidToolCall } from './paid-tool.ts';
 import { buildMcpServer } from './server.ts';
@@ -26,6 +28,8 @@ export interface McpRouteDeps {
   config: Config;
   runners: CheckRunners;
   logger: Logger;
+  /** This runtime's watches: their tools are listed only with them. */
+  watches?: Watches;
 }
 
 /**
@@ -43,9 +47,13 @@ function methodNotAllowed(c: Context): Response {
 export function mcpRoutes(deps: McpRouteDeps): Hono {
   const { config, runners, payments } = deps;
   const callPaidTool = createPaidToolCall({ runners, payments });
+  const tools = deps.watches
+    ? watchTools({ config, watches: deps.watches, payments, logger: deps.logger })
+    : [];
   const path = DOCUMENT_PATHS.mcp;
 
-  const serverFor = (signal: AbortSignal) => buildMcpServer({ config, callPaidTool, signal });
+  const serverFor = (signal: AbortSignal) =>
+    buildMcpServer({ config, callPaidTool, signal, watchTools: tools });
   // `legacy: 'reject'`: 2025-era traffic never reaches it (routed below, to keep its JSON answers).
   // The default response mode answers JSON: no tool here sends a notification before its result.
   const modern = createMcpHandler(

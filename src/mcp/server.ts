@@ -18,8 +18,9 @@ export const MCP_INSTRUCTIONS =
   '_meta["x402/payment-response"]. Invalid input and upstream failures are never charged.';
 
 /**
- * A new server with every catalog tool, registered in catalog order (deterministic, as MCP
- * 2026-07-28 `tools/list` asks); `serverInfo` is the server card's identity, so the two cannot drift.
+ * A new server with every catalog tool (and the watch tools where this runtime keeps watches),
+ * registered in catalog order (deterministic, as MCP 2026-07-28 `tools/list` asks); `serverInfo` is
+ * the server card's identity, so the two cannot drift.
  */
 export function buildMcpServer(deps: McpServerDeps): McpServer {
   const server = new McpServer(serverIdentity(deps.config.publicBaseUrl), {
@@ -27,6 +28,12 @@ export function buildMcpServer(deps: McpServerDeps): McpServer {
     cacheHints: { 'tools/list': TOOLS_LIST_CACHE_HINT, 'server/discover': TOOLS_LIST_CACHE_HINT },
   });
   for (const tool of catalogTools(deps)) server.registerTool(tool.name, tool.config, tool.handler);
-  refuseInvalidToolCalls(server, TOOL_NAMES);
+  const watchTools = deps.watchTools ?? [];
+  for (const tool of watchTools) {
+    server.registerTool(tool.name, tool.config, (args, ctx) =>
+      tool.call(args, ctx.mcpReq._meta, deps.signal),
+    );
+  }
+  refuseInvalidToolCalls(server, new Set([...TOOL_NAMES, ...watchTools.map((tool) => tool.name)]));
   return server;
 }

@@ -19,6 +19,7 @@ import {
 import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
 import type { PaidToolCall } from './paid-tool.ts';
+import type { WatchTool } from '../watches/mcp-tools.ts';
 import { buildPricing, pricingSchema } from './pricing.ts';
 import { successResult } from './tool-result.ts';
 import { noInputShape, paidOutputSchema, toolAnnotations, withCachedJsonSchema } from './tool-schemas.ts';
@@ -31,6 +32,8 @@ export interface McpServerDeps {
    * the SDK's per-request signal: closing the stateless server aborts that one after the answer.
    */
   signal: AbortSignal;
+  /** The watch tools, when this runtime keeps watches. */
+  watchTools?: readonly WatchTool[];
 }
 
 type ToolArgs = { domain?: string };

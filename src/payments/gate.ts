@@ -1,8 +1,7 @@
 /**
  * The payment gate of the paid HTTP routes (x402 v2 over HTTP): reads `PAYMENT-SIGNATURE`, hands the
  * call to the transport-neutral `paidCall` and writes its outcome as HTTP: 402 with
- * `PAYMENT-REQUIRED`, 400 for a malformed payment identifier, 409, 503, the check's 400/502, or the
- * result with `PAYMENT-RESPONSE`.
+ * `PAYMENT-REQUIRED`, 409, 503, the check's 400/502, or the result with `PAYMENT-RESPONSE`.
  */
 import {
   decodePaymentSignatureHeader,
@@ -28,6 +27,7 @@ import {
   SERVICE_STOPPING,
   x402V1Problem,
 } from './payment-problem.ts';
+import type { PaymentTerms } from './payment-terms.ts';
 import type { Payments } from './payments.ts';
 
 /**
@@ -40,9 +40,21 @@ export type PaidHandler = (
   subject: string,
 ) => Promise<Response>;
 
+/** A paid call whose terms are decided per request (a watch's price follows its `days`). */
+export interface PaidSpec {
+  /** For the log line: the route. */
+  name: string;
+  priceUsd: string;
+  terms: () => Promise<PaymentTerms>;
+  /** The status of a delivered result (default 200). */
+  status?: 200 | 201;
+}
+
 export interface PaymentGate {
   /** The paid GET of `operation`. */
   paid(operation: PaidOperation): PaidHandler;
+  /** A paid request of `spec`; the outcome's kind is left in the context's `payment` variable. */
+  paidWith(spec: PaidSpec): PaidHandler;
   /** HEAD of a paid route: the unpaid challenge, whatever the request carries; nothing runs. */
   challenge(operation: PaidOperation): (c: Context) => Promise<Response>;
 }
@@ -50,6 +62,7 @@ export interface PaymentGate {
 const RETRY_AFTER = { 'retry-after': String(RETRY_AFTER_SECONDS) };
 /** A challenge is per request: never cached (the SDK's own `PAYMENT_REQUIRED_CACHE_CONTROL`). */
 const NO_STORE = { 'cache-control': 'no-store' };
+
 /** Longer queries are rare (a crawler's, an attacker's): encoded per request rather than kept. */
 const MAX_CACHED_QUERY = 512;
 
@@ -58,39 +71,44 @@ export function createPaymentGate(payments: Payments): PaymentGate {
   // The unpaid challenge depends only on the operation (its resource URL aside): build it once.
   const unpaid = new Map<PaidOperation['id'], Promise<PaymentRequired>>();
 
+  /** The unpaid challenge under `t` (its `resource.url` is the route's; `forRequestedUrl` adds the query). */
+  const unpaidChallengeOf = (t: PaymentTerms) =>
+    payments.resourceServer.createPaymentRequiredResponse(
+      t.requirements,
+      t.resource,
+      UNPAID_REASON,
+      t.extensions,
+    );
+
   function unpaidChallenge(operation: PaidOperation): Promise<PaymentRequired> {
     let challenge = unpaid.get(operation.id);
     if (!challenge) {
-      challenge = terms
-        .http(operation)
-        .then((t) =>
-          payments.resourceServer.createPaymentRequiredResponse(
-            t.requirements,
-            t.resource,
-            UNPAID_REASON,
-            t.extensions,
-          ),
-        );
+      challenge = terms.http(operation).then(unpaidChallengeOf);
       unpaid.set(operation.id, challenge);
       challenge.catch(() => unpaid.delete(operation.id));
     }
     return challenge;
   }
 
-  // Its encoded header differs only by the request's query: kept per (operation, query), since
-  // encoding the ~3.7 KB challenge was most of an unpaid request's CPU.
+  // A fixed operation's encoded header differs only by the request's query: kept per (operation,
+  // query), since encoding the ~3.7 KB challenge was most of an unpaid request's CPU.
   const unpaidHeaders = new LRUCache<string, string>({ max: 256 });
 
-  async function unpaidHeader(c: Context, operation: PaidOperation): Promise<string> {
-    const challenge = await unpaidChallenge(operation);
+  /** The unpaid `PAYMENT-REQUIRED` of this request; `cacheAs` names terms that never change. */
+  async function unpaidHeader(
+    c: Context,
+    challenge: Promise<PaymentRequired>,
+    cacheAs?: string,
+  ): Promise<string> {
+    const encoded = async () => encodePaymentRequiredHeader(forRequestedUrl(c, await challenge));
     const { url } = c.req;
     const at = url.indexOf('?');
     const query = at < 0 ? '' : url.slice(at);
-    if (query.length > MAX_CACHED_QUERY) return encodePaymentRequiredHeader(forRequestedUrl(c, challenge));
-    const key = `${operation.id}${query}`;
+    if (cacheAs === undefined || query.length > MAX_CACHED_QUERY) return encoded();
+    const key = `${cacheAs}${query}`;
     let header = unpaidHeaders.get(key);
     if (header === undefined) {
-      header = encodePaymentRequiredHeader(forRequestedUrl(c, challenge));
+      header = await encoded();
       unpaidHeaders.set(key, header);
     }
     return header;
@@ -98,7 +116,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
 
   function sendChallenge(
     c: Context,
-    operation: PaidOperation,
+    operation: Pick<PaidOperation, 'priceUsd'>,
     paymentRequired: PaymentRequired,
     { header, settlement }: { header?: string; settlement?: SettleResponse } = {},
   ) {
@@ -110,68 +128,85 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     });
   }
 
+  function paidWith(
+    spec: PaidSpec & { unpaidChallenge?: () => Promise<PaymentRequired>; cacheAs?: string },
+  ): PaidHandler {
+    const challengeOf = spec.unpaidChallenge ?? (() => spec.terms().then(unpaidChallengeOf));
+    return async function paymentGate(c, run, subject) {
+      if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
+      const payment = readPaymentHeader(c.req.header('payment-signature'));
+      if (payment.kind === 'absent') {
+        payments.metrics.payment('challenged');
+        c.set('payment', { outcome: 'unpaid' });
+        const header = await unpaidHeader(c, challengeOf(), spec.cacheAs);
+        if (c.req.header('x-payment') !== undefined)
+          return sendProblem(c, x402V1Problem(spec.priceUsd), {
+            ...NO_STORE,
+            'payment-required': header,
+          });
+        return sendChallenge(c, spec, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
+          header,
+        });
+      }
+      const outcome = await paidCall({
+        terms: await spec.terms(),
+        payment,
+        run,
+        signal: c.req.raw.signal,
+        name: spec.name,
+        subject,
+      });
+      const settled =
+        outcome.kind === 'delivered'
+          ? outcome.receipt
+          : outcome.kind === 'challenge'
+            ? outcome.settlement
+            : undefined;
+      c.set('payment', { outcome: outcome.kind, tx: settled?.transaction || undefined });
+      switch (outcome.kind) {
+        case 'challenge':
+          return sendChallenge(c, spec, outcome.paymentRequired, { settlement: outcome.settlement });
+        case 'in_flight':
+          return sendProblem(c, PAYMENT_IN_FLIGHT);
+        case 'invalid_identifier':
+          return sendProblem(c, invalidPaymentIdentifier(outcome.why));
+        case 'identifier_conflict':
+          return sendProblem(c, PAYMENT_IDENTIFIER_CONFLICT);
+        case 'payment_unavailable':
+        case 'client_gone':
+          return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
+        case 'stopping':
+          return sendProblem(c, SERVICE_STOPPING, RETRY_AFTER);
+        case 'not_run':
+          return sendProblem(c, outcomeProblem(outcome.outcome));
+        case 'delivered':
+          return replyJson(c, outcome.result, spec.status ?? 200, {
+            'payment-response': encodePaymentResponseHeader(outcome.receipt),
+            'cache-control': 'private, no-store',
+          });
+      }
+    };
+  }
+
   return {
     challenge: (operation) =>
       async function paymentChallenge(c) {
         if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
-        return reply(c, null, 402, { ...NO_STORE, 'payment-required': await unpaidHeader(c, operation) });
+        return reply(c, null, 402, {
+          ...NO_STORE,
+          'payment-required': await unpaidHeader(c, unpaidChallenge(operation), operation.id),
+        });
       },
 
     paid: (operation) =>
-      async function paymentGate(c, run, subject) {
-        if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
-        const payment = readPaymentHeader(c.req.header('payment-signature'));
-        if (payment.kind === 'absent') {
-          payments.metrics.payment('challenged');
-          c.set('payment', { outcome: 'unpaid' });
-          const header = await unpaidHeader(c, operation);
-          if (c.req.header('x-payment') !== undefined)
-            return sendProblem(c, x402V1Problem(operation.priceUsd), {
-              ...NO_STORE,
-              'payment-required': header,
-            });
-          return sendChallenge(c, operation, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
-            header,
-          });
-        }
-        const outcome = await paidCall({
-          terms: await terms.http(operation),
-          payment,
-          run,
-          signal: c.req.raw.signal,
-          name: operation.route,
-          subject,
-        });
-        const settled =
-          outcome.kind === 'delivered'
-            ? outcome.receipt
-            : outcome.kind === 'challenge'
-              ? outcome.settlement
-              : undefined;
-        c.set('payment', { outcome: outcome.kind, tx: settled?.transaction || undefined });
-        switch (outcome.kind) {
-          case 'challenge':
-            return sendChallenge(c, operation, outcome.paymentRequired, { settlement: outcome.settlement });
-          case 'in_flight':
-            return sendProblem(c, PAYMENT_IN_FLIGHT);
-          case 'invalid_identifier':
-            return sendProblem(c, invalidPaymentIdentifier(outcome.why));
-          case 'identifier_conflict':
-            return sendProblem(c, PAYMENT_IDENTIFIER_CONFLICT);
-          case 'payment_unavailable':
-          case 'client_gone':
-            return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
-          case 'stopping':
-            return sendProblem(c, SERVICE_STOPPING, RETRY_AFTER);
-          case 'not_run':
-            return sendProblem(c, outcomeProblem(outcome.outcome));
-          case 'delivered':
-            return replyJson(c, outcome.result, 200, {
-              'payment-response': encodePaymentResponseHeader(outcome.receipt),
-              'cache-control': 'private, no-store',
-            });
-        }
-      },
+      paidWith({
+        name: operation.route,
+        priceUsd: operation.priceUsd,
+        terms: () => terms.http(operation),
+        unpaidChallenge: () => unpaidChallenge(operation),
+        cacheAs: operation.id,
+      }),
+    paidWith: (spec) => paidWith(spec),
   };
 }
 

@@ -29,7 +29,7 @@ const FOLLOW_UP_TIMEOUT_MS = 8_000;
 const QUIET_TIMEOUT_MS = 20_000;
 /** Longer than the settler's receipt polling (1 s), so a pending settlement is not mistaken for quiet. */
 export const QUIET_AFTER_ABORT_MS = 1_500;
-const QUIET_AFTER_ANSWER_MS = 200;
+export const QUIET_AFTER_ANSWER_MS = 200;
 const RETRY_ATTEMPTS = 5;
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 

@@ -71,6 +71,7 @@ describe('container image', () => {
       LOG_LEVEL: 'warn',
       X402_FACILITATOR_URL: `http://127.0.0.1:${closedPort}`,
       X402_PAY_TO: '0x1111111111111111111111111111111111111111',
+      WATCH_SECRET_KEY: 'container-test-watch-secret-key-0123456789',
     };
     const [command, ...args] = execForm(all('CMD')[0] ?? '');
     const started = spawn(command ?? 'node', args, { cwd: copy, env, stdio: ['ignore', 'ignore', 'pipe'] });

@@ -21,6 +21,8 @@ import { loadConfig } from '../../src/config.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
 import { createService } from '../../src/service.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
+import { storeWatchRuntime } from '../../src/watches/runtime.ts';
+import { openSqliteWatchStore } from '../../src/watches/sqlite-store.ts';
 import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
 import { FAKE_TX_HASH, type FakeFacilitator, startFakeFacilitator } from '../world/facilitator.ts';
 import { newestCertificate, worldCertId } from '../world/acme.ts';
@@ -354,9 +356,11 @@ describe('the Worker in workerd', () => {
     expect(call.answer).toMatchObject({ delivered: true });
     expect(await balances(payer.address)).toEqual([FUNDS - 10_000n]);
 
+    // With watches, as the Worker: their tools are listed only where a runtime keeps them.
     const node = createService(loadConfig(edge.variables), {
       logger: pino({ level: 'silent' }),
       reach: nodeReach(world.site.caPem),
+      watches: storeWatchRuntime(openSqliteWatchStore(':memory:')),
     });
     const envelope = {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -396,9 +400,11 @@ describe('the Worker in workerd', () => {
   it('lists the same MCP tools as Node, and refuses an invalid domain over MCP before any payment', async () => {
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    // With watches, as the Worker: their tools are listed only where a runtime keeps them.
     const node = createService(loadConfig(edge.variables), {
       logger: pino({ level: 'silent' }),
       reach: nodeReach(world.site.caPem),
+      watches: storeWatchRuntime(openSqliteWatchStore(':memory:')),
     });
     const [fromEdge, fromNode] = await Promise.all([
       fetch(at('/mcp'), { method: 'POST', headers, body: JSON.stringify(list) }),

@@ -91,7 +91,7 @@ afterAll(async () => {
 describe('npm start', () => {
   it('serves MCP and pays for the printed check on the embedded chain', async () => {
     expect(command).toContain(`--url http://localhost:${port}`);
-    // The real process serves the MCP endpoint too, with the catalog's six tools.
+    // The real process serves the MCP endpoint too, with the catalog's tools and the watch tools.
     const mcp = await fetch(`http://localhost:${port}/mcp`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
@@ -108,6 +108,9 @@ describe('npm start', () => {
       'pricing',
       'site_health',
       'validate_target',
+      'watch_cancel',
+      'watch_domain',
+      'watch_status',
     ]);
 
     const paid = await shell(command);

@@ -9,12 +9,6 @@ import { DOCUMENTATION } from '../../src/http/discovery/documentation.ts';
 import { markdownDocuments } from '../support/documents.ts';
 import { REPO_ROOT } from '../support/run-command.ts';
 
-/**
- * Documents other branches of this round write; the README's index links them already. Each must
- * be absent here: once a merge brings it, this test fails until its line is deleted.
- */
-const WRITTEN_ON_OTHER_BRANCHES = new Set(['docs/watches.md']);
-
 /** The text with fenced blocks and code spans blanked: links inside code are not links. */
 function withoutCode(markdown: string): string {
   return markdown.replace(/^```[\s\S]*?^```$/gm, '').replace(/`[^`\n]*`/g, '``');
@@ -67,7 +61,6 @@ describe('documentation links', () => {
       if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:: not in the repository
       const [path = '', fragment] = target.split('#');
       const file = path === '' ? document : normalize(join(dirname(document), decodeURIComponent(path)));
-      if (WRITTEN_ON_OTHER_BRANCHES.has(file)) continue;
       expect(existsSync(join(REPO_ROOT, file)), `${document}: ${target}`).toBe(true);
       if (fragment !== undefined && file.endsWith('.md'))
         expect(anchors(readFileSync(join(REPO_ROOT, file), 'utf8')), `${document}: ${target}`).toContain(
@@ -82,9 +75,5 @@ describe('documentation links', () => {
       expect(existsSync(join(REPO_ROOT, path)), path).toBe(true);
       expect(readme, path).toContain(path);
     }
-  });
-
-  it('the documents other branches write are not here yet (delete each line as it arrives)', () => {
-    for (const file of WRITTEN_ON_OTHER_BRANCHES) expect(existsSync(join(REPO_ROOT, file)), file).toBe(false);
   });
 });

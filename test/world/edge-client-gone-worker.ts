@@ -14,10 +14,15 @@
  */
 import type { ExecutionContext } from 'cloudflare:workers';
 import type { EdgeEnv } from '../../src/edge/edge-env.ts';
-import worker, { AuthorizationObject, RateBucketObject, SettlerObject } from '../../src/edge/worker.ts';
+import worker, {
+  AuthorizationObject,
+  RateBucketObject,
+  SettlerObject,
+  WatchObject,
+} from '../../src/edge/worker.ts';
 import { CLIENT_GONE_PATH, CLIENT_HEADER } from './edge-client-gone.ts';
 
-export { AuthorizationObject, RateBucketObject, SettlerObject };
+export { AuthorizationObject, RateBucketObject, SettlerObject, WatchObject };
 
 const running = new Map<string, Set<AbortController>>();
 

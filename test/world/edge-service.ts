@@ -52,6 +52,8 @@ export async function startEdgeService(options: {
       // Every case comes without CF-Connecting-IP, so from one client; the free-work limit has its
       // own tests (edge-free-work.test.ts).
       RATE_LIMIT_BURST: '0',
+      // Watch tokens and webhook secrets derive from it (the Worker sells watches with it).
+      WATCH_SECRET_KEY: 'edge-world-watch-key-0123456789abcdef01234',
       ...options.variables,
     };
     const edge: LocalEdge = await startLocalEdge({

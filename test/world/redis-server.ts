@@ -1,7 +1,7 @@
 /**
  * A real `redis-server` (Redis 7, Debian's package; `npm test` installs it when missing) on a free
- * loopback port, persisting nothing, in a temporary directory. It can be stopped and started again
- * on the same port, as an operator's Redis going away and coming back.
+ * loopback port, persisting nothing unless `args` say otherwise, in a temporary directory. It can be
+ * stopped and started again on the same port, as an operator's Redis going away and coming back.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -20,16 +20,17 @@ export interface RedisServer {
   client: Redis;
   /** Stops the server process (SIGKILL: gone at once, as a crashed Redis). */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port: empty, or with what `args`' persistence kept. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** `args`: more command-line options, overriding the defaults (e.g. compose.yaml's). */
+export async function startRedisServer(args: string[] = []): Promise<RedisServer> {
   const dir = await mkdtemp(join(tmpdir(), 'redis-world-'));
   let child: ChildProcess | undefined;
   const port = await onFreePorts(1, async ([free]) => {
-    child = await launch(free as number, dir);
+    child = await launch(free as number, dir, args);
     return free as number;
   });
   const url = new URL(`redis://127.0.0.1:${port}`);
@@ -48,7 +49,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     client,
     stop,
     async start() {
-      child = await launch(port, dir);
+      child = await launch(port, dir, args);
     },
     async close() {
       client.disconnect();
@@ -58,10 +59,22 @@ export async function startRedisServer(): Promise<RedisServer> {
   };
 }
 
-async function launch(port: number, dir: string): Promise<ChildProcess> {
+async function launch(port: number, dir: string, args: string[]): Promise<ChildProcess> {
   const child = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      ...args,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const killOnExit = () => child.kill('SIGKILL');

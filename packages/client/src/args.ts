@@ -1,10 +1,19 @@
 /**
- * The command line: `<command> <domain> [--url <base>] [--max-usd <cap>]`, `--help` and
- * `--version`, parsed into a typed request or a one-line usage error.
+ * The command line: `<command> <domain> [--url <base>] [--max-usd <cap>]`, the watch commands
+ * (`watch <domain> [--days <n>] [--webhook <url>]`, `watch-status <watch_id> [--since <event_id>]`,
+ * `watch-cancel <watch_id>`), `--help` and `--version`, parsed into a typed request or a one-line
+ * usage error.
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_MAX_USD, DEFAULT_SERVICE_URL } from './client.ts';
-import { type Command, COMMANDS, findCommand } from './commands.ts';
+import {
+  type Command,
+  COMMANDS,
+  findCommand,
+  findWatchCommand,
+  WATCH_COMMANDS,
+  type WatchCommand,
+} from './commands.ts';
 import { isUsdAmount } from './money.ts';
 
 export const BIN_NAME = 'website-checks-cli';
@@ -15,20 +24,38 @@ export const EXIT = { ok: 0, usage: 1, refused: 2, failed: 3 } as const;
 export type CliRequest =
   | { kind: 'help' }
   | { kind: 'version' }
-  | { kind: 'check'; command: Command; domain: string; url: URL; maxUsd: string };
+  | { kind: 'check'; command: Command; domain: string; url: URL; maxUsd: string }
+  | {
+      kind: 'watch';
+      command: WatchCommand;
+      /** The domain of `watch`, the watch_id of the others. */
+      target: string;
+      url: URL;
+      maxUsd: string;
+      days?: number;
+      webhookUrl?: string;
+      since?: string;
+    };
 
 export const USAGE = `Usage: ${BIN_NAME} <command> <domain> [--url <service>] [--max-usd <cap>]
+       ${BIN_NAME} watch <domain> [--days <n>] [--webhook <url>] [--url <service>] [--max-usd <cap>]
+       ${BIN_NAME} watch-status <watch_id> [--since <event_id>] [--url <service>]
+       ${BIN_NAME} watch-cancel <watch_id> [--url <service>]
 
 Commands:
-${COMMANDS.map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join('\n')}
+${[...COMMANDS, ...WATCH_COMMANDS].map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join('\n')}
 
 Options:
   --url <service>   the service's base URL; a path prefix is kept (default ${DEFAULT_SERVICE_URL})
   --max-usd <cap>   never pay more than this per call, in USD (default ${DEFAULT_MAX_USD})
+  --days <n>        watch: how many days, 1 to 365 (default 30; the price is pro rata)
+  --webhook <url>   watch: https:// receiver of the signed events (default: read them with watch-status)
+  --since <id>      watch-status: only the events after this event id
   -h, --help        show this help
   -v, --version     show the version
 
 Paid commands sign an x402 v2 payment (USDC) with the key in X402_PRIVATE_KEY (0x + 64 hex).
+watch-status and watch-cancel send the token of the watch's 201 from WATCH_TOKEN.
 The result is printed on stdout as JSON; the receipt and every refusal on stderr.
 
 Exit codes:
@@ -53,16 +80,66 @@ export function parseCliArgs(argv: readonly string[]): CliRequest | string {
   if (parsed.values.version) return { kind: 'version' };
   const [name, domain, ...extra] = parsed.positionals;
   if (!name) return 'Missing command.';
+  const watchCommand = findWatchCommand(name);
+  if (watchCommand) return watchRequest(watchCommand, parsed.values, domain, extra);
   const command = findCommand(name);
   if (!command) return `Unknown command: ${name}.`;
   if (!domain) return `Missing domain: ${BIN_NAME} ${name} <domain>.`;
   if (extra.length > 0) return `Unexpected argument: ${extra[0]}.`;
-  const url = parsed.values.url ?? DEFAULT_SERVICE_URL;
+  for (const option of ['days', 'webhook', 'since'] as const)
+    if (parsed.values[option] !== undefined) return `--${option} is for the watch commands only.`;
+  const common = commonOptions(parsed.values);
+  if (typeof common === 'string') return common;
+  return { kind: 'check', command, domain, ...common };
+}
+
+type Values = ReturnType<typeof parse>['values'];
+
+/** `--url` and `--max-usd`, checked. */
+function commonOptions(values: Values): { url: URL; maxUsd: string } | string {
+  const url = values.url ?? DEFAULT_SERVICE_URL;
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
     return `--url must be an http(s) URL, e.g. https://checks.example.com: ${url}`;
-  const maxUsd = parsed.values['max-usd'] ?? DEFAULT_MAX_USD;
+  const maxUsd = values['max-usd'] ?? DEFAULT_MAX_USD;
   if (!isUsdAmount(maxUsd)) return `--max-usd must be a decimal amount in USD, e.g. 0.05: ${maxUsd}`;
-  return { kind: 'check', command, domain, url: new URL(url), maxUsd };
+  return { url: new URL(url), maxUsd };
+}
+
+/** The options each watch command takes besides `--url` and `--max-usd`. */
+const WATCH_OPTIONS: Record<WatchCommand['name'], readonly ('days' | 'webhook' | 'since')[]> = {
+  watch: ['days', 'webhook'],
+  'watch-status': ['since'],
+  'watch-cancel': [],
+};
+
+function watchRequest(
+  command: WatchCommand,
+  values: Values,
+  target: string | undefined,
+  extra: string[],
+): CliRequest | string {
+  const what = command.name === 'watch' ? 'domain' : 'watch_id';
+  if (!target) return `Missing ${what}: ${BIN_NAME} ${command.name} <${what}>.`;
+  if (extra.length > 0) return `Unexpected argument: ${extra[0]}.`;
+  const allowed = WATCH_OPTIONS[command.name];
+  for (const option of ['days', 'webhook', 'since'] as const)
+    if (values[option] !== undefined && !allowed.includes(option))
+      return `--${option} is not an option of ${command.name}.`;
+  const common = commonOptions(values);
+  if (typeof common === 'string') return common;
+  const request: CliRequest = { kind: 'watch', command, target, ...common };
+  if (values.days !== undefined) {
+    if (!/^[1-9][0-9]{0,2}$/.test(values.days) || Number(values.days) > 365)
+      return `--days must be a whole number of days from 1 to 365: ${values.days}`;
+    request.days = Number(values.days);
+  }
+  if (values.webhook !== undefined) {
+    if (!URL.canParse(values.webhook) || !/^https?:$/.test(new URL(values.webhook).protocol))
+      return `--webhook must be an https:// URL: ${values.webhook}`;
+    request.webhookUrl = values.webhook;
+  }
+  if (values.since !== undefined) request.since = values.since;
+  return request;
 }
 
 function parse(argv: readonly string[]) {
@@ -73,6 +150,9 @@ function parse(argv: readonly string[]) {
     options: {
       url: { type: 'string' },
       'max-usd': { type: 'string' },
+      days: { type: 'string' },
+      webhook: { type: 'string' },
+      since: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

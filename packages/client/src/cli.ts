@@ -3,7 +3,13 @@
  * every failure on stderr, in one readable line first; the exit code says which (`EXIT`).
  */
 import { BIN_NAME, type CliRequest, EXIT, parseCliArgs, USAGE } from './args.ts';
-import { type CheckResult, createClient, PaymentError, ServiceUnreachableError } from './client.ts';
+import {
+  type CheckResult,
+  createClient,
+  PaymentError,
+  ServiceUnreachableError,
+  type WebsiteChecksClient,
+} from './client.ts';
 
 export interface CliDeps {
   env: Record<string, string | undefined>;
@@ -13,7 +19,7 @@ export interface CliDeps {
   version: string;
 }
 
-type CheckRequest = Extract<CliRequest, { kind: 'check' }>;
+type RunRequest = Extract<CliRequest, { kind: 'check' | 'watch' }>;
 
 const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 
@@ -33,28 +39,36 @@ export async function main(argv: readonly string[], deps: CliDeps): Promise<numb
     return EXIT.ok;
   }
   const key = deps.env.X402_PRIVATE_KEY?.trim();
-  if (request.command.paid && !key) {
+  const { command } = request;
+  if (command.paid && !key) {
+    const free =
+      request.kind === 'check' ? `The free check needs none: ${BIN_NAME} validate ${request.domain}\n` : '';
     deps.stderr(
-      `${request.command.name} is paid: set X402_PRIVATE_KEY to the payer's key (0x + 64 hex digits).\n` +
-        `The free check needs none: ${BIN_NAME} validate ${request.domain}\n`,
+      `${command.name} is paid: set X402_PRIVATE_KEY to the payer's key (0x + 64 hex digits).\n${free}`,
     );
     return EXIT.usage;
   }
-  if (request.command.paid && key && !KEY_PATTERN.test(key)) {
+  if (command.paid && key && !KEY_PATTERN.test(key)) {
     // The key itself is never echoed: only its shape.
     deps.stderr(
       `X402_PRIVATE_KEY is malformed (${key.length} characters): it must be 0x followed by 64 hex digits, the payer's 32-byte key.\n`,
     );
     return EXIT.usage;
   }
+  // A token on the command line would be in the shell history and the process list: it comes from the environment.
+  const token = deps.env.WATCH_TOKEN?.trim() ?? '';
+  if (request.kind === 'watch' && !command.paid && !token) {
+    deps.stderr(`${command.name} needs the watch's token: set WATCH_TOKEN to the token of its 201.\n`);
+    return EXIT.usage;
+  }
   const client = createClient({
     url: request.url,
     maxUsd: request.maxUsd,
     fetch: deps.fetch,
-    ...(request.command.paid ? { privateKey: key as `0x${string}` } : {}),
+    ...(command.paid ? { privateKey: key as `0x${string}` } : {}),
   });
   try {
-    return report(await client.check(request.command.name, request.domain), request, deps);
+    return report(await call(client, request, token), request, deps);
   } catch (error) {
     if (error instanceof ServiceUnreachableError) {
       deps.stderr(
@@ -70,7 +84,24 @@ export async function main(argv: readonly string[], deps: CliDeps): Promise<numb
   }
 }
 
-function report(result: CheckResult, request: CheckRequest, deps: CliDeps): number {
+function call(client: WebsiteChecksClient, request: RunRequest, token: string): Promise<CheckResult> {
+  if (request.kind === 'check') return client.check(request.command.name, request.domain);
+  const { target, days, webhookUrl, since } = request;
+  switch (request.command.name) {
+    case 'watch':
+      return client.watch({
+        domain: target,
+        ...(days === undefined ? {} : { days }),
+        ...(webhookUrl === undefined ? {} : { webhookUrl }),
+      });
+    case 'watch-status':
+      return client.watchStatus(target, token, since);
+    case 'watch-cancel':
+      return client.watchCancel(target, token);
+  }
+}
+
+function report(result: CheckResult, request: RunRequest, deps: CliDeps): number {
   const name = request.command.name;
   switch (result.kind) {
     case 'ok': {
@@ -82,7 +113,7 @@ function report(result: CheckResult, request: CheckRequest, deps: CliDeps): numb
         );
       }
       const verdict = result.body as { valid?: unknown; reason?: { code?: unknown; message?: unknown } };
-      if (name === 'validate' && verdict.valid === false) {
+      if (request.kind === 'check' && name === 'validate' && verdict.valid === false) {
         const { code, message } = verdict.reason ?? {};
         const what = typeof code === 'string' ? ` (${code})` : '';
         const why = typeof message === 'string' ? `: ${message}` : '.';

@@ -6,7 +6,7 @@ import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { privateKeyToAccount } from 'viem/accounts';
-import { type Command, type CommandName, findCommand } from './commands.ts';
+import { type CommandName, findCommand } from './commands.ts';
 import { atomicToUsd, isUsdAmount, usdToAtomic } from './money.ts';
 
 export const DEFAULT_SERVICE_URL = 'http://localhost:8080';
@@ -72,15 +72,38 @@ export interface WebsiteChecksClient {
   readonly url: URL;
   /** Runs one check; throws `ServiceUnreachableError` or `PaymentError`, otherwise resolves. */
   check(command: CommandName, domain: string): Promise<CheckResult>;
+  /** Buys a watch of `domain` (201 with its `watch_id`, `token` and `webhook_secret`); throws as `check`. */
+  watch(request: WatchRequest): Promise<CheckResult>;
+  /** A watch's state, events and deliveries (`since`: only the events after that event id). */
+  watchStatus(watchId: string, token: string, since?: string): Promise<CheckResult>;
+  /** Ends a watch now (no refund). */
+  watchCancel(watchId: string, token: string): Promise<CheckResult>;
 }
 
-/** The URL of `route` under `base`, keeping the base's path prefix. */
-export function routeUrl(base: URL, route: string, domain: string): URL {
+export interface WatchRequest {
+  domain: string;
+  /** 1–365, default 30 (the service's). */
+  days?: number;
+  /** https:// receiver of the signed events; without it the watch is read with `watchStatus`. */
+  webhookUrl?: string;
+}
+
+interface Call {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** The URL of `route` under `base`, keeping the base's path prefix, with `query`. */
+export function routeUrl(base: URL, route: string, query: Record<string, string> = {}): URL {
   const prefix = base.pathname.replace(/\/+$/, '');
   const url = new URL(`${prefix}${route}`, base);
-  url.search = new URLSearchParams({ domain }).toString();
+  url.search = new URLSearchParams(query).toString();
   return url;
 }
+
+/** The route of one watch. */
+const watchRoute = (watchId: string) => `/v1/watches/${encodeURIComponent(watchId)}`;
 
 export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
   const url = new URL(options.url ?? DEFAULT_SERVICE_URL);
@@ -91,50 +114,76 @@ export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
   const fetch = options.fetch ?? globalThis.fetch;
   const payer = options.privateKey ? payingClient(options.privateKey, maxUsd) : undefined;
 
-  async function send(target: URL, headers: Record<string, string> = {}): Promise<Response> {
+  async function send(target: URL, call: Call = {}): Promise<Response> {
     try {
-      return await fetch(target, { headers: { accept: 'application/json', ...headers } });
+      return await fetch(target, { ...call, headers: { accept: 'application/json', ...call.headers } });
     } catch (error) {
       throw new ServiceUnreachableError(url.href, describeNetworkError(error));
     }
   }
+
+  /** `call` to `target`, paying the 402 it may answer under the spend cap. */
+  async function paidCall(name: string, target: URL, call: Call = {}): Promise<CheckResult> {
+    const first = await send(target, call);
+    if (first.status !== 402) return classify(first);
+    if (!payer) throw new PaymentError(`${name} is paid: a payer key is needed.`);
+    const challenge = payer.http.getPaymentRequiredResponse((header) => first.headers.get(header));
+    const price = cheapestPayable(challenge, name);
+    if (price.amount > usdToAtomic(maxUsd))
+      return { kind: 'over-cap', priceUsd: atomicToUsd(price.amount), maxUsd };
+    let signature: Record<string, string>;
+    try {
+      signature = payer.http.encodePaymentSignatureHeader(await payer.http.createPaymentPayload(challenge));
+    } catch (error) {
+      throw new PaymentError(`Could not sign the payment: ${error instanceof Error ? error.message : error}`);
+    }
+    const paid = await send(target, { ...call, headers: { ...call.headers, ...signature } });
+    const result = await classify(paid);
+    if (result.kind === 'ok' && paid.headers.has('payment-response')) {
+      const {
+        transaction,
+        network,
+        payer: from,
+      } = payer.http.getPaymentSettleResponse((h) => paid.headers.get(h));
+      return { ...result, receipt: { transaction, network, ...(from ? { payer: from } : {}) } };
+    }
+    if (result.kind === 'refused' && paid.status === 402) {
+      const payment = { payer: payer.address, priceUsd: atomicToUsd(price.amount), network: price.network };
+      return { ...result, reason: rejection(payer.http, paid), payment };
+    }
+    return result;
+  }
+
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
   return {
     url,
     async check(name, domain) {
       const command = findCommand(name);
       if (!command) throw new TypeError(`Unknown command: ${name}`);
-      const target = routeUrl(url, command.route, domain);
-      const first = await send(target);
-      if (first.status !== 402 || !command.paid) return classify(first);
-      if (!payer) throw new PaymentError(`${command.name} is a paid check: a payer key is needed.`);
-      const challenge = payer.http.getPaymentRequiredResponse((header) => first.headers.get(header));
-      const price = cheapestPayable(challenge, command);
-      if (price.amount > usdToAtomic(maxUsd))
-        return { kind: 'over-cap', priceUsd: atomicToUsd(price.amount), maxUsd };
-      let signature: Record<string, string>;
-      try {
-        signature = payer.http.encodePaymentSignatureHeader(await payer.http.createPaymentPayload(challenge));
-      } catch (error) {
-        throw new PaymentError(
-          `Could not sign the payment: ${error instanceof Error ? error.message : error}`,
-        );
-      }
-      const paid = await send(target, signature);
-      const result = await classify(paid);
-      if (result.kind === 'ok' && paid.headers.has('payment-response')) {
-        const {
-          transaction,
-          network,
-          payer: from,
-        } = payer.http.getPaymentSettleResponse((h) => paid.headers.get(h));
-        return { ...result, receipt: { transaction, network, ...(from ? { payer: from } : {}) } };
-      }
-      if (result.kind === 'refused' && paid.status === 402) {
-        const payment = { payer: payer.address, priceUsd: atomicToUsd(price.amount), network: price.network };
-        return { ...result, reason: rejection(payer.http, paid), payment };
-      }
-      return result;
+      const target = routeUrl(url, command.route, { domain });
+      return command.paid ? paidCall(command.name, target) : classify(await send(target));
+    },
+    watch({ domain, days, webhookUrl }) {
+      const body = JSON.stringify({
+        domain,
+        ...(days === undefined ? {} : { days }),
+        ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
+      });
+      return paidCall('watch', routeUrl(url, '/v1/watches'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    },
+    async watchStatus(watchId, token, since) {
+      const target = routeUrl(url, watchRoute(watchId), since === undefined ? {} : { since });
+      return classify(await send(target, { headers: bearer(token) }));
+    },
+    async watchCancel(watchId, token) {
+      return classify(
+        await send(routeUrl(url, watchRoute(watchId)), { method: 'DELETE', headers: bearer(token) }),
+      );
     },
   };
 }
@@ -150,15 +199,13 @@ function payingClient(privateKey: `0x${string}`, maxUsd: string): { http: x402HT
 }
 
 /** The cheapest option this client can sign (exact scheme, EVM): its amount in atomic units. */
-function cheapestPayable(challenge: PaymentRequired, command: Command): { amount: bigint; network: string } {
+function cheapestPayable(challenge: PaymentRequired, name: string): { amount: bigint; network: string } {
   const payable = challenge.accepts.filter(
     (option: PaymentRequirements) => option.scheme === 'exact' && option.network.startsWith('eip155:'),
   );
   if (payable.length === 0) {
     const offered = challenge.accepts.map((option) => `${option.scheme} on ${option.network}`).join(', ');
-    throw new PaymentError(
-      `${command.name} asks for a payment this client cannot make (${offered || 'none'}).`,
-    );
+    throw new PaymentError(`${name} asks for a payment this client cannot make (${offered || 'none'}).`);
   }
   return payable
     .map((option) => ({ amount: BigInt(option.amount), network: option.network }))

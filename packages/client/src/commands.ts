@@ -50,3 +50,43 @@ export const COMMANDS: readonly Command[] = [
 export function findCommand(name: string): Command | undefined {
   return COMMANDS.find((command) => command.name === name);
 }
+
+/** The watch commands: buying a watch (paid, JSON body) and managing it with its token (free). */
+export interface WatchCommand {
+  name: WatchCommandName;
+  method: 'POST' | 'GET' | 'DELETE';
+  /** `{watch_id}` stands for the watch's id. */
+  route: '/v1/watches' | '/v1/watches/{watch_id}';
+  paid: boolean;
+  summary: string;
+}
+
+export type WatchCommandName = 'watch' | 'watch-status' | 'watch-cancel';
+
+export const WATCH_COMMANDS: readonly WatchCommand[] = [
+  {
+    name: 'watch',
+    method: 'POST',
+    route: '/v1/watches',
+    paid: true,
+    summary: 'buy a watch: an event each time the site-health state changes',
+  },
+  {
+    name: 'watch-status',
+    method: 'GET',
+    route: '/v1/watches/{watch_id}',
+    paid: false,
+    summary: "free: a watch's state, events and deliveries (token in WATCH_TOKEN)",
+  },
+  {
+    name: 'watch-cancel',
+    method: 'DELETE',
+    route: '/v1/watches/{watch_id}',
+    paid: false,
+    summary: 'free: end a watch now, no refund (token in WATCH_TOKEN)',
+  },
+];
+
+export function findWatchCommand(name: string): WatchCommand | undefined {
+  return WATCH_COMMANDS.find((command) => command.name === name);
+}

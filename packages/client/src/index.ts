@@ -9,6 +9,14 @@ export {
   type Receipt,
   type SignedPayment,
   ServiceUnreachableError,
+  type WatchRequest,
   type WebsiteChecksClient,
 } from './client.ts';
-export { type Command, type CommandName, COMMANDS } from './commands.ts';
+export {
+  type Command,
+  type CommandName,
+  COMMANDS,
+  WATCH_COMMANDS,
+  type WatchCommand,
+  type WatchCommandName,
+} from './commands.ts';

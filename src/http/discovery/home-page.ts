@@ -3,7 +3,9 @@
  * pay, copyable examples, the discovery documents, and an API reference that Swagger UI renders
  * from `/openapi.json`. Built once per base URL; scripts and styles are same-origin files only.
  */
-import { EXAMPLE_DOMAIN, freeOperations, paidOperations } from '../../catalog.ts';
+import { EXAMPLE_DOMAIN, freeOperations, paidOperations, watchOperations } from '../../catalog.ts';
+import { WATCH_PRICE_NOTE } from '../../watches/pricing.ts';
+import { openApiPath } from './openapi.ts';
 import {
   absoluteUrl,
   DOCUMENT_PATHS,
@@ -51,17 +53,28 @@ function example(label: string, command: string): string {
 }
 
 function priceRows(local: (path: `/${string}`) => string): string {
+  const get = (route: string | null) =>
+    route
+      ? `<a href="${local(route as `/${string}`)}?domain=${EXAMPLE_DOMAIN}"><code>GET ${route}</code></a>`
+      : 'MCP only';
   const rows = [
-    ...paidOperations.map((op) => [op.route, op.tool, `$${op.priceUsd}`, op.summary] as const),
-    ...freeOperations.map((op) => [op.route, op.tool, 'free', op.summary] as const),
+    ...paidOperations.map((op) => [get(op.route), op.tool, `$${op.priceUsd}`, op.summary] as const),
+    ...freeOperations.map((op) => [get(op.route), op.tool, 'free', op.summary] as const),
+    ...watchOperations.map(
+      (op) =>
+        [
+          `<code>${op.method} ${openApiPath(op.route)}</code>`,
+          op.tool,
+          op.method === 'POST' ? escapeHtml(WATCH_PRICE_NOTE) : 'free',
+          op.summary,
+        ] as const,
+    ),
   ];
   return rows
-    .map(([route, tool, price, summary]) => {
-      const http = route
-        ? `<a href="${local(route)}?domain=${EXAMPLE_DOMAIN}"><code>GET ${route}</code></a>`
-        : 'MCP only';
-      return `<tr><td class="route">${http}</td><td class="tool"><code>${tool}</code></td><td class="price">${price}</td><td class="summary">${escapeHtml(summary)}</td></tr>`;
-    })
+    .map(
+      ([http, tool, price, summary]) =>
+        `<tr><td class="route">${http}</td><td class="tool"><code>${tool}</code></td><td class="price">${price}</td><td class="summary">${escapeHtml(summary)}</td></tr>`,
+    )
     .join('\n');
 }
 

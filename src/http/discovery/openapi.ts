@@ -5,14 +5,24 @@
 import { z } from 'zod';
 import {
   EXAMPLE_DOMAIN,
+  DEFAULT_PRICE_PER_30_DAYS_USD,
   type FreeOperation,
   freeOperations,
   type PaidOperation,
   paidOperations,
+  type WatchOperation,
+  watchOperations,
 } from '../../catalog.ts';
 import { MAX_INPUT_LENGTH } from '../../domain/normalize.ts';
 import { PROBLEM_MEDIA_TYPE } from '../problems.ts';
 import { OPS_PATHS } from '../ops/routes.ts';
+import { MAX_DAYS, MIN_DAYS, watchPriceUsd } from '../../watches/pricing.ts';
+import {
+  watchCreatedSchema,
+  watchEventSchema,
+  watchInputShape,
+  watchStatusSchema,
+} from '../../watches/schemas.ts';
 import { absoluteUrl, DOCUMENT_PATHS, SERVICE_TITLE, SERVICE_VERSION } from './document-paths.ts';
 
 type JsonObject = Record<string, unknown>;
@@ -109,13 +119,56 @@ const paymentSignatureParameter = {
 };
 
 /** Fields every operation shares; `security: []` means no API auth (payment, if any, is x402). */
-function operationHeader(operation: PaidOperation | FreeOperation, tag: 'checks' | 'free'): JsonObject {
+function operationHeader(
+  operation: PaidOperation | FreeOperation | WatchOperation,
+  tag: 'checks' | 'free' | 'watches',
+): JsonObject {
   return {
     operationId: operation.id,
     summary: operation.summary,
     description: operation.description,
     tags: [tag],
     security: [],
+  };
+}
+
+/** The answer of a paid call that delivered: the result and the settlement receipt. */
+function settledResponse(description: string, schema: string): JsonObject {
+  return {
+    description,
+    headers: {
+      'PAYMENT-RESPONSE': {
+        description: 'x402 v2 settlement receipt: base64 of the JSON SettleResponse.',
+        schema: { type: 'string' },
+      },
+    },
+    content: { 'application/json': { schema: ref(schema) } },
+  };
+}
+
+/** The 402, 409, 429, 502 and 503 answers every paid operation shares; `price` as people read it. */
+function paymentResponses(price: string): Record<string, JsonObject> {
+  return {
+    '402': {
+      description: `Payment required: ${price} in USDC (x402 v2).`,
+      headers: {
+        'PAYMENT-REQUIRED': {
+          required: true,
+          description:
+            'base64 of the JSON PaymentRequired: x402Version 2, resource, accepts[] (scheme exact, network, amount in atomic units, asset, payTo).',
+          schema: { type: 'string' },
+        },
+      },
+      content: { 'application/json': { schema: { type: 'object' } } },
+    },
+    '409': problemResponse(
+      'payment_in_flight: a request carrying the same payment signature is still running; that payment runs the check once. Not charged; retry later with a new payment.',
+    ),
+    '429': rateLimitedResponse,
+    '502': problemResponse('An upstream data source failed; the payment is not settled.'),
+    '503': problemResponse(
+      'payment_unavailable: payments cannot be verified or settled right now (facilitator, RPC or chain), or shutting_down: the service stopped before settling. Never charged; see Retry-After.',
+    ),
   };
 }
 
@@ -131,37 +184,9 @@ function paidPathItems(): Record<string, JsonObject> {
           protocols: [{ x402: {} }],
         },
         responses: {
-          '200': {
-            description: `${operation.title}; payment settled.`,
-            headers: {
-              'PAYMENT-RESPONSE': {
-                description: 'x402 v2 settlement receipt: base64 of the JSON SettleResponse.',
-                schema: { type: 'string' },
-              },
-            },
-            content: { 'application/json': { schema: ref(`${operation.id}_result`) } },
-          },
+          '200': settledResponse(`${operation.title}; payment settled.`, `${operation.id}_result`),
           '400': problemResponse('Missing or invalid domain, decided before payment; never charged.'),
-          '402': {
-            description: `Payment required: $${operation.priceUsd} in USDC (x402 v2).`,
-            headers: {
-              'PAYMENT-REQUIRED': {
-                required: true,
-                description:
-                  'base64 of the JSON PaymentRequired: x402Version 2, resource, accepts[] (scheme exact, network, amount in atomic units, asset, payTo).',
-                schema: { type: 'string' },
-              },
-            },
-            content: { 'application/json': { schema: { type: 'object' } } },
-          },
-          '409': problemResponse(
-            'payment_in_flight: a request carrying the same payment signature is still running; that payment runs the check once. Not charged; retry later with a new payment.',
-          ),
-          '429': rateLimitedResponse,
-          '502': problemResponse('An upstream data source failed; the payment is not settled.'),
-          '503': problemResponse(
-            'payment_unavailable: payments cannot be verified or settled right now (facilitator, RPC or chain), or shutting_down: the service stopped before settling. Never charged; see Retry-After.',
-          ),
+          ...paymentResponses(`$${operation.priceUsd}`),
         },
       },
     };
@@ -225,11 +250,128 @@ function freePathItems(): Record<string, JsonObject> {
   return items;
 }
 
+const watchOperation = (id: WatchOperation['id']) =>
+  watchOperations.find((operation) => operation.id === id) as WatchOperation;
+
+/** The documented path of a Hono route: `:watch_id` → `{watch_id}` (OpenAPI path templating). */
+export const openApiPath = (route: string) => route.replace(/:(\w+)/g, '{$1}');
+
+const watchIdParameter = {
+  name: 'watch_id',
+  in: 'path',
+  required: true,
+  description: 'The watch_id of the 201 that bought the watch.',
+  schema: { type: 'string', maxLength: 64 },
+};
+
+/** The watch's token, the only key to its management calls (Authorization: Bearer). */
+const WATCH_TOKEN_SCHEME = 'watchToken';
+
+const notFoundResponse = problemResponse(
+  'not_found: no watch with this id is managed by this token (a wrong token and an unknown id are alike).',
+);
+
+/** The watch operations: a paid POST priced pro rata of `days`, and two free token-managed calls. */
+function watchPathItems(): Record<string, JsonObject> {
+  const create = watchOperation('v1_watch_create');
+  const status = watchOperation('v1_watch_status');
+  const cancel = watchOperation('v1_watch_cancel');
+  const price = (days: number) => watchPriceUsd(DEFAULT_PRICE_PER_30_DAYS_USD, days);
+  const managed = (operation: WatchOperation, description: string): JsonObject => ({
+    ...operationHeader(operation, 'watches'),
+    security: [{ [WATCH_TOKEN_SCHEME]: [] }],
+    responses: {
+      '200': { description, content: { 'application/json': { schema: ref('WatchStatus') } } },
+      '404': notFoundResponse,
+      '429': rateLimitedResponse,
+    },
+  });
+  return {
+    [openApiPath(create.route)]: {
+      post: {
+        ...operationHeader(create, 'watches'),
+        parameters: [paymentSignatureParameter],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref('WatchRequest') } },
+        },
+        'x-payment-info': {
+          price: { mode: 'dynamic', currency: 'USD', min: price(MIN_DAYS), max: price(MAX_DAYS) },
+          protocols: [{ x402: {} }],
+        },
+        responses: {
+          '201': settledResponse(
+            'The watch, with its token and webhook secret (shown only here); payment settled.',
+            'WatchCreated',
+          ),
+          '400': problemResponse(
+            'invalid_body, missing_domain, invalid_domain, invalid_webhook_url or invalid_days, decided before payment; never charged.',
+          ),
+          ...paymentResponses(`$${price(30)} per 30 days, pro rata of days`),
+        },
+      },
+    },
+    [openApiPath(status.route)]: {
+      parameters: [watchIdParameter],
+      get: {
+        ...managed(status, 'The watch, its latest result, events and delivery attempts.'),
+        parameters: [
+          {
+            name: 'since',
+            in: 'query',
+            required: false,
+            description: 'An event id of this watch: list only the events after it.',
+            schema: { type: 'string', maxLength: 64 },
+          },
+        ],
+      },
+      delete: managed(cancel, 'The cancelled watch (no refund).'),
+    },
+  };
+}
+
+/** The event a watch POSTs to its `webhook_url` (OpenAPI 3.1 `webhooks`), signed per Standard Webhooks 1.0. */
+function watchWebhooks(): Record<string, JsonObject> {
+  const header = (description: string) => ({ required: true, description, schema: { type: 'string' } });
+  return {
+    watchEvent: {
+      post: {
+        operationId: 'watch_event',
+        summary: "A watch's event, POSTed to its webhook_url.",
+        description:
+          "Signed per Standard Webhooks 1.0 with the watch's webhook_secret. Answer 2xx within 15 s; anything else is retried with the same webhook-id (5 s, 30 s, 2 min, 10 min, 1 h, 3 h, 6 h, 12 h), and 410 stops deliveries to the URL.",
+        tags: ['watches'],
+        security: [],
+        parameters: [
+          { name: 'webhook-id', in: 'header', ...header('The event id, the same on every attempt.') },
+          { name: 'webhook-timestamp', in: 'header', ...header('Unix seconds of this attempt.') },
+          {
+            name: 'webhook-signature',
+            in: 'header',
+            ...header(
+              'v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}"> under the secret.',
+            ),
+          },
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('WatchEvent') } } },
+        responses: {
+          '2XX': { description: 'Delivered.' },
+          '410': { description: 'Stop delivering to this URL.' },
+        },
+      },
+    },
+  };
+}
+
 function componentSchemas(): Record<string, JsonObject> {
   const schemas: Record<string, JsonObject> = {
     Problem: jsonSchema(problemSchema),
     Health: jsonSchema(healthSchema),
     Readiness: jsonSchema(readinessSchema),
+    WatchRequest: jsonSchema(z.object(watchInputShape)),
+    WatchCreated: jsonSchema(watchCreatedSchema),
+    WatchStatus: jsonSchema(watchStatusSchema),
+    WatchEvent: jsonSchema(watchEventSchema),
   };
   for (const operation of [...paidOperations, ...freeOperations]) {
     if (operation.route && operation.output) schemas[`${operation.id}_result`] = jsonSchema(operation.output);
@@ -255,8 +397,19 @@ export function buildOpenApiDocument(publicBaseUrl: string): JsonObject {
     tags: [
       { name: 'checks', description: 'Paid per call with x402 v2.' },
       { name: 'free', description: 'No payment.' },
+      { name: 'watches', description: 'A domain kept under the site-health check, with signed webhooks.' },
     ],
-    paths: { ...paidPathItems(), ...freePathItems() },
-    components: { schemas: componentSchemas() },
+    paths: { ...paidPathItems(), ...watchPathItems(), ...freePathItems() },
+    webhooks: watchWebhooks(),
+    components: {
+      schemas: componentSchemas(),
+      securitySchemes: {
+        [WATCH_TOKEN_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The token of the 201 that bought the watch.',
+        },
+      },
+    },
   };
 }

@@ -3,7 +3,7 @@
  * The protocol versions are the ones `/mcp` serves (src/mcp/protocol-versions.ts), both eras.
  */
 import { isIP } from 'node:net';
-import { paidOperations } from '../../catalog.ts';
+import { DEFAULT_PRICE_PER_30_DAYS_USD, paidOperations, watchOperations } from '../../catalog.ts';
 import { SERVED_PROTOCOL_VERSIONS } from '../../mcp/protocol-versions.ts';
 import {
   absoluteUrl,
@@ -83,6 +83,13 @@ export function buildServerCard(publicBaseUrl: string): ServerCard {
         currency: 'USD',
         protocol: 'x402',
         tools: Object.fromEntries(paidOperations.map((operation) => [operation.tool, operation.priceUsd])),
+        // A watch's price is per 30 days of watching, pro rata of its `days`; managing it is free.
+        perThirtyDays: Object.fromEntries(
+          watchOperations.map((operation) => [
+            operation.tool,
+            operation.method === 'POST' ? DEFAULT_PRICE_PER_30_DAYS_USD : '0',
+          ]),
+        ),
       },
     },
   };

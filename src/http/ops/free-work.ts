@@ -9,7 +9,7 @@
  */
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import { freeOperations, paidOperations } from '../../catalog.ts';
+import { freeOperations, paidOperations, WATCHES_ROUTE } from '../../catalog.ts';
 import type { Config } from '../../config.ts';
 import { DOCUMENT_PATHS } from '../discovery/document-paths.ts';
 import { PAYMENT_META_KEY } from '../../mcp/paid-tool.ts';
@@ -23,6 +23,9 @@ const PAID_ROUTES = new Set<string>(paidOperations.map((operation) => operation.
 
 export function isFreeWork(c: Context): boolean | Promise<boolean> {
   const { method, path } = c.req;
+  // Managing a watch is free work; buying one is, until it carries a payment.
+  if (path.startsWith(`${WATCHES_ROUTE}/`)) return true;
+  if (method === 'POST' && path === WATCHES_ROUTE) return c.req.header('payment-signature') === undefined;
   if (method === 'POST' && path === DOCUMENT_PATHS.mcp) return c.req.raw.clone().text().then(isFreeToolCall);
   if (method !== 'GET' && method !== 'HEAD') return false;
   if (FREE_ROUTES.has(path)) return true;

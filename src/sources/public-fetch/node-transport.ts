@@ -59,7 +59,7 @@ function toResponse(res: IncomingMessage): Response {
 
 /** Creates the Node transport; `connect` defaults to `connectSocket`. */
 export function createNodeTransport(connect: SocketConnector = connectSocket): PinnedTransport {
-  return function nodeTransport({ url, address, headers, signal }) {
+  return function nodeTransport({ url, address, headers, signal, method = 'GET', body }) {
     const tls = url.protocol === 'https:';
     const port = Number(url.port) || (tls ? 443 : 80);
     const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
@@ -69,10 +69,14 @@ export function createNodeTransport(connect: SocketConnector = connectSocket): P
         {
           host: address,
           port,
-          method: 'GET',
+          method,
           path: `${url.pathname}${url.search}`,
           // RFC 9110 §7.2: Host carries the port only when it is not the scheme's default (url.host does that).
-          headers: { ...Object.fromEntries(headers), host: url.host },
+          headers: {
+            ...Object.fromEntries(headers),
+            host: url.host,
+            ...(body === undefined ? {} : { 'content-length': String(Buffer.byteLength(body)) }),
+          },
           lookup: refuseLookup,
           ...(signal ? { signal } : {}),
           createConnection: () => connect(target),
@@ -86,7 +90,7 @@ export function createNodeTransport(connect: SocketConnector = connectSocket): P
         },
       );
       req.on('error', reject);
-      req.end();
+      req.end(body);
     });
   };
 }

@@ -22,10 +22,14 @@ export interface PinnedExchange {
   address: string;
   headers: Headers;
   signal: AbortSignal | undefined;
+  /** `POST` only for a webhook delivery (never redirected); default `GET`. */
+  method?: 'GET' | 'POST';
+  /** The body of a `POST`. */
+  body?: string;
 }
 
 /**
- * Performs one GET without following redirects. Node pins a socket to `address`
+ * Performs one request (GET, or a webhook's POST) without following redirects. Node pins a socket to `address`
  * (`node-transport.ts`); another runtime can supply its own, e.g. a fetch-based one on Workers.
  */
 export type PinnedTransport = (exchange: PinnedExchange) => Promise<Response>;
@@ -49,9 +53,10 @@ export function withoutCredentials(url: URL): URL {
 }
 
 /**
- * Creates the steered fetch. Only GET is supported. `init.redirect` keeps fetch's meaning, but
- * `follow` (the default) follows at most `MAX_REDIRECTS`, each hop under the policy. A refusal
- * rejects with `OutboundRefusal`; nothing is connected to in that case.
+ * Creates the steered fetch. GET, and POST of a string body with `redirect: 'manual'` (a webhook
+ * delivery: a receiver's redirect is an answer, never followed). `init.redirect` keeps fetch's
+ * meaning, but `follow` (the default) follows at most `MAX_REDIRECTS`, each hop under the policy.
+ * A refusal rejects with `OutboundRefusal`; nothing is connected to in that case.
  */
 export function createPublicFetch(deps: PublicFetchDeps): FetchLike {
   async function addressOf(url: URL, signal: AbortSignal | undefined): Promise<string> {
@@ -81,14 +86,19 @@ export function createPublicFetch(deps: PublicFetchDeps): FetchLike {
 
   return async function publicFetch(input, init = {}) {
     if (input instanceof Request) throw new TypeError('publicFetch takes a URL, not a Request');
-    if ((init.method ?? 'GET').toUpperCase() !== 'GET') throw new TypeError('publicFetch only sends GET');
+    const method = (init.method ?? 'GET').toUpperCase();
+    const mode = init.redirect ?? 'follow';
+    const post = method === 'POST' && mode === 'manual' && typeof init.body === 'string';
+    if (method !== 'GET' && !post) {
+      throw new TypeError('publicFetch sends GET, or POST of a string body with redirect: manual');
+    }
     const headers = new Headers(init.headers);
     const signal = init.signal ?? undefined;
-    const mode = init.redirect ?? 'follow';
+    const send = post ? { method: 'POST' as const, body: init.body as string } : {};
     let url = withoutCredentials(new URL(input instanceof URL ? input.href : input));
     for (let redirects = 0; ; redirects += 1) {
       const address = await addressOf(url, signal);
-      const response = await deps.transport({ url, address, headers, signal });
+      const response = await deps.transport({ url, address, headers, signal, ...send });
       const location = response.headers.get('location');
       if (!REDIRECT_STATUSES.has(response.status) || location === null || mode === 'manual') {
         return response;

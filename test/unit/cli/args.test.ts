@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCliArgs, USAGE } from '../../../packages/client/src/args.ts';
 import { DEFAULT_MAX_USD } from '../../../packages/client/src/client.ts';
-import { COMMANDS } from '../../../packages/client/src/commands.ts';
-import { freeOperations, paidOperations } from '../../../src/catalog.ts';
+import { COMMANDS, WATCH_COMMANDS } from '../../../packages/client/src/commands.ts';
+import { freeOperations, paidOperations, watchOperations } from '../../../src/catalog.ts';
 
 describe('parseCliArgs', () => {
   it('offers exactly the catalog HTTP routes: four paid checks and the free validate', () => {
@@ -73,6 +73,58 @@ describe('parseCliArgs', () => {
     [['cert', 'a.com', '--verbose'], 'Unknown option: --verbose.'],
     [['cert', 'a.com', '--help=yes'], '--help takes no value.'],
   ])('refuses %j in one plain sentence', (argv, message) => {
+    expect(parseCliArgs(argv)).toBe(message);
+  });
+});
+
+describe('parseCliArgs: the watch commands', () => {
+  it('offers exactly the catalog watch operations, the POST paid and the others free', () => {
+    expect(WATCH_COMMANDS.map((c) => [c.method, c.route, c.paid])).toEqual(
+      watchOperations.map((op) => [
+        op.method,
+        op.route.replace(':watch_id', '{watch_id}'),
+        op.method === 'POST',
+      ]),
+    );
+    for (const command of WATCH_COMMANDS) expect(USAGE).toContain(`  ${command.name} `);
+    for (const option of ['--days', '--webhook', '--since', 'WATCH_TOKEN']) expect(USAGE).toContain(option);
+  });
+
+  it('reads a watch with its days and webhook, and a status with since', () => {
+    expect(
+      parseCliArgs(['watch', 'example.com', '--days', '365', '--webhook', 'https://hooks.example.net/w']),
+    ).toMatchObject({
+      kind: 'watch',
+      command: { name: 'watch', paid: true },
+      target: 'example.com',
+      days: 365,
+      webhookUrl: 'https://hooks.example.net/w',
+      maxUsd: DEFAULT_MAX_USD,
+    });
+    expect(parseCliArgs(['watch-status', 'wat_1', '--since', 'evt_1'])).toMatchObject({
+      kind: 'watch',
+      command: { name: 'watch-status', paid: false },
+      target: 'wat_1',
+      since: 'evt_1',
+    });
+  });
+
+  it.each([
+    [['watch'], 'Missing domain: website-checks-cli watch <domain>.'],
+    [['watch-cancel'], 'Missing watch_id: website-checks-cli watch-cancel <watch_id>.'],
+    [['watch', 'a.com', '--days', '0'], '--days must be a whole number of days from 1 to 365: 0'],
+    [['watch', 'a.com', '--days', '366'], '--days must be a whole number of days from 1 to 365: 366'],
+    [['watch', 'a.com', '--days', '2.5'], '--days must be a whole number of days from 1 to 365: 2.5'],
+    [['watch', 'a.com', '--days', '1e2'], '--days must be a whole number of days from 1 to 365: 1e2'],
+    [
+      ['watch', 'a.com', '--webhook', 'ftp://x.example'],
+      '--webhook must be an https:// URL: ftp://x.example',
+    ],
+    [['watch', 'a.com', '--since', 'evt_1'], '--since is not an option of watch.'],
+    [['watch-cancel', 'wat_1', '--days', '3'], '--days is not an option of watch-cancel.'],
+    [['cert', 'a.com', '--days', '3'], '--days is for the watch commands only.'],
+    [['watch-status', 'wat_1', 'extra'], 'Unexpected argument: extra.'],
+  ])('refuses %j', (argv, message) => {
     expect(parseCliArgs(argv)).toBe(message);
   });
 });

@@ -5,9 +5,9 @@ import type { EdgeEnv } from '../../../src/edge/edge-env.ts';
 
 const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 /** Bindings are objects beside the string variables; only the strings are configuration. */
-const bindings = { AUTHORIZATIONS: {}, SETTLERS: {}, RATE_BUCKETS: {} } as unknown as Pick<
+const bindings = { AUTHORIZATIONS: {}, SETTLERS: {}, RATE_BUCKETS: {}, WATCHES: {} } as unknown as Pick<
   EdgeEnv,
-  'AUTHORIZATIONS' | 'SETTLERS' | 'RATE_BUCKETS'
+  'AUTHORIZATIONS' | 'SETTLERS' | 'RATE_BUCKETS' | 'WATCHES'
 >;
 
 describe('edgeConfig', () => {

@@ -4,7 +4,7 @@
  */
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { paidOperations } from '../../../../src/catalog.ts';
+import { paidOperations, watchOperations } from '../../../../src/catalog.ts';
 import { DOCUMENTATION } from '../../../../src/http/discovery/documentation.ts';
 import { prefersHtml, preferredEncoding } from '../../../../src/http/discovery/negotiate.ts';
 import { PAGE_ASSETS } from '../../../../src/http/discovery/page-assets.ts';
@@ -153,5 +153,18 @@ describe('caching and compression of discovery documents', () => {
   it('never lets /health be cached', async () => {
     const response = await createDiscoveryApp().request('/health');
     expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+});
+
+describe('watches on the page', () => {
+  it('has a price row per watch operation: the POST at its price per 30 days, the management calls free', async () => {
+    const page = await createDiscoveryApp().request('/', { headers: { accept: BROWSER_ACCEPT } });
+    const rows = (await page.text()).split('\n').filter((line) => line.startsWith('<tr><td class="route">'));
+    for (const operation of watchOperations) {
+      const path = operation.route.replace(':watch_id', '{watch_id}');
+      const row = rows.find((line) => line.includes(`<code>${operation.method} ${path}</code>`));
+      expect(row, operation.id).toContain(`<code>${operation.tool}</code>`);
+      expect(row).toContain(operation.method === 'POST' ? '$0.10 per 30 days, pro rata' : '>free<');
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { freeOperations, paidOperations } from '../../../../src/catalog.ts';
+import { freeOperations, paidOperations, watchOperations } from '../../../../src/catalog.ts';
 import { LIFETIME_FACTS } from '../../../../src/checks/site-health/lifetime-note.ts';
 import { DOCUMENTATION } from '../../../../src/http/discovery/documentation.ts';
 import { createDiscoveryApp, isPublicUrl, PUBLIC_BASE_URL } from './discovery-app.ts';
@@ -75,5 +75,21 @@ describe('GET /llms.txt (llmstxt.org)', () => {
     const { text } = await fetchLlmsTxt();
     expect(DOCUMENTATION.length).toBeGreaterThan(5);
     for (const { path, about } of DOCUMENTATION) expect(text).toContain(`- \`${path}\`: ${about}`);
+  });
+});
+
+describe('watches in /llms.txt', () => {
+  it('lists each watch operation with its price and tool, the POST example and the MCP tools', async () => {
+    const { text, lines } = await fetchLlmsTxt();
+    for (const operation of watchOperations) {
+      const path = operation.route.replace(':watch_id', '{watch_id}');
+      const line = lines.find((candidate) => candidate.startsWith(`- \`${operation.method} ${path}\``));
+      expect(line, operation.id).toContain(`MCP tool \`${operation.tool}\``);
+      expect(line).toContain(operation.method === 'POST' ? '$0.10 per 30 days, pro rata' : '(free');
+    }
+    expect(text).toContain(`curl -i -X POST '${PUBLIC_BASE_URL}/v1/watches'`);
+    expect(text).toMatch(/Standard Webhooks 1\.0/);
+    const mcp = lines.find((line) => line.startsWith('**MCP:**')) ?? '';
+    for (const operation of watchOperations) expect(mcp).toContain(`\`${operation.tool}\``);
   });
 });

@@ -68,18 +68,23 @@ describe('OpenAPI document and Redocly recommended', () => {
 
   it('documents 429 on exactly the operations the free-work limit covers', async () => {
     const doc = await servedDocument();
-    // The limit's own decision, asked through a real Hono context for each documented GET.
-    const probe = new Hono().get('*', async (c) => c.json({ limited: await isFreeWork(c) }));
+    // The limit's own decision, asked through a real Hono context for each documented operation.
+    const probe = new Hono().all('*', async (c) => c.json({ limited: await isFreeWork(c) }));
     const paths = Object.keys(doc.paths as Record<string, unknown>);
     expect(paths.length).toBeGreaterThan(5);
+    let operations = 0;
     for (const path of paths) {
-      const { limited } = (await (await probe.request(`${path}?domain=example.com`)).json()) as {
-        limited: boolean;
-      };
-      const responses = doc.paths[path].get.responses as Record<string, Json>;
-      expect('429' in responses, `${path}: 429 documented iff limited`).toBe(limited);
-      if (limited) expect(responses['429']?.headers).toHaveProperty('Retry-After');
+      for (const method of ['get', 'post', 'delete'].filter((m) => m in doc.paths[path])) {
+        operations++;
+        const url = `${path.replace('{watch_id}', 'wat_example')}?domain=example.com`;
+        const res = await probe.request(url, { method: method.toUpperCase() });
+        const { limited } = (await res.json()) as { limited: boolean };
+        const responses = doc.paths[path][method].responses as Record<string, Json>;
+        expect('429' in responses, `${method} ${path}: 429 documented iff limited`).toBe(limited);
+        if (limited) expect(responses['429']?.headers).toHaveProperty('Retry-After');
+      }
     }
+    expect(operations, "the watch's GET and DELETE share a path").toBe(paths.length + 1);
     expect(doc.paths['/v1/cert'].get.responses['429']).toBeDefined();
     expect(doc.paths['/health'].get.responses['429']).toBeUndefined();
   });

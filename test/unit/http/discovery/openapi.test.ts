@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { freeOperations, paidOperations } from '../../../../src/catalog.ts';
+import { freeOperations, paidOperations, watchOperations } from '../../../../src/catalog.ts';
 import { createDiscoveryApp, isPublicUrl, type Json, PUBLIC_BASE_URL } from './discovery-app.ts';
 
 async function fetchOpenApi(): Promise<{ response: Response; doc: Json }> {
@@ -43,8 +43,9 @@ describe('GET /openapi.json', () => {
     const routes = [...paidOperations, ...freeOperations].flatMap((operation) =>
       operation.route ? [operation] : [],
     );
+    const watchPaths = ['/v1/watches', '/v1/watches/{watch_id}'];
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [...routes.map((operation) => operation.route), '/health', '/readyz'].sort(),
+      [...routes.map((operation) => operation.route), ...watchPaths, '/health', '/readyz'].sort(),
     );
     for (const operation of routes) {
       expect(Object.keys(doc.paths[operation.route as string])).toEqual(['get']);
@@ -57,6 +58,49 @@ describe('GET /openapi.json', () => {
       'v1_site_health',
       'v1_validate',
     ]);
+  });
+
+  it('describes the watch operations from the catalog: a paid POST priced pro rata, two token-managed calls, the webhook', async () => {
+    const { doc } = await fetchOpenApi();
+    for (const operation of watchOperations) {
+      const path = operation.route.replace(':watch_id', '{watch_id}');
+      const described = doc.paths[path][operation.method.toLowerCase()];
+      expect(described.operationId).toBe(operation.id);
+      expect(described.description).toBe(operation.description);
+    }
+    const create = doc.paths['/v1/watches'].post;
+    expect(create['x-payment-info']).toEqual({
+      price: { mode: 'dynamic', currency: 'USD', min: '0.003334', max: '1.216667' },
+      protocols: [{ x402: {} }],
+    });
+    expect(create.security).toEqual([]);
+    expect(Object.keys(create.responses)).toEqual(
+      expect.arrayContaining(['201', '400', '402', '409', '429', '502', '503']),
+    );
+    const created = resolveRef(doc, create.responses['201'].content['application/json'].schema);
+    expect(created.required).toEqual(
+      expect.arrayContaining(['watch_id', 'token', 'webhook_secret', 'refund']),
+    );
+    const body = resolveRef(doc, create.requestBody.content['application/json'].schema);
+    expect(body.required).toEqual(['domain']);
+    expect(body.properties.days).toMatchObject({ minimum: 1, maximum: 365 });
+
+    const managed = doc.paths['/v1/watches/{watch_id}'];
+    expect(managed.get.security).toEqual([{ watchToken: [] }]);
+    expect(managed.delete.security).toEqual([{ watchToken: [] }]);
+    expect(managed.get.responses['404']).toBeDefined();
+    expect(doc.components.securitySchemes.watchToken).toMatchObject({ type: 'http', scheme: 'bearer' });
+
+    const webhook = doc.webhooks.watchEvent.post;
+    expect(webhook.parameters.map((p: Json) => p.name)).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
+    const event = resolveRef(doc, webhook.requestBody.content['application/json'].schema);
+    expect(event.properties.type.enum).toEqual(
+      expect.arrayContaining(['watch.created', 'watch.alert', 'watch.ended']),
+    );
   });
 
   it('gives every paid operation x-payment-info with the catalog price, a 402 with PAYMENT-REQUIRED, and no auth', async () => {

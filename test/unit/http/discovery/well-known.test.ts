@@ -98,3 +98,12 @@ describe('GET /.well-known/ai-catalog.json', () => {
     }
   });
 });
+
+describe('watches in /.well-known/x402', () => {
+  it('names the paid POST in its instructions, not as a resource a GET could probe', async () => {
+    const manifest = (await (await createDiscoveryApp().request('/.well-known/x402')).json()) as Json;
+    expect(manifest.instructions).toContain(`POST ${PUBLIC_BASE_URL}/v1/watches`);
+    expect(manifest.instructions).toContain('$0.10 per 30 days');
+    expect(manifest.resources.some((url: string) => url.includes('/v1/watches'))).toBe(false);
+  });
+});

@@ -1,0 +1,151 @@
+/**
+ * Watches on Workers: one Durable Object per watch, named by the watch's id. Inside it run the same
+ * `WatchService` and scheduler as on Node, over a store of that one watch (`watch-storage.ts`), so
+ * the events, their ids and their signatures are the ones Node makes. The object's alarm is set to
+ * the next moment work is due — a check, `watch.ending` or the end, a delivery or its retry — and
+ * runs one round then. An alarm that fails (or whose isolate dies) is retried by the runtime; work
+ * claimed by the failed run is claimed again once its lease runs out: a delivery repeated carries
+ * the same `webhook-id`.
+ */
+import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
+import { createRunners } from '../runners.ts';
+import { globalFetch } from '../service.ts';
+import type { OpenWatch, WatchService } from '../watches/ports.ts';
+import { siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
+import { createWatchScheduler, type WatchScheduler } from '../watches/scheduler.ts';
+import { createWatchSecrets, type WatchSecrets } from '../watches/secrets.ts';
+import { createWebhookSender } from '../watches/sender.ts';
+import { createStoreWatchService } from '../watches/store-service.ts';
+import type { WatchStore } from '../watches/ports.ts';
+import { createConsoleLogger } from './console-logger.ts';
+import { edgeReach } from './edge-reach.ts';
+import { type EdgeVariables, edgeConfig } from './edge-config.ts';
+import { durableWatchStore } from './watch-storage.ts';
+
+/**
+ * A claim's lease inside the object: longer than a check's budget or a delivery's 15 s, short
+ * enough that an alarm run cut off mid-delivery is repeated within minutes.
+ */
+const LEASE_MS = 60_000;
+
+/** The watch key of the service's variables; the Worker must be configured with it. */
+function secretsOf(env: EdgeVariables): WatchSecrets {
+  const { secretKey } = edgeConfig(env).watches;
+  if (!secretKey) throw new Error('WATCH_SECRET_KEY is required on Workers');
+  return createWatchSecrets(secretKey);
+}
+
+interface Parts {
+  store: WatchStore;
+  service: WatchService;
+  scheduler: WatchScheduler;
+}
+
+export class WatchObject extends DurableObject<EdgeVariables> {
+  #parts: Parts | undefined;
+
+  #built(): Parts {
+    if (this.#parts) return this.#parts;
+    const config = edgeConfig(this.env);
+    const logger = createConsoleLogger(config.logLevel);
+    const runners = createRunners(config, {
+      fetch: globalFetch,
+      now: () => new Date(),
+      reach: edgeReach(globalFetch),
+    });
+    const check = siteHealthCheck(runners);
+    const secrets = secretsOf(this.env);
+    const store = durableWatchStore(this.ctx.storage);
+    const { intervalS, dayS } = config.watches;
+    const wake = () => void this.#schedule();
+    this.#parts = {
+      store,
+      service: createStoreWatchService({ store, check, secrets, intervalS, dayS, wake, logger }),
+      scheduler: createWatchScheduler({
+        store,
+        check,
+        send: createWebhookSender(runners.publicFetch),
+        secrets,
+        dayS,
+        logger,
+        leaseMs: LEASE_MS,
+      }),
+    };
+    return this.#parts;
+  }
+
+  /** Sets the alarm to when work is next due (at once when it is due already); none when nothing is. */
+  async #schedule(): Promise<void> {
+    const { store } = this.#built();
+    const times = (await Promise.all([store.nextDueAt(), store.nextDeliveryAt()])).filter(
+      (at): at is number => at !== null,
+    );
+    if (times.length > 0) await this.ctx.storage.setAlarm(Math.max(Date.now(), Math.min(...times)));
+  }
+
+  open(request: OpenWatch) {
+    return this.#built().service.open(request);
+  }
+
+  activate(id: string) {
+    return this.#built().service.activate(id);
+  }
+
+  discard(id: string) {
+    return this.#built().service.discard(id);
+  }
+
+  /** The watch, or null while it is pending or when the object holds another (never: named by id). */
+  async watch(id: string) {
+    const watch = await this.#built().store.get(id);
+    return watch && watch.status !== 'pending' ? watch : null;
+  }
+
+  history(id: string, afterSeq: number) {
+    return this.#built().service.history(id, afterSeq);
+  }
+
+  cancel(id: string) {
+    return this.#built().service.cancel(id);
+  }
+
+  async alarm(): Promise<void> {
+    await this.#built().scheduler.runOnce();
+    await this.#schedule();
+  }
+}
+
+/**
+ * The Worker's `WatchService`: every call goes to the watch's own object. The token is checked in
+ * the isolate first, so a wrong token (or an unknown id) wakes no object.
+ */
+export function durableWatchService(
+  namespace: DurableObjectNamespace<WatchObject>,
+  secrets: WatchSecrets,
+): WatchService {
+  const of = (id: string) => namespace.get(namespace.idFromName(id));
+  return {
+    open: (request) => of(request.id).open(request),
+    activate: (id) => of(id).activate(id),
+    discard: (id) => of(id).discard(id),
+    async authorized(id, token) {
+      if (!(await secrets.tokenMatches(id, token))) return null;
+      return of(id).watch(id);
+    },
+    history: (id, afterSeq) => of(id).history(id, afterSeq),
+    cancel: (id) => of(id).cancel(id),
+  };
+}
+
+/**
+ * The Worker's watches as a `Platform` part. The objects schedule themselves (alarms): nothing to
+ * start or stop. Watches are not counted: that would wake every object.
+ */
+export function durableWatchRuntime(namespace: DurableObjectNamespace<WatchObject>): WatchRuntimeFactory {
+  return ({ secrets }) => ({
+    service: durableWatchService(namespace, secrets),
+    start() {},
+    async stop() {},
+    counts: () => Promise.reject(new Error('watches are not counted on Workers')),
+  });
+}

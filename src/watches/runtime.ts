@@ -1,0 +1,78 @@
+/**
+ * A runtime's watches as one `Platform` part: the entry point picks the factory (SQLite on one
+ * Node instance, Redis for several, Durable Objects on Workers); `service.ts` hands it the parts
+ * every runtime shares — the first-check and scheduled check, the webhook sender, the secrets.
+ */
+import type { Logger } from 'pino';
+import type { CheckRunners } from '../catalog.ts';
+import type { Config } from '../config.ts';
+import { normalizeDomain } from '../domain/normalize.ts';
+import type { WatchMetrics } from './metrics.ts';
+import type { WatchStatus } from './model.ts';
+import type { WatchCheck, WatchService, WatchStore, WebhookSender } from './ports.ts';
+import { createWatchScheduler, type SchedulerDeps } from './scheduler.ts';
+import type { WatchSecrets } from './secrets.ts';
+import { createStoreWatchService } from './store-service.ts';
+
+export interface WatchParts {
+  config: Config;
+  check: WatchCheck;
+  send: WebhookSender;
+  secrets: WatchSecrets;
+  logger: Logger;
+  metrics: WatchMetrics;
+}
+
+export interface WatchRuntime {
+  service: WatchService;
+  /** Starts the schedule (a no-op where the platform schedules, e.g. Durable Object alarms). */
+  start(): void;
+  /** Stops claiming work; resolves when the work in hand is done and the store is closed. */
+  stop(): Promise<void>;
+  /** Watches by status, for the metrics. */
+  counts(): Promise<Record<WatchStatus, number>>;
+}
+
+export type WatchRuntimeFactory = (parts: WatchParts) => WatchRuntime;
+
+/** The site-health check of a stored (already normalized) domain. */
+export function siteHealthCheck(runners: Pick<CheckRunners, 'siteHealth'>): WatchCheck {
+  return async (domain) => {
+    const checked = normalizeDomain(domain);
+    if (!checked.valid) return { type: 'invalid_input', reason: checked.reason };
+    const { valid: _valid, ...valid } = checked;
+    return runners.siteHealth(valid);
+  };
+}
+
+/** Watches kept in `store`, scheduled by this process's loops (several processes may share a store). */
+export function storeWatchRuntime(
+  store: WatchStore,
+  tuning: Partial<
+    Pick<SchedulerDeps, 'concurrency' | 'deliveryConcurrency' | 'batch' | 'leaseMs' | 'maxSleepMs'>
+  > = {},
+): WatchRuntimeFactory {
+  return ({ config, check, send, secrets, logger, metrics }) => {
+    const { intervalS, dayS } = config.watches;
+    const scheduler = createWatchScheduler({ store, check, send, secrets, dayS, logger, metrics, ...tuning });
+    const service = createStoreWatchService({
+      store,
+      check,
+      secrets,
+      intervalS,
+      dayS,
+      logger,
+      metrics,
+      wake: () => scheduler.wake(),
+    });
+    return {
+      service,
+      start: () => scheduler.start(),
+      async stop() {
+        await scheduler.stop();
+        await store.close();
+      },
+      counts: () => store.countByStatus(),
+    };
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * The two loops that keep a `WatchStore`'s word on a Node instance: checks and deliveries. Each
+ * claims due work with a lease, so several instances can share one store (each watch checked and
+ * each event delivered by one of them at a time) and a killed instance's work is claimed again
+ * when its lease runs out. One round checks a domain once however many of the claimed watches
+ * share it, and runs at most `concurrency` checks and `deliveryConcurrency` deliveries at once.
+ */
+import type { Logger } from 'pino';
+import { deliveriesFor, judgeAttempt, type PendingDelivery } from './delivery.ts';
+import type { WatchMetrics } from './metrics.ts';
+import { noWatchMetrics } from './metrics.ts';
+import { advance, type CheckOutcome, checkDue, type WatchRecord } from './model.ts';
+import type { WatchCheck, WatchStore, WebhookSender } from './ports.ts';
+import type { WatchSecrets } from './secrets.ts';
+import { webhookHeaders } from './signature.ts';
+
+export interface SchedulerDeps {
+  store: WatchStore;
+  check: WatchCheck;
+  send: WebhookSender;
+  secrets: WatchSecrets;
+  /** `WATCH_DAY_S`. */
+  dayS: number;
+  logger: Logger;
+  metrics?: WatchMetrics;
+  now?: () => number;
+  /** Jitter source in [0, 1). */
+  random?: () => number;
+  /** Site-health checks at once (default 4). */
+  concurrency?: number;
+  /** Webhook attempts at once (default 16). */
+  deliveryConcurrency?: number;
+  /** Watches or deliveries claimed per round (default 256). */
+  batch?: number;
+  /** How long a claim hides its work from other claims (default 5 min: beyond a check's budget). */
+  leaseMs?: number;
+  /** Longest sleep between looks at the store, so work another instance added is seen (default 30 s). */
+  maxSleepMs?: number;
+}
+
+export interface WatchScheduler {
+  start(): void;
+  /** Look at the store now: a watch was activated or cancelled, or events were enqueued. */
+  wake(): void;
+  /** Stops claiming; resolves when the work in hand is done. */
+  stop(): Promise<void>;
+  /**
+   * One round of checks, then one of deliveries, without the loops: for a runtime that wakes
+   * itself when work is due (a Durable Object's alarm).
+   */
+  runOnce(): Promise<void>;
+}
+
+/** Runs `work` over `items` with at most `limit` at once. */
+async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const item = items[next] as T;
+      next += 1;
+      await work(item);
+    }
+  });
+  await Promise.all(lanes);
+}
+
+/** A loop that runs `round` until it reports no more work, then sleeps until due or woken. */
+function createLoop(
+  round: () => Promise<boolean>,
+  nextAt: () => Promise<number | null>,
+  now: () => number,
+  maxSleepMs: number,
+  logger: Logger,
+) {
+  let running = false;
+  let wakeUp: (() => void) | null = null;
+  let woken = false;
+  let done: Promise<void> = Promise.resolve();
+
+  async function sleep(): Promise<void> {
+    if (woken) {
+      woken = false;
+      return;
+    }
+    const at = await nextAt().catch(() => null);
+    const ms = at === null ? maxSleepMs : Math.min(maxSleepMs, Math.max(0, at - now()));
+    if (ms === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => finish(), ms);
+      const finish = () => {
+        clearTimeout(timer);
+        wakeUp = null;
+        resolve();
+      };
+      wakeUp = finish;
+    });
+    woken = false;
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      const more = await round().catch((error: unknown) => {
+        logger.error({ err: error }, 'watch round failed');
+        return false;
+      });
+      if (!more && running) await sleep();
+    }
+  }
+
+  return {
+    start() {
+      if (running) return;
+      running = true;
+      done = run();
+    },
+    wake() {
+      woken = true;
+      wakeUp?.();
+    },
+    async stop() {
+      running = false;
+      wakeUp?.();
+      await done;
+    },
+  };
+}
+
+function checkOutcome(outcome: Awaited<ReturnType<WatchCheck>>): CheckOutcome {
+  if (outcome.type === 'result') return { ok: true, result: outcome.result };
+  return { ok: false, reason: outcome.type === 'invalid_input' ? outcome.reason.code : outcome.type };
+}
+
+export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
+  const { store, check, send, secrets, dayS, logger } = deps;
+  const metrics = deps.metrics ?? noWatchMetrics;
+  const now = deps.now ?? Date.now;
+  const random = deps.random ?? Math.random;
+  const batch = deps.batch ?? 256;
+  const leaseMs = deps.leaseMs ?? 300_000;
+  const maxSleepMs = deps.maxSleepMs ?? 30_000;
+
+  async function runCheck(domain: string): Promise<CheckOutcome> {
+    try {
+      const outcome = checkOutcome(await check(domain));
+      metrics.check(outcome.ok ? 'result' : outcome.reason);
+      return outcome;
+    } catch (error) {
+      logger.error({ err: error, domain }, 'watch check threw');
+      metrics.check('error');
+      return { ok: false, reason: 'internal_error' };
+    }
+  }
+
+  async function moveOn(watch: WatchRecord, outcome: CheckOutcome | undefined): Promise<boolean> {
+    const at = now();
+    const { watch: next, events } = advance(watch, outcome, at, { dayS, jitter: random() });
+    const deliveries = deliveriesFor(next, events, at);
+    const committed = await store.commit({ watch: next, expectedVersion: watch.version, events, deliveries });
+    if (!committed) return false;
+    for (const event of events) metrics.event(event.type);
+    return deliveries.length > 0;
+  }
+
+  async function checkRound(): Promise<boolean> {
+    const claimedAt = now();
+    const claimed = await store.claimDue(claimedAt, batch, leaseMs);
+    if (claimed.length === 0) return false;
+    const byDomain = new Map<string, WatchRecord[]>();
+    for (const watch of claimed) {
+      const same = byDomain.get(watch.domain);
+      if (same) same.push(watch);
+      else byDomain.set(watch.domain, [watch]);
+    }
+    let enqueued = false;
+    await pool([...byDomain], deps.concurrency ?? 4, async ([domain, watches]) => {
+      const checking = watches.filter((watch) => checkDue(watch, claimedAt));
+      for (const watch of checking) metrics.checkLag(Math.max(0, claimedAt - watch.nextCheckAt) / 1000);
+      const outcome = checking.length > 0 ? await runCheck(domain) : undefined;
+      for (const watch of watches) {
+        const moved = await moveOn(watch, checking.includes(watch) ? outcome : undefined).catch(
+          (error: unknown) => {
+            logger.error({ err: error, watch: watch.id }, 'could not commit a watch check');
+            return false;
+          },
+        );
+        enqueued ||= moved;
+      }
+    });
+    if (enqueued) deliveryLoop.wake();
+    return claimed.length === batch;
+  }
+
+  async function deliver(delivery: PendingDelivery): Promise<void> {
+    const at = now();
+    metrics.deliveryLag(Math.max(0, at - delivery.dueAt) / 1000);
+    const secret = await secrets.webhookSecret(delivery.watchId);
+    const headers = await webhookHeaders(secret, delivery.eventId, Math.floor(at / 1000), delivery.body);
+    const outcome = await send({ url: delivery.url, headers: { ...headers }, body: delivery.body });
+    const { verdict, attempt } = judgeAttempt(delivery, outcome, now(), dayS);
+    await store.recordAttempt(delivery, attempt, verdict);
+    metrics.delivery(verdict.kind);
+  }
+
+  async function deliveryRound(): Promise<boolean> {
+    const claimed = await store.claimDeliveries(now(), batch, leaseMs);
+    if (claimed.length === 0) return false;
+    await pool(claimed, deps.deliveryConcurrency ?? 16, (delivery) =>
+      deliver(delivery).catch((error: unknown) => {
+        logger.error({ err: error, event: delivery.eventId }, 'webhook delivery failed to record');
+      }),
+    );
+    return claimed.length === batch;
+  }
+
+  const checkLoop = createLoop(checkRound, () => store.nextDueAt(), now, maxSleepMs, logger);
+  const deliveryLoop = createLoop(deliveryRound, () => store.nextDeliveryAt(), now, maxSleepMs, logger);
+
+  return {
+    start() {
+      checkLoop.start();
+      deliveryLoop.start();
+    },
+    wake() {
+      checkLoop.wake();
+      deliveryLoop.wake();
+    },
+    async stop() {
+      await Promise.all([checkLoop.stop(), deliveryLoop.stop()]);
+    },
+    async runOnce() {
+      await checkRound();
+      await deliveryRound();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+/** The watch answers and inputs as zod schemas: OpenAPI, the MCP tools and tests derive from them. */
+import { z } from 'zod';
+import { siteHealthResultSchema } from '../checks/site-health/result.ts';
+import { timestampSchema } from '../checks/result-common.ts';
+import { MAX_INPUT_LENGTH } from '../domain/normalize.ts';
+import { EVENT_TYPES } from './model.ts';
+import { DEFAULT_DAYS, MAX_DAYS, MIN_DAYS } from './pricing.ts';
+import { MAX_WEBHOOK_URL_LENGTH } from './request.ts';
+
+export const watchInputShape = {
+  domain: z
+    .string()
+    .max(MAX_INPUT_LENGTH)
+    .describe('Domain name or URL to watch, e.g. example.com (Unicode and URLs are normalized to the host).'),
+  webhook_url: z
+    .string()
+    .max(MAX_WEBHOOK_URL_LENGTH)
+    .optional()
+    .describe(
+      'https:// URL that receives each event, signed per Standard Webhooks 1.0; omit for a pull-only watch.',
+    ),
+  days: z
+    .number()
+    .int()
+    .min(MIN_DAYS)
+    .max(MAX_DAYS)
+    .optional()
+    .describe(
+      `How many days to watch, ${MIN_DAYS}–${MAX_DAYS} (default ${DEFAULT_DAYS}); the price is pro rata.`,
+    ),
+};
+
+export const watchEventSchema = z.object({
+  id: z.string().describe('Unique and stable: the webhook-id of every delivery attempt of this event.'),
+  type: z.enum(EVENT_TYPES),
+  watch_id: z.string(),
+  domain: z.string(),
+  at: timestampSchema,
+  data: z
+    .record(z.string(), z.unknown())
+    .describe(
+      'watch.alert: { raised, cleared, conditions, result }; watch.created: { conditions, expires_at, interval_s }; watch.check_failed: { failures, reason }; watch.ending and watch.ended: { expires_at, reason? }.',
+    ),
+});
+
+export const deliveryAttemptSchema = z.object({
+  event_id: z.string(),
+  attempt: z.number().int(),
+  at: timestampSchema,
+  status: z.number().int().nullable(),
+  error: z.string().nullable(),
+});
+
+const watchCommon = {
+  watch_id: z.string(),
+  domain: z.string(),
+  days: z.number().int(),
+  created_at: timestampSchema,
+  expires_at: timestampSchema,
+  interval_s: z.number().int(),
+  next_check_at: timestampSchema.nullable(),
+  status: z.enum(['active', 'ended', 'cancelled']),
+  conditions: z.array(z.string()).describe('The current warning and critical condition codes.'),
+  webhook_url: z.string().nullable(),
+};
+
+export const watchCreatedSchema = z.object({
+  ...watchCommon,
+  token: z.string().describe('Bearer token managing this watch; shown only in this answer.'),
+  webhook_secret: z
+    .string()
+    .nullable()
+    .describe(
+      'Standard Webhooks whsec_ secret verifying deliveries; shown only in this answer; null without webhook_url.',
+    ),
+  result: siteHealthResultSchema,
+  refund: z.string().describe('Plain words: a watch is not refunded.'),
+});
+
+export const watchStatusSchema = z.object({
+  ...watchCommon,
+  last_checked_at: timestampSchema.nullable(),
+  last_result: siteHealthResultSchema.nullable(),
+  events: z.array(watchEventSchema),
+  deliveries: z.array(deliveryAttemptSchema),
+});

@@ -1,0 +1,247 @@
+/**
+ * The `WatchStore` of one Node instance without `REDIS_URL`: embedded SQLite (`node:sqlite`) at
+ * `WATCH_DB_PATH`. WAL journal with `synchronous=NORMAL`: a committed transaction survives the
+ * process being killed (`kill -9`); only a power cut may lose the last ones. Leases are columns,
+ * so a restart finds every watch and every undelivered event where it was.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DeliveryAttempt, DeliveryVerdict, PendingDelivery } from './delivery.ts';
+import type { WatchEvent, WatchRecord } from './model.ts';
+import { HISTORY_LIMIT, type WatchStore } from './ports.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS watches (
+  id TEXT PRIMARY KEY,
+  status TEXT NOT NULL,
+  due_at INTEGER NOT NULL,
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  version INTEGER NOT NULL,
+  record TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS watches_due ON watches (status, due_at);
+CREATE TABLE IF NOT EXISTS events (
+  watch_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  event TEXT NOT NULL,
+  PRIMARY KEY (watch_id, seq)
+) STRICT;
+CREATE TABLE IF NOT EXISTS deliveries (
+  event_id TEXT PRIMARY KEY,
+  watch_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  body TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  due_at INTEGER NOT NULL,
+  lease_until INTEGER NOT NULL DEFAULT 0
+) STRICT;
+CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (due_at);
+CREATE INDEX IF NOT EXISTS deliveries_watch ON deliveries (watch_id);
+CREATE TABLE IF NOT EXISTS attempts (
+  n INTEGER PRIMARY KEY AUTOINCREMENT,
+  watch_id TEXT NOT NULL,
+  attempt TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS attempts_watch ON attempts (watch_id, n);
+`;
+
+type Row = Record<string, unknown>;
+
+const recordOf = (row: Row | undefined): WatchRecord | null =>
+  row ? (JSON.parse(String(row.record)) as WatchRecord) : null;
+
+const deliveryOf = (row: Row): PendingDelivery => ({
+  eventId: String(row.event_id),
+  watchId: String(row.watch_id),
+  url: String(row.url),
+  body: String(row.body),
+  attempts: Number(row.attempts),
+  dueAt: Number(row.due_at),
+});
+
+/** Opens (creating when needed) the store at `path`; `:memory:` for tests that need no file. */
+export function openSqliteWatchStore(path: string): WatchStore {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+  db.exec(SCHEMA);
+  // One process owns this file: the leases of a killed predecessor are void, so the check or the
+  // delivery it left unrecorded resumes now, not once its lease runs out.
+  db.exec('UPDATE watches SET lease_until = 0; UPDATE deliveries SET lease_until = 0;');
+
+  const statements = new Map<string, StatementSync>();
+  const sql = (text: string): StatementSync => {
+    let statement = statements.get(text);
+    if (!statement) {
+      statement = db.prepare(text);
+      statements.set(text, statement);
+    }
+    return statement;
+  };
+
+  function transaction<T>(work: () => T): T {
+    db.exec('BEGIN IMMEDIATE');
+    try {
+      const value = work();
+      db.exec('COMMIT');
+      return value;
+    } catch (error) {
+      db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  const write = (watch: WatchRecord) =>
+    [watch.status, watch.dueAt, watch.version, JSON.stringify(watch)] as const;
+
+  function trim(table: 'events' | 'attempts', watchId: string): void {
+    const key = table === 'events' ? 'seq' : 'n';
+    sql(
+      `DELETE FROM ${table} WHERE watch_id = ? AND ${key} <= (SELECT ${key} FROM ${table} WHERE watch_id = ? ORDER BY ${key} DESC LIMIT 1 OFFSET ?)`,
+    ).run(watchId, watchId, HISTORY_LIMIT);
+  }
+
+  function appendEvents(events: readonly WatchEvent[]): void {
+    const insert = sql('INSERT OR IGNORE INTO events (watch_id, seq, event) VALUES (?, ?, ?)');
+    for (const event of events) {
+      const seq = Number(event.id.slice(event.id.lastIndexOf('_') + 1));
+      insert.run(event.watch_id, seq, JSON.stringify(event));
+    }
+    const watchId = events[0]?.watch_id;
+    if (watchId) trim('events', watchId);
+  }
+
+  function enqueue(deliveries: readonly PendingDelivery[]): void {
+    const insert = sql(
+      'INSERT OR IGNORE INTO deliveries (event_id, watch_id, url, body, attempts, due_at) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    for (const d of deliveries) insert.run(d.eventId, d.watchId, d.url, d.body, d.attempts, d.dueAt);
+  }
+
+  return {
+    async insert(watch) {
+      return transaction(() => {
+        sql('INSERT OR IGNORE INTO watches (id, status, due_at, version, record) VALUES (?, ?, ?, ?, ?)').run(
+          watch.id,
+          ...write(watch),
+        );
+        return recordOf(sql('SELECT record FROM watches WHERE id = ?').get(watch.id)) as WatchRecord;
+      });
+    },
+
+    async get(id) {
+      return recordOf(sql('SELECT record FROM watches WHERE id = ?').get(id));
+    },
+
+    async discardPending(id) {
+      return sql("DELETE FROM watches WHERE id = ? AND status = 'pending'").run(id).changes === 1;
+    },
+
+    async commit({ watch, expectedVersion, events, deliveries }) {
+      return transaction(() => {
+        const stored = recordOf(sql('SELECT record FROM watches WHERE id = ?').get(watch.id));
+        if (!stored || stored.version !== expectedVersion) return false;
+        // A 410 recorded while this transition was computed stays recorded.
+        const gone = stored.webhookGone && !watch.webhookGone;
+        const next = gone ? { ...watch, webhookGone: true } : watch;
+        sql(
+          'UPDATE watches SET status = ?, due_at = ?, version = ?, record = ?, lease_until = 0 WHERE id = ?',
+        ).run(...write(next), watch.id);
+        appendEvents(events);
+        enqueue(gone ? deliveries.filter((d) => d.url !== stored.webhookUrl) : deliveries);
+        return true;
+      });
+    },
+
+    async claimDue(now, limit, leaseMs) {
+      const rows = sql(
+        `UPDATE watches SET lease_until = ? WHERE id IN (
+           SELECT id FROM watches WHERE status = 'active' AND due_at <= ? AND lease_until <= ? ORDER BY due_at LIMIT ?
+         ) RETURNING record`,
+      ).all(now + leaseMs, now, now, limit);
+      return rows.map((row) => recordOf(row) as WatchRecord).sort((a, b) => a.dueAt - b.dueAt);
+    },
+
+    async nextDueAt() {
+      const row = sql(
+        "SELECT MIN(MAX(due_at, lease_until)) AS at FROM watches WHERE status = 'active'",
+      ).get();
+      return row?.at === null || row?.at === undefined ? null : Number(row.at);
+    },
+
+    async events(watchId, afterSeq, limit) {
+      const rows = sql(
+        'SELECT event FROM (SELECT seq, event FROM events WHERE watch_id = ? AND seq > ? ORDER BY seq DESC LIMIT ?) ORDER BY seq',
+      ).all(watchId, afterSeq, limit);
+      return rows.map((row) => JSON.parse(String(row.event)) as WatchEvent);
+    },
+
+    async attempts(watchId, limit) {
+      const rows = sql(
+        'SELECT attempt FROM (SELECT n, attempt FROM attempts WHERE watch_id = ? ORDER BY n DESC LIMIT ?) ORDER BY n',
+      ).all(watchId, limit);
+      return rows.map((row) => JSON.parse(String(row.attempt)) as DeliveryAttempt);
+    },
+
+    async claimDeliveries(now, limit, leaseMs) {
+      const rows = sql(
+        `UPDATE deliveries SET lease_until = ? WHERE event_id IN (
+           SELECT event_id FROM deliveries WHERE due_at <= ? AND lease_until <= ? ORDER BY due_at LIMIT ?
+         ) RETURNING *`,
+      ).all(now + leaseMs, now, now, limit);
+      return rows.map(deliveryOf).sort((a, b) => a.dueAt - b.dueAt);
+    },
+
+    async nextDeliveryAt() {
+      const row = sql('SELECT MIN(MAX(due_at, lease_until)) AS at FROM deliveries').get();
+      return row?.at === null || row?.at === undefined ? null : Number(row.at);
+    },
+
+    async recordAttempt(delivery: PendingDelivery, attempt: DeliveryAttempt, verdict: DeliveryVerdict) {
+      transaction(() => {
+        sql('INSERT INTO attempts (watch_id, attempt) VALUES (?, ?)').run(
+          delivery.watchId,
+          JSON.stringify(attempt),
+        );
+        trim('attempts', delivery.watchId);
+        switch (verdict.kind) {
+          case 'delivered':
+          case 'given_up':
+            sql('DELETE FROM deliveries WHERE event_id = ?').run(delivery.eventId);
+            break;
+          case 'retry':
+            sql('UPDATE deliveries SET attempts = ?, due_at = ?, lease_until = 0 WHERE event_id = ?').run(
+              delivery.attempts + 1,
+              verdict.dueAt,
+              delivery.eventId,
+            );
+            break;
+          case 'gone': {
+            sql('DELETE FROM deliveries WHERE watch_id = ? AND url = ?').run(delivery.watchId, delivery.url);
+            const watch = recordOf(sql('SELECT record FROM watches WHERE id = ?').get(delivery.watchId));
+            if (watch && watch.webhookUrl === delivery.url) {
+              sql('UPDATE watches SET record = ? WHERE id = ?').run(
+                JSON.stringify({ ...watch, webhookGone: true }),
+                watch.id,
+              );
+            }
+            break;
+          }
+        }
+      });
+    },
+
+    async countByStatus() {
+      const counts = { pending: 0, active: 0, ended: 0, cancelled: 0 };
+      for (const row of sql('SELECT status, COUNT(*) AS n FROM watches GROUP BY status').all()) {
+        counts[String(row.status) as keyof typeof counts] = Number(row.n);
+      }
+      return counts;
+    },
+
+    async close() {
+      db.close();
+    },
+  };
+}

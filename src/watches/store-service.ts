@@ -1,0 +1,108 @@
+/**
+ * The `WatchService` over a `WatchStore` (Node: SQLite on one instance, Redis for several): the
+ * paid call opens a pending watch with its first check, activates it once settled or discards it,
+ * and the management calls read and cancel it. `wake` tells the scheduler new work is due.
+ */
+import type { Logger } from 'pino';
+import { deliveriesFor } from './delivery.ts';
+import type { WatchMetrics } from './metrics.ts';
+import { noWatchMetrics } from './metrics.ts';
+import { activate, cancel, newWatch, type Transition, type WatchRecord } from './model.ts';
+import { HISTORY_LIMIT, type WatchCheck, type WatchService, type WatchStore } from './ports.ts';
+import type { WatchSecrets } from './secrets.ts';
+
+export interface StoreServiceDeps {
+  store: WatchStore;
+  /** The first check, inside the paid call. */
+  check: WatchCheck;
+  secrets: WatchSecrets;
+  intervalS: number;
+  dayS: number;
+  wake: () => void;
+  logger: Logger;
+  metrics?: WatchMetrics;
+  now?: () => number;
+}
+
+/** Commits attempts at a transition in the face of concurrent ones (a check committing meanwhile). */
+const COMMIT_TRIES = 5;
+
+export function createStoreWatchService(deps: StoreServiceDeps): WatchService {
+  const { store, check, secrets, intervalS, dayS, wake } = deps;
+  const metrics = deps.metrics ?? noWatchMetrics;
+  const now = deps.now ?? Date.now;
+
+  /** Applies `transition` to the stored watch while `applies` holds; the watch as it stands after. */
+  async function transit(
+    id: string,
+    applies: (watch: WatchRecord) => boolean,
+    transition: (watch: WatchRecord, at: number) => Transition,
+  ): Promise<WatchRecord | null> {
+    for (let tries = 0; tries < COMMIT_TRIES; tries += 1) {
+      const current = await store.get(id);
+      if (!current || !applies(current)) return current;
+      const at = now();
+      const { watch, events } = transition(current, at);
+      const deliveries = deliveriesFor(watch, events, at);
+      if (await store.commit({ watch, expectedVersion: current.version, events, deliveries })) {
+        for (const event of events) metrics.event(event.type);
+        wake();
+        return watch;
+      }
+    }
+    throw new Error(`watch ${id} kept changing during a transition`);
+  }
+
+  return {
+    async open({ id, domain, days, webhookUrl }) {
+      const existing = await store.get(id);
+      if (existing) return { kind: 'opened', watch: existing, created: false };
+      const outcome = await check(domain);
+      if (outcome.type !== 'result') return { kind: 'check_failed', outcome };
+      const pending = newWatch({
+        id,
+        domain,
+        days,
+        webhookUrl,
+        intervalS,
+        dayS,
+        now: now(),
+        result: outcome.result,
+      });
+      const stored = await store.insert(pending);
+      return { kind: 'opened', watch: stored, created: stored.version === pending.version };
+    },
+
+    activate: (id) =>
+      transit(
+        id,
+        (watch) => watch.status === 'pending',
+        (watch, at) => activate(watch, at, dayS),
+      ),
+
+    async discard(id) {
+      await store.discardPending(id);
+    },
+
+    async authorized(id, token) {
+      if (!(await secrets.tokenMatches(id, token))) return null;
+      const watch = await store.get(id);
+      return watch && watch.status !== 'pending' ? watch : null;
+    },
+
+    async history(id, afterSeq) {
+      const [events, attempts] = await Promise.all([
+        store.events(id, afterSeq, HISTORY_LIMIT),
+        store.attempts(id, HISTORY_LIMIT),
+      ]);
+      return { events, attempts };
+    },
+
+    cancel: (id) =>
+      transit(
+        id,
+        (watch) => watch.status === 'active',
+        (watch, at) => cancel(watch, at),
+      ),
+  };
+}

@@ -1,0 +1,254 @@
+/**
+ * The Redis watch store against a real redis-server, as several instances share it: one payment
+ * signature makes one watch, a commit over a stale version writes nothing, a claim hides a watch
+ * (or a delivery) from every other claimer until its lease runs out and no longer, attempts apply
+ * their verdicts, and nothing the store writes can expire.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
+import { redisWatchStore } from '../../src/redis/watch-store.ts';
+import type { DeliveryAttempt, PendingDelivery } from '../../src/watches/delivery.ts';
+import { eventId, type WatchEvent, type WatchRecord } from '../../src/watches/model.ts';
+import { HISTORY_LIMIT, type WatchStore } from '../../src/watches/ports.ts';
+import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
+import { STORE_NOW, watchRecord } from '../world/watch-records.ts';
+
+const NOW = STORE_NOW;
+const LEASE_MS = 60_000;
+
+let server: RedisServer;
+let connections: SharedStore[];
+/** Two instances' stores over two connections. */
+let a: WatchStore;
+let b: WatchStore;
+
+beforeAll(async () => {
+  server = await startRedisServer();
+  connections = [0, 1].map(() => connectSharedStore(server.url, pino({ level: 'silent' })));
+  while (!connections.every((connection) => connection.reachable())) await sleep(10);
+  [a, b] = connections.map(redisWatchStore) as [WatchStore, WatchStore];
+});
+afterAll(async () => {
+  await Promise.all(connections?.map((connection) => connection.close()) ?? []);
+  await server?.close();
+});
+beforeEach(async () => {
+  await server.client.flushall();
+});
+
+const record = watchRecord;
+
+function event(watch: WatchRecord, seq: number): WatchEvent {
+  return {
+    id: eventId(watch.id, seq),
+    type: 'watch.alert',
+    watch_id: watch.id,
+    domain: watch.domain,
+    at: new Date(NOW).toISOString(),
+    data: { raised: ['probe.failed'], cleared: [], note: 'ünïcødé "quoted" \\ back' },
+  };
+}
+
+function delivery(e: WatchEvent, dueAt = NOW): PendingDelivery {
+  return {
+    eventId: e.id,
+    watchId: e.watch_id,
+    url: 'https://hooks.example.net/in',
+    body: JSON.stringify(e),
+    attempts: 0,
+    dueAt,
+  };
+}
+
+function attempt(d: PendingDelivery, status: number | null, error: string | null): DeliveryAttempt {
+  return { event_id: d.eventId, attempt: d.attempts + 1, at: '2026-11-27T00:00:00Z', status, error };
+}
+
+/** A pending watch activated (version 1, due at `dueAt`) with `events` and their deliveries. */
+async function activated(id: string, dueAt: number, events = 1) {
+  const pending = record(id);
+  await a.insert(pending);
+  const watch = record(id, { status: 'active', version: 1, dueAt, eventSeq: events });
+  const raised = Array.from({ length: events }, (_, i) => event(watch, i + 1));
+  const deliveries = raised.map((e) => delivery(e));
+  expect(await a.commit({ watch, expectedVersion: 0, events: raised, deliveries })).toBe(true);
+  return { watch, raised, deliveries };
+}
+
+describe('the Redis watch store', () => {
+  it('keeps the first watch of an id: a second insert (a lost 201 claimed again) returns the stored one', async () => {
+    const first = record('wat_one');
+    expect(await a.insert(first)).toEqual(first);
+    expect(await b.insert(record('wat_one', { domain: 'other.example' }))).toEqual(first);
+    expect(await b.get('wat_one')).toEqual(first);
+    expect(await a.get('wat_unknown')).toBeNull();
+    expect(await a.countByStatus()).toEqual({ pending: 1, active: 0, ended: 0, cancelled: 0 });
+  });
+
+  it('discards only a pending watch', async () => {
+    await a.insert(record('wat_pending'));
+    expect(await b.discardPending('wat_pending')).toBe(true);
+    expect(await a.get('wat_pending')).toBeNull();
+    expect(await a.discardPending('wat_pending')).toBe(false);
+    await activated('wat_active', NOW);
+    expect(await b.discardPending('wat_active')).toBe(false);
+    expect((await a.get('wat_active'))?.status).toBe('active');
+    expect(await a.countByStatus()).toEqual({ pending: 0, active: 1, ended: 0, cancelled: 0 });
+  });
+
+  it('commits over the expected version only: two instances computing from one version raise its events once', async () => {
+    const { watch } = await activated('wat_race', NOW);
+    const next = (by: string) => record('wat_race', { ...watch, version: 2, eventSeq: 2, conditions: [by] });
+    const commits = await Promise.all(
+      [a, b].map((store, i) =>
+        store.commit({
+          watch: next(`by-${i}`),
+          expectedVersion: 1,
+          events: [event(watch, 2)],
+          deliveries: [delivery(event(watch, 2))],
+        }),
+      ),
+    );
+    expect([...commits].sort()).toEqual([false, true]);
+    expect((await a.events('wat_race', 0, HISTORY_LIMIT)).map((e) => e.id)).toEqual([
+      eventId('wat_race', 1),
+      eventId('wat_race', 2),
+    ]);
+    // The losing commit changed nothing: the stored record is the winner's.
+    expect((await a.get('wat_race'))?.conditions).toEqual([`by-${commits.indexOf(true)}`]);
+  });
+
+  it('hands a due watch to one claimer; its lease hides it until it runs out, and a commit releases it', async () => {
+    await activated('wat_due', NOW);
+    await activated('wat_later', NOW + 10_000);
+    const [first, second] = await Promise.all([a.claimDue(NOW, 10, LEASE_MS), b.claimDue(NOW, 10, LEASE_MS)]);
+    expect([...first!, ...second!].map((w) => w.id)).toEqual(['wat_due']);
+    // Still leased a moment before the lease ends; claimable again after (its holder died).
+    expect(await b.claimDue(NOW + LEASE_MS - 1, 10, LEASE_MS)).toEqual([
+      expect.objectContaining({ id: 'wat_later' }),
+    ]);
+    expect((await b.claimDue(NOW + LEASE_MS, 10, LEASE_MS)).map((w) => w.id)).toEqual(['wat_due']);
+    // A commit puts it back at its next due time.
+    const claimed = (await a.get('wat_due'))!;
+    const advanced = { ...claimed, version: 2, dueAt: NOW + 5_000 };
+    expect(await a.commit({ watch: advanced, expectedVersion: 1, events: [], deliveries: [] })).toBe(true);
+    expect(await a.nextDueAt()).toBe(NOW + 5_000);
+    expect((await b.claimDue(NOW + 5_000, 10, LEASE_MS)).map((w) => w.id)).toEqual(['wat_due']);
+  });
+
+  it('claims at most `limit`, earliest first, and schedules only active watches', async () => {
+    for (let i = 0; i < 5; i += 1) await activated(`wat_${i}`, NOW + (5 - i));
+    await a.insert(record('wat_unpaid', { dueAt: NOW }));
+    expect((await a.claimDue(NOW + 10, 3, LEASE_MS)).map((w) => w.id)).toEqual(['wat_4', 'wat_3', 'wat_2']);
+    const ended = { ...(await a.get('wat_1'))!, status: 'ended' as const, version: 2 };
+    expect(await a.commit({ watch: ended, expectedVersion: 1, events: [], deliveries: [] })).toBe(true);
+    expect((await b.claimDue(NOW + 10, 10, LEASE_MS)).map((w) => w.id)).toEqual(['wat_0']);
+    expect(await a.countByStatus()).toEqual({ pending: 1, active: 4, ended: 1, cancelled: 0 });
+    expect(await a.nextDueAt()).toBe(NOW + 10 + LEASE_MS);
+  });
+
+  it('keeps the latest HISTORY_LIMIT events, lists those after `since`, oldest first', async () => {
+    const { watch } = await activated('wat_history', NOW, 0);
+    let current = watch;
+    for (let seq = 1; seq <= HISTORY_LIMIT + 20; seq += 1) {
+      const next = { ...current, version: current.version + 1, eventSeq: seq };
+      expect(
+        await a.commit({
+          watch: next,
+          expectedVersion: current.version,
+          events: [event(next, seq)],
+          deliveries: [],
+        }),
+      ).toBe(true);
+      current = next;
+    }
+    const all = await b.events('wat_history', 0, HISTORY_LIMIT);
+    expect(all).toHaveLength(HISTORY_LIMIT);
+    expect(all[0]!.id).toBe(eventId('wat_history', 21));
+    expect(all.at(-1)!.id).toBe(eventId('wat_history', HISTORY_LIMIT + 20));
+    expect(all[0]!.data).toEqual(event(current, 21).data);
+    expect((await b.events('wat_history', HISTORY_LIMIT + 17, HISTORY_LIMIT)).map((e) => e.id)).toEqual(
+      [118, 119, 120].map((seq) => eventId('wat_history', seq)),
+    );
+    expect(await b.events('wat_history', HISTORY_LIMIT + 20, HISTORY_LIMIT)).toEqual([]);
+    expect(await b.events('wat_none', 0, HISTORY_LIMIT)).toEqual([]);
+  });
+
+  it('hands each due delivery to one claimer, leased; a retry reschedules it, delivered and given up remove it', async () => {
+    const { deliveries } = await activated('wat_hooks', NOW + 60_000, 3);
+    const [first, second] = await Promise.all([
+      a.claimDeliveries(NOW, 10, LEASE_MS),
+      b.claimDeliveries(NOW, 10, LEASE_MS),
+    ]);
+    expect([...first!, ...second!].map((d) => d.eventId).sort()).toEqual(deliveries.map((d) => d.eventId));
+    expect(await a.claimDeliveries(NOW + LEASE_MS - 1, 10, LEASE_MS)).toEqual([]);
+    const [d1, d2, d3] = deliveries as [PendingDelivery, PendingDelivery, PendingDelivery];
+    await a.recordAttempt(d1, attempt(d1, 200, null), { kind: 'delivered' });
+    await a.recordAttempt(d2, attempt(d2, 503, 'http_status'), { kind: 'retry', dueAt: NOW + 5_000 });
+    await a.recordAttempt(d3, attempt(d3, null, 'timeout'), { kind: 'given_up' });
+    expect(await b.nextDeliveryAt()).toBe(NOW + 5_000);
+    expect(await b.claimDeliveries(NOW + 4_999, 10, LEASE_MS)).toEqual([]);
+    expect(await b.claimDeliveries(NOW + 5_000, 10, LEASE_MS)).toEqual([
+      { ...d2, attempts: 1, dueAt: NOW + 5_000 },
+    ]);
+    expect(await a.attempts('wat_hooks', HISTORY_LIMIT)).toEqual([
+      attempt(d1, 200, null),
+      attempt(d2, 503, 'http_status'),
+      attempt(d3, null, 'timeout'),
+    ]);
+    expect(await a.attempts('wat_hooks', 1)).toEqual([attempt(d3, null, 'timeout')]);
+  });
+
+  it('gives a delivery whose claimer died to the next claimer, unchanged (the same webhook-id)', async () => {
+    const { deliveries } = await activated('wat_crash', NOW + 60_000);
+    expect(await a.claimDeliveries(NOW, 10, LEASE_MS)).toEqual(deliveries);
+    // Instance a is killed here: it records nothing.
+    expect(await b.claimDeliveries(NOW + LEASE_MS, 10, LEASE_MS)).toEqual(deliveries);
+  });
+
+  it('stops every delivery of a watch on 410 and marks its webhook gone without a new version', async () => {
+    const { watch, deliveries } = await activated('wat_gone', NOW + 60_000, 2);
+    const [d1] = deliveries as [PendingDelivery];
+    await a.recordAttempt(d1, attempt(d1, 410, 'gone'), { kind: 'gone' });
+    expect(await b.claimDeliveries(NOW + LEASE_MS * 10, 10, LEASE_MS)).toEqual([]);
+    expect(await b.nextDeliveryAt()).toBeNull();
+    expect(await b.get('wat_gone')).toEqual({ ...watch, webhookGone: true });
+    // A retry recorded late for a delivery that 410 removed does not bring it back.
+    const d2 = deliveries[1]!;
+    await b.recordAttempt(d2, attempt(d2, 500, 'http_status'), { kind: 'retry', dueAt: NOW });
+    expect(await b.claimDeliveries(NOW + LEASE_MS * 10, 10, LEASE_MS)).toEqual([]);
+    // A check computed from the record before the 410 keeps it gone and enqueues nothing more.
+    const later = { ...watch, version: 2, eventSeq: 3 };
+    const raised = event(later, 3);
+    expect(
+      await a.commit({ watch: later, expectedVersion: 1, events: [raised], deliveries: [delivery(raised)] }),
+    ).toBe(true);
+    expect(await b.get('wat_gone')).toEqual({ ...later, webhookGone: true });
+    expect((await b.claimDue(later.dueAt, 10, LEASE_MS))[0]?.webhookGone).toBe(true);
+    expect(await b.claimDeliveries(NOW + LEASE_MS * 10, 10, LEASE_MS)).toEqual([]);
+    expect((await b.events('wat_gone', 2, HISTORY_LIMIT)).map((e) => e.id)).toEqual([raised.id]);
+  });
+
+  it('writes no key that can expire, and only under the service prefix', async () => {
+    await activated('wat_ttl', NOW, 2);
+    await a.insert(record('wat_ttl_pending'));
+    const [d] = await a.claimDeliveries(NOW, 1, LEASE_MS);
+    await a.recordAttempt(d!, attempt(d!, 500, 'http_status'), { kind: 'retry', dueAt: NOW + 1 });
+    const keys = await server.client.keys('*');
+    expect(keys.length).toBeGreaterThan(5);
+    for (const key of keys) {
+      expect(key.startsWith(KEY_PREFIX), key).toBe(true);
+      expect(await server.client.pttl(key), key).toBe(-1);
+    }
+  });
+
+  it('keeps hostile ids and payloads as data', async () => {
+    const id = "wat_'); redis.call('FLUSHALL') --\u0000\u{1F600}";
+    const hostile = record(id, { domain: 'xn--bcher-kva.example', conditions: ['"]}\\'] });
+    expect(await a.insert(hostile)).toEqual(hostile);
+    expect(await b.get(id)).toEqual(hostile);
+    expect(await server.client.dbsize()).toBeGreaterThan(0);
+  });
+});
