@@ -1,7 +1,7 @@
 /**
  * The Redis of `compose.yaml` keeps the fleet's watches: run with the options that file gives it
- * (append-only file, its memory bound and eviction policy), a watch and its pending delivery
- * survive a `kill -9` of Redis itself, and a Redis full of CT answers gives those up, never a watch.
+ * (append-only file, its memory bound and `noeviction`), a watch and its pending delivery survive a
+ * `kill -9` of Redis itself, and a full Redis refuses new CT answers rather than evicting anything.
  */
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -59,7 +59,7 @@ function watch(i: number): WatchRecord {
   });
 }
 
-it("keeps every watch through a kill -9 of compose.yaml's Redis and through its evictions when full", async () => {
+it("keeps every watch through a kill -9 of compose.yaml's Redis and when it is full", async () => {
   const watches = redisWatchStore(store);
   for (let i = 0; i < WATCHES; i += 1) {
     const pending = { ...watch(i), version: 0, eventSeq: 0 };
@@ -100,15 +100,20 @@ it("keeps every watch through a kill -9 of compose.yaml's Redis and through its 
   expect(await after.countByStatus()).toEqual({ pending: 0, active: WATCHES, ended: 0, cancelled: 0 });
   expect(await after.get('wat_7')).toEqual({ ...watch(7), status: 'active' });
 
-  // Full: CT answers (with a TTL) make room; the watches (without) all stay.
+  // Full: under noeviction new CT answers are refused (OOM), and nothing, a watch least, is evicted.
   const answers = redisSharedAnswers(store);
   const used = Number(/used_memory:(\d+)/.exec(await server.client.info('memory'))?.[1]);
   await server.client.config('SET', 'maxmemory', String(used + 2_000_000));
   for (let i = 0; i < 40; i += 1) {
     await answers.set(`ct:full-${i}.example`, 'x'.repeat(150_000), CT_CACHE_TTL_MS).catch(() => {});
   }
-  expect(Number(/evicted_keys:(\d+)/.exec(await server.client.info('stats'))?.[1])).toBeGreaterThan(0);
+  expect(Number(/evicted_keys:(\d+)/.exec(await server.client.info('stats'))?.[1])).toBe(0);
+  expect(
+    Number(/errorstat_OOM:count=(\d+)/.exec(await server.client.info('errorstats'))?.[1]),
+  ).toBeGreaterThan(0);
   expect(await after.countByStatus()).toEqual({ pending: 0, active: WATCHES, ended: 0, cancelled: 0 });
   for (let i = 0; i < WATCHES; i += 1) expect((await after.get(`wat_${i}`))?.status).toBe('active');
+  // Room again (as CT answers' TTLs run out): every pending delivery is still there to claim.
+  await server.client.config('SET', 'maxmemory', String(used + 64_000_000));
   expect(await after.claimDeliveries(NOW, WATCHES * 2, 60_000)).toHaveLength(WATCHES);
 });
