@@ -181,8 +181,9 @@ describe('stopGracefully', () => {
     await entered;
     const { clean, ms } = await stop(lifecycle, active, 100, 500);
     expect(clean).toBe(false);
-    // The hard stop is the feature: at 500 ms, within a tenfold margin.
-    expect(ms).toBeGreaterThanOrEqual(500);
+    // The hard stop is the feature: at 500 ms, within a tenfold margin (a timer may fire a fraction
+    // of a millisecond before performance.now() reaches its delay).
+    expect(ms).toBeGreaterThanOrEqual(499);
     expect(ms).toBeLessThan(5_000);
   });
 });
