@@ -34,7 +34,8 @@ describe('container image', () => {
 
   it('is multi-stage on node:24-slim, installs production dependencies, runs as node, stops on SIGTERM', () => {
     expect(all('FROM').map((from) => from.split(' ')[0])).toEqual(['node:24-slim', 'node:24-slim']);
-    expect(all('RUN')).toEqual(['npm ci --omit=dev']);
+    // The second gives the embedded watch store (WATCH_DB_PATH) a directory the node user owns.
+    expect(all('RUN')).toEqual(['npm ci --omit=dev', 'mkdir -p /app/data && chown node:node /app/data']);
     expect(all('USER')).toEqual(['node']);
     expect(all('STOPSIGNAL')).toEqual(['SIGTERM']);
     expect(execForm(all('CMD')[0] ?? '')).toEqual(['node', '--max-semi-space-size=16', 'src/start.js']);

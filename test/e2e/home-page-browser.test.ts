@@ -134,6 +134,11 @@ describe.each(WIDTHS)('the page at $width px ($name)', ({ name, width, height })
       '/v1/expiry',
       '/v1/site-health',
       '/v1/validate',
+      '/v1/watches',
+      '/v1/watches/{watch_id}',
+      '/v1/watches/{watch_id}',
+      // The webhook a watch posts (OpenAPI 3.1 `webhooks`), shown beside the paths.
+      'watchEvent',
     ]);
     expect(await page.locator('h2').allInnerTexts()).toEqual(
       expect.arrayContaining(['Checks and prices', 'How to pay', 'Examples', 'API reference']),
