@@ -181,7 +181,10 @@ const SETUPS: Setup[] = [
     title: 'two Node instances sharing Redis (copies go to the other instance)',
     async services(world) {
       redis = await startRedisServer();
-      const options = { settlerPrivateKey: generatePrivateKey(), env: { REDIS_URL: redis.url.href } };
+      // One public URL for the fleet, as behind its load balancer: a payment signed for the route
+      // on one instance is for the same resource on the other.
+      const env = { REDIS_URL: redis.url.href, PUBLIC_BASE_URL: 'https://checks.example.test' };
+      const options = { settlerPrivateKey: generatePrivateKey(), env };
       return Promise.all([world.startService(options), world.startService(options)]);
     },
   },
