@@ -20,6 +20,7 @@ import { USDC_EIP712_DOMAIN } from '../../src/payments/resource-server.ts';
 import { connectSharedStore, type SharedStore } from '../../src/redis/connection.ts';
 import { redisWatchStore } from '../../src/redis/watch-store.ts';
 import { createPendingSweep, SWEEP_PENDING_AFTER_MS } from '../../src/watches/pending-sweep.ts';
+import { activate, type WatchRecord } from '../../src/watches/model.ts';
 import type { WatchService, WatchStore } from '../../src/watches/ports.ts';
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
 import { openSqliteWatchStore } from '../../src/watches/sqlite-store.ts';
@@ -28,6 +29,7 @@ import { freePort } from '../support/free-port.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { siteHealthFor } from '../world/watch-service.ts';
+import { watchRecord } from '../world/watch-records.ts';
 
 const logger = pino({ level: 'silent' });
 const secrets = createWatchSecrets('pending-sweep-test-key-0123456789abcdef');
@@ -157,6 +159,27 @@ describe.each(Object.keys(stores))('the pending sweep over %s', (name) => {
   let other: WatchStore;
   beforeAll(async () => {
     [store, other] = await (stores[name] as () => Promise<[WatchStore, WatchStore]>)();
+  });
+
+  it('lists the pending watches opened by a time, oldest first, up to a limit, and no others', async () => {
+    const at = Date.parse('2020-01-01T00:00:00Z');
+    const ids = ['wat_list_a', 'wat_list_b', 'wat_list_c', 'wat_list_d', 'wat_list_e'];
+    for (const [i, id] of [...ids].reverse().entries())
+      await store.insert(watchRecord(id, { createdAt: at + (ids.length - 1 - i) * 1_000 }));
+    const [a, b, c, d, e] = ids as [string, string, string, string, string];
+    const activated = activate((await store.get(b)) as WatchRecord, at, 86_400);
+    expect(await store.commit({ ...activated, expectedVersion: 0, deliveries: [] })).toBe(true);
+    expect(await store.discardPending(c)).toBe(true);
+    const listed = async (openedBy: number, limit: number) =>
+      (await other.pendingOpenedBy(openedBy, limit))
+        .map((watch) => watch.id)
+        .filter((id) => ids.includes(id));
+    expect(await listed(at + 3_000, 10)).toEqual([a, d]);
+    expect(await listed(at + 3_000, 1)).toEqual([a]);
+    expect(await listed(at - 1, 10)).toEqual([]);
+    expect(await listed(at + 4_000, 10)).toEqual([a, d, e]);
+    for (const id of [a, d, e]) expect(await store.discardPending(id)).toBe(true);
+    expect(await listed(at + 4_000, 10)).toEqual([]);
   });
 
   it('activates a watch whose payment the chain shows used, once, with watch.created for its webhook', async () => {
