@@ -16,7 +16,14 @@ export const layers: Layer[] = [
   { name: 'checks', paths: ['src/checks/'] },
   {
     name: 'catalog',
-    paths: ['src/catalog.ts', 'src/config.ts', 'src/logger.ts', 'src/log-safety.ts', 'src/lifecycle.ts'],
+    paths: [
+      'src/catalog.ts',
+      'src/watch-price.ts',
+      'src/config.ts',
+      'src/logger.ts',
+      'src/log-safety.ts',
+      'src/lifecycle.ts',
+    ],
   },
   { name: 'ops', paths: ['src/ops/'] },
   {

@@ -179,8 +179,7 @@ export interface WatchOperation {
 }
 
 export const WATCHES_ROUTE = '/v1/watches';
-/** The default of `WATCH_PRICE_PER_30_DAYS_USD`: a watch's published price, pro rata of its days. */
-export const DEFAULT_PRICE_PER_30_DAYS_USD = '0.10';
+export { DEFAULT_PRICE_PER_30_DAYS_USD } from './watch-price.ts';
 
 export const watchOperations: readonly WatchOperation[] = [
   {

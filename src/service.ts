@@ -19,7 +19,12 @@ import { createPayments, type SharedPaymentState } from './payments/payments.ts'
 import type { SharedAnswers } from './sources/cache.ts';
 import type { Reach } from './sources/reach.ts';
 import { prometheusWatchMetrics } from './watches/metrics.ts';
-import { type WatchRuntime, type WatchRuntimeFactory, siteHealthCheck } from './watches/runtime.ts';
+import {
+  type WatchParts,
+  type WatchRuntime,
+  type WatchRuntimeFactory,
+  siteHealthCheck,
+} from './watches/runtime.ts';
 import { createWatchSecrets } from './watches/secrets.ts';
 import { createWebhookSender } from './watches/sender.ts';
 
@@ -79,7 +84,7 @@ export function createService(config: Config, platform: Platform): Service {
     ...(shared ? { shared } : {}),
   });
   const watches = platform.watches
-    ? buildWatches(config, platform.watches, runners, platform.logger, metrics)
+    ? buildWatches(config, platform.watches, runners, platform.logger, metrics, payments.chain)
     : undefined;
   const app = createApp({
     config,
@@ -106,6 +111,7 @@ function buildWatches(
   runners: ReturnType<typeof createRunners>,
   logger: Logger,
   metrics: PrometheusMetrics,
+  chain: WatchParts['chain'],
 ) {
   const key = config.watches.secretKey;
   if (!key)
@@ -119,6 +125,7 @@ function buildWatches(
     logger,
     // Asked at scrape time, once `runtime` exists.
     metrics: prometheusWatchMetrics(metrics.registry, () => runtime.counts()),
+    ...(chain ? { chain } : {}),
   });
   return { runtime, secrets };
 }

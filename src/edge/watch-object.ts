@@ -5,12 +5,20 @@
  * the next moment work is due — a check, `watch.ending` or the end, a delivery or its retry — and
  * runs one round then. An alarm that fails (or whose isolate dies) is retried by the runtime; work
  * claimed by the failed run is claimed again once its lease runs out: a delivery repeated carries
- * the same `webhook-id`.
+ * the same `webhook-id`. A watch still pending once its paid call must have ended is judged from
+ * the chain at its alarm (`watches/pending-sweep.ts`), and again every sweep interval until decided.
  */
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
+import { createChainView, rpcClient } from '../payments/chain-view.ts';
 import { createRunners } from '../runners.ts';
 import { globalFetch } from '../service.ts';
 import type { OpenWatch, WatchService } from '../watches/ports.ts';
+import {
+  createPendingSweep,
+  type PendingSweep,
+  SWEEP_EVERY_MS,
+  SWEEP_PENDING_AFTER_MS,
+} from '../watches/pending-sweep.ts';
 import { siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
 import { createWatchScheduler, type WatchScheduler } from '../watches/scheduler.ts';
 import { createWatchSecrets, type WatchSecrets } from '../watches/secrets.ts';
@@ -39,6 +47,8 @@ interface Parts {
   store: WatchStore;
   service: WatchService;
   scheduler: WatchScheduler;
+  /** Absent without an RPC URL to read the chain with. */
+  sweep?: PendingSweep;
 }
 
 export class WatchObject extends DurableObject<EdgeVariables> {
@@ -58,9 +68,23 @@ export class WatchObject extends DurableObject<EdgeVariables> {
     const store = durableWatchStore(this.ctx.storage);
     const { intervalS, dayS } = config.watches;
     const wake = () => void this.#schedule();
+    const service = createStoreWatchService({ store, check, secrets, intervalS, dayS, wake, logger });
+    const { mode, asset } = config.x402;
+    const rpcUrl = mode.kind === 'local-chain' ? undefined : mode.rpcUrl;
     this.#parts = {
       store,
-      service: createStoreWatchService({ store, check, secrets, intervalS, dayS, wake, logger }),
+      service,
+      ...(rpcUrl
+        ? {
+            sweep: createPendingSweep({
+              store,
+              service,
+              chain: createChainView(rpcClient(rpcUrl)),
+              asset,
+              logger,
+            }),
+          }
+        : {}),
       scheduler: createWatchScheduler({
         store,
         check,
@@ -77,14 +101,26 @@ export class WatchObject extends DurableObject<EdgeVariables> {
   /** Sets the alarm to when work is next due (at once when it is due already); none when nothing is. */
   async #schedule(): Promise<void> {
     const { store } = this.#built();
-    const times = (await Promise.all([store.nextDueAt(), store.nextDeliveryAt()])).filter(
-      (at): at is number => at !== null,
-    );
+    const times = (
+      await Promise.all([store.nextDueAt(), store.nextDeliveryAt(), this.#nextSweepAt()])
+    ).filter((at): at is number => at !== null);
     if (times.length > 0) await this.ctx.storage.setAlarm(Math.max(Date.now(), Math.min(...times)));
   }
 
-  open(request: OpenWatch) {
-    return this.#built().service.open(request);
+  /** When a pending watch is next judged from the chain: once its paid call must have ended, then every interval. */
+  async #nextSweepAt(): Promise<number | null> {
+    if (!this.#built().sweep) return null;
+    // The object's one watch, if it is pending.
+    const [watch] = await this.#built().store.pendingOpenedBy(Number.MAX_SAFE_INTEGER, 1);
+    if (!watch) return null;
+    const due = watch.createdAt + SWEEP_PENDING_AFTER_MS;
+    return due > Date.now() ? due : Date.now() + SWEEP_EVERY_MS;
+  }
+
+  async open(request: OpenWatch) {
+    const opened = await this.#built().service.open(request);
+    await this.#schedule();
+    return opened;
   }
 
   activate(id: string) {
@@ -110,7 +146,9 @@ export class WatchObject extends DurableObject<EdgeVariables> {
   }
 
   async alarm(): Promise<void> {
-    await this.#built().scheduler.runOnce();
+    const { sweep, scheduler } = this.#built();
+    await sweep?.();
+    await scheduler.runOnce();
     await this.#schedule();
   }
 }

@@ -139,6 +139,10 @@ export function durableWatchStore(storage: DurableObjectStorage): WatchStore {
       }
       await trim('attempt:');
     },
+    async pendingOpenedBy(openedBy, limit) {
+      const watch = await record();
+      return limit > 0 && watch?.status === 'pending' && watch.createdAt <= openedBy ? [watch] : [];
+    },
     async countByStatus() {
       const counts = { pending: 0, active: 0, ended: 0, cancelled: 0 };
       const watch = await record();

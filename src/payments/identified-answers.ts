@@ -30,12 +30,15 @@ export type Begun =
   /** The same payment was answered: its answer. */
   | { kind: 'answered'; answer: StoredAnswer };
 
+/** The longest a paid call can take: verification (10 s), the check, settlement. */
+export const PAID_CALL_MAX_MS = 10_000 + CHECK_BUDGET_MS + SETTLEMENT_MAX_MS;
+
 /**
- * How long a call holds its identifier: the whole paid call (verification, the check, settlement),
- * since nothing renews it. Not the in-flight lock's short renewed lease: a copy that took the
- * identifier over from a live call would keep that call's answer from being stored.
+ * How long a call holds its identifier: the whole paid call, since nothing renews it. Not the
+ * in-flight lock's short renewed lease: a copy that took the identifier over from a live call
+ * would keep that call's answer from being stored.
  */
-export const IDENTIFIED_LEASE_MS = 10_000 + CHECK_BUDGET_MS + SETTLEMENT_MAX_MS;
+export const IDENTIFIED_LEASE_MS = PAID_CALL_MAX_MS;
 
 export interface IdentifiedAnswers {
   /**

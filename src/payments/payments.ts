@@ -9,6 +9,7 @@ import type { PaidOperation } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { createLifecycle, type Lifecycle } from '../lifecycle.ts';
 import { type Metrics, noMetrics } from '../ops/metrics.ts';
+import type { ChainView } from './chain-view.ts';
 import { createFacilitator, type Facilitator } from './facilitator.ts';
 import { type FacilitatorReady, facilitatorReadiness } from './facilitator-readiness.ts';
 import { createIdentifiedAnswers, type IdentifiedAnswers } from './identified-answers.ts';
@@ -35,6 +36,8 @@ export interface Payments {
   metrics: Metrics;
   /** Whether the shared store can be reached; absent when nothing is shared beyond this instance. */
   sharedStoreReachable?: () => boolean;
+  /** The chain, when this process can read it (self-settlement, the local chain, `X402_RPC_URL`). */
+  chain?: Pick<ChainView, 'authorizationUsed'>;
 }
 
 export interface PaymentsOptions {
@@ -112,5 +115,6 @@ export function createPayments(options: PaymentsOptions): Payments {
     lifecycle,
     metrics,
     ...(options.shared?.reachable ? { sharedStoreReachable: options.shared.reachable } : {}),
+    ...(facilitator.chain ? { chain: facilitator.chain } : {}),
   };
 }

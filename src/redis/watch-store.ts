@@ -10,6 +10,7 @@
  *   watches:count       hash   status → watches in it
  *   watches:gone        hash   id → 1 once its webhook answered 410 (merged into the record read)
  *   watches:due         zset   active watch ids, scored by when they may next be claimed
+ *   watches:pending     zset   pending watch ids, scored by when they were opened (the sweep's)
  *   watch:{id}:events   zset   its latest events (JSON), scored by sequence number
  *   watch:{id}:attempts list   its latest delivery attempts (JSON)
  *   watch:{id}:pending  set    its pending deliveries' event ids
@@ -31,23 +32,26 @@ const STATUSES = 'watches:status';
 const COUNTS = 'watches:count';
 const DUE = 'watches:due';
 const GONE = 'watches:gone';
+const PENDING = 'watches:pending';
 const DELIVERIES = 'deliveries';
 const DELIVERIES_DUE = 'deliveries:due';
 const eventsKey = (id: string) => `watch:${id}:events`;
 const attemptsKey = (id: string) => `watch:${id}:attempts`;
 const pendingKey = (id: string) => `watch:${id}:pending`;
 
-/** KEYS: watches, versions, statuses, counts; ARGV: id, record, version. The stored record. */
+/** KEYS: watches, versions, statuses, counts, pending; ARGV: id, record, version, createdAt. The stored record. */
 const insertWatch = luaScript(`local existing = redis.call('HGET', KEYS[1], ARGV[1])
 if existing then return existing end
+redis.call('ZADD', KEYS[5], ARGV[4], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[3], ARGV[1], 'pending')
 redis.call('HINCRBY', KEYS[4], 'pending', 1)
 return ARGV[2]`);
 
-/** KEYS: watches, versions, statuses, counts; ARGV: id. 1 when a pending watch was removed. */
+/** KEYS: watches, versions, statuses, counts, pending; ARGV: id. 1 when a pending watch was removed. */
 const discardPendingWatch = luaScript(`if redis.call('HGET', KEYS[3], ARGV[1]) ~= 'pending' then return 0 end
+redis.call('ZREM', KEYS[5], ARGV[1])
 redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
@@ -55,7 +59,8 @@ redis.call('HINCRBY', KEYS[4], 'pending', -1)
 return 1`);
 
 /**
- * KEYS: watches, versions, statuses, counts, due, events, pending, deliveries, deliveries:due, gone;
+ * KEYS: watches, versions, statuses, counts, due, events, pending, deliveries, deliveries:due, gone,
+ * watches:pending;
  * ARGV: id, expected version, record, version, status, dueAt, history limit, event count, then
  * (seq, event JSON) per event, then (event id, delivery JSON, dueAt) per delivery, enqueued only
  * while the watch's webhook is not gone. 1, or 0 when the stored version is not the expected one
@@ -73,6 +78,7 @@ if before ~= ARGV[5] then
   redis.call('HINCRBY', KEYS[4], ARGV[5], 1)
 end
 if ARGV[5] == 'active' then redis.call('ZADD', KEYS[5], ARGV[6], id) else redis.call('ZREM', KEYS[5], id) end
+if ARGV[5] ~= 'pending' then redis.call('ZREM', KEYS[11], id) end
 local i = 9
 for _ = 1, tonumber(ARGV[8]) do
   redis.call('ZADD', KEYS[6], ARGV[i], ARGV[i + 1])
@@ -152,10 +158,11 @@ export function redisWatchStore(store: SharedStore): WatchStore {
     async insert(watch) {
       const stored = (await insertWatch(
         redis,
-        [WATCHES, VERSIONS, STATUSES, COUNTS],
+        [WATCHES, VERSIONS, STATUSES, COUNTS, PENDING],
         watch.id,
         JSON.stringify(watch),
         watch.version,
+        watch.createdAt,
       )) as string;
       return JSON.parse(stored) as WatchRecord;
     },
@@ -164,7 +171,7 @@ export function redisWatchStore(store: SharedStore): WatchStore {
       return record === null ? null : ((await withGone([record]))[0] ?? null);
     },
     async discardPending(id) {
-      return (await discardPendingWatch(redis, [WATCHES, VERSIONS, STATUSES, COUNTS], id)) === 1;
+      return (await discardPendingWatch(redis, [WATCHES, VERSIONS, STATUSES, COUNTS, PENDING], id)) === 1;
     },
     async commit({ watch, expectedVersion, events, deliveries }: WatchCommit) {
       const written = await commitWatch(
@@ -180,6 +187,7 @@ export function redisWatchStore(store: SharedStore): WatchStore {
           DELIVERIES,
           DELIVERIES_DUE,
           GONE,
+          PENDING,
         ],
         watch.id,
         expectedVersion,
@@ -242,6 +250,12 @@ export function redisWatchStore(store: SharedStore): WatchStore {
         ...retry,
         delivery.watchId,
       );
+    },
+    async pendingOpenedBy(openedBy, limit) {
+      const ids = await redis.zrange(PENDING, '-inf', String(openedBy), 'BYSCORE', 'LIMIT', 0, limit);
+      if (ids.length === 0) return [];
+      const records = await redis.hmget(WATCHES, ...ids);
+      return withGone(records.filter((record): record is string => record !== null));
     },
     async countByStatus() {
       const counts = await redis.hmget(COUNTS, ...STATUS_NAMES);

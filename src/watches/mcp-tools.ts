@@ -15,7 +15,7 @@ import { paidOutputSchema, withCachedJsonSchema } from '../mcp/tool-schemas.ts';
 import { PAYMENT_UNAVAILABLE } from '../payments/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
 import { eventSeqOf } from './model.ts';
-import { signatureOfPayload } from './payment-signature.ts';
+import { authorizationOfPayload } from './payment-signature.ts';
 import { watchTermsFor } from './payment-terms.ts';
 import { watchPurchase } from './purchase.ts';
 import { checkWatchRequest, watchSubject } from './request.ts';
@@ -111,7 +111,7 @@ export function watchTools(deps: {
         const purchase = watchPurchase(
           watches,
           checked.request,
-          () => signatureOfPayload(meta?.[PAYMENT_META_KEY]),
+          () => authorizationOfPayload(meta?.[PAYMENT_META_KEY]),
           logger,
         );
         const outcome = await payments.paidCall({

@@ -24,6 +24,19 @@ export const FAILED_CHECKS_ALERT = 3;
 /** The share of `interval_s` a check's time may be pushed later by, to spread a round. */
 export const JITTER_SHARE = 0.1;
 
+/**
+ * The EIP-3009 authorization that pays for a pending watch: what the chain is asked about when the
+ * paid call that opened the watch never finished it (`pending-sweep.ts`). Not the signature.
+ */
+export interface PendingPayment {
+  /** The payer. */
+  from: `0x${string}`;
+  /** The authorization's nonce (32 bytes, lower-case hex). */
+  nonce: `0x${string}`;
+  /** Unix seconds: unused by then, the authorization can never be used. */
+  validBefore: number;
+}
+
 export interface WatchRecord {
   id: string;
   domain: string;
@@ -51,6 +64,8 @@ export interface WatchRecord {
   eventSeq: number;
   /** Bumped by every transition: a store refuses to commit over a newer version. */
   version: number;
+  /** While `pending`: the payment being settled for it (dropped once active). */
+  payment?: PendingPayment;
 }
 
 export interface WatchEvent {
@@ -98,6 +113,7 @@ export interface NewWatch {
   now: number;
   /** The first site-health result, from inside the paid call. */
   result: SiteHealthResult;
+  payment?: PendingPayment;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -125,6 +141,7 @@ export function newWatch(input: NewWatch): WatchRecord {
     webhookGone: false,
     eventSeq: 0,
     version: 0,
+    ...(input.payment ? { payment: input.payment } : {}),
   };
 }
 
@@ -166,7 +183,8 @@ function passTime(watch: WatchRecord, events: WatchEvent[], now: number, dayS: n
 
 /** Paid: the watch starts, `watch.created` at once (so a receiver can verify its secret). */
 export function activate(pending: WatchRecord, now: number, dayS: number): Transition {
-  const watch = { ...pending, status: 'active' as const, version: pending.version + 1 };
+  const { payment: _settled, ...paid } = pending;
+  const watch = { ...paid, status: 'active' as const, version: pending.version + 1 };
   const events: WatchEvent[] = [];
   raise(watch, events, 'watch.created', now, {
     conditions: watch.conditions,

@@ -1,21 +1,25 @@
 /**
- * The signature of the payment that buys a watch: its id derives from it, so one signature buys
- * one watch, and a client that lost its 201 claims the same watch with the same payment.
+ * The payment that buys a watch: its id derives from the payment's signature, so one signature buys
+ * one watch and a client that lost its 201 claims the same watch with the same payment; its
+ * authorization's payer, nonce and `validBefore` go on the pending record, so a watch whose paid
+ * call was cut off can be settled from what the chain says (`pending-sweep.ts`).
  */
 import { decodePaymentSignatureHeader } from '@x402/core/http';
+import type { PaymentPayload } from '@x402/core/types';
+import { type ExactAuthorization, exactAuthorizationOf } from '../payments/exact-authorization.ts';
 
-/** The EIP-3009 signature inside a payload (`payload.signature`), lower case; '' when none. */
-export function signatureOfPayload(payload: unknown): string {
-  const inner = (payload as { payload?: { signature?: unknown } } | null | undefined)?.payload;
-  return typeof inner?.signature === 'string' ? inner.signature.toLowerCase() : '';
+/** The exact EIP-3009 authorization a payment payload carries; null when it carries none. */
+export function authorizationOfPayload(payload: unknown): ExactAuthorization | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  return exactAuthorizationOf(payload as PaymentPayload);
 }
 
-/** The signature in a `PAYMENT-SIGNATURE` header; '' when it cannot be read. */
-export function signatureOfHeader(header: string | undefined): string {
-  if (!header) return '';
+/** The authorization in a `PAYMENT-SIGNATURE` header; null when it cannot be read. */
+export function authorizationOfHeader(header: string | undefined): ExactAuthorization | null {
+  if (!header) return null;
   try {
-    return signatureOfPayload(decodePaymentSignatureHeader(header));
+    return authorizationOfPayload(decodePaymentSignatureHeader(header));
   } catch {
-    return '';
+    return null;
   }
 }

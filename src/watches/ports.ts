@@ -18,7 +18,7 @@
 import type { RunOutcome } from '../checks/outcome.ts';
 import type { SiteHealthResult } from '../checks/site-health/result.ts';
 import type { DeliveryAttempt, DeliveryVerdict, PendingDelivery, SendOutcome } from './delivery.ts';
-import type { WatchEvent, WatchRecord } from './model.ts';
+import type { PendingPayment, WatchEvent, WatchRecord } from './model.ts';
 import type { WatchSecrets } from './secrets.ts';
 
 /** Events and delivery attempts a status answer lists (the latest, newest last). */
@@ -78,6 +78,11 @@ export interface WatchStore {
    * sets the watch's `webhookGone` (without a version bump: no state of the watch changes).
    */
   recordAttempt(delivery: PendingDelivery, attempt: DeliveryAttempt, verdict: DeliveryVerdict): Promise<void>;
+  /**
+   * Up to `limit` watches still `pending` that were opened at or before `openedBy`, oldest first:
+   * paid calls that should have finished them by now (`pending-sweep.ts`).
+   */
+  pendingOpenedBy(openedBy: number, limit: number): Promise<WatchRecord[]>;
   /** Watches by status, for the metrics. */
   countByStatus(): Promise<Record<'pending' | 'active' | 'ended' | 'cancelled', number>>;
   close(): Promise<void>;
@@ -121,6 +126,8 @@ export interface OpenWatch {
   domain: string;
   days: number;
   webhookUrl: string | null;
+  /** The authorization paying for it, kept on the pending record. */
+  payment?: PendingPayment;
 }
 
 export type OpenedWatch =

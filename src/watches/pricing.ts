@@ -3,18 +3,17 @@
  * asset's atomic unit (USDC: 6 decimals), so a 1-day watch never costs nothing.
  */
 import { DEFAULT_PRICE_PER_30_DAYS_USD, usdToAtomic } from '../catalog.ts';
+import { DEFAULT_DAYS, proRataAtomic } from '../watch-price.ts';
 
+export { DEFAULT_DAYS };
 export const MIN_DAYS = 1;
 export const MAX_DAYS = 365;
-export const DEFAULT_DAYS = 30;
 /** The published price of a watch, as people read it. */
 export const WATCH_PRICE_NOTE = `$${DEFAULT_PRICE_PER_30_DAYS_USD} per 30 days, pro rata`;
 
 /** Atomic units (decimal string) of `days` of watching at `pricePer30DaysUsd`. */
 export function watchPriceAtomic(pricePer30DaysUsd: string, days: number): string {
-  const per30 = BigInt(usdToAtomic(pricePer30DaysUsd));
-  const scaled = per30 * BigInt(days);
-  return ((scaled + 29n) / 30n).toString();
+  return proRataAtomic(BigInt(usdToAtomic(pricePer30DaysUsd)), days).toString();
 }
 
 /** Atomic units → the decimal USD string of documents, e.g. "3334" → "0.003334", "100000" → "0.1". */

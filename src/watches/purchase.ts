@@ -1,10 +1,13 @@
 /**
  * Buying a watch, whatever the transport: `run` (inside the paid call, after verification) opens
- * the watch of the payment's signature with its first check; `finish` then activates it once the
- * payment settled, or removes a watch this call created when it did not.
+ * the watch of the payment's signature with its first check, recording the authorization on it;
+ * `finish` then activates it once the payment settled, or removes a watch this call created when it
+ * did not. A process that dies in between leaves the watch pending: the same request and signature
+ * finish it, or else the pending sweep does from the chain (`pending-sweep.ts`).
  */
 import type { Logger } from 'pino';
 import type { RunOutcome } from '../checks/outcome.ts';
+import type { ExactAuthorization } from '../payments/exact-authorization.ts';
 import type { Watches } from './ports.ts';
 import type { WatchRequest } from './request.ts';
 import { createdView } from './views.ts';
@@ -18,21 +21,28 @@ export interface WatchPurchase {
 export function watchPurchase(
   { service, secrets }: Watches,
   { domain, days, webhookUrl }: WatchRequest,
-  signature: () => string,
+  authorization: () => ExactAuthorization | null,
   logger: Logger,
 ): WatchPurchase {
   let opened: { id: string; created: boolean } | null = null;
   return {
     async run() {
-      const signed = signature();
-      if (signed === '') {
+      const paying = authorization();
+      if (!paying) {
         return {
           type: 'invalid_input',
           reason: { code: 'invalid_payment', message: 'The payment has no signature.' },
         };
       }
-      const id = await secrets.watchId(signed);
-      const outcome = await service.open({ id, domain: domain.domain, days, webhookUrl });
+      const { signature, from, nonce, validBefore } = paying;
+      const id = await secrets.watchId(signature);
+      const outcome = await service.open({
+        id,
+        domain: domain.domain,
+        days,
+        webhookUrl,
+        payment: { from, nonce, validBefore: Number(validBefore) },
+      });
       if (outcome.kind === 'check_failed') return outcome.outcome;
       opened = { id, created: outcome.created };
       return { type: 'result', result: await createdView(outcome.watch, secrets) };

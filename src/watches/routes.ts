@@ -13,7 +13,7 @@ import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
 import type { PaymentGate } from '../payments/gate.ts';
 import type { Payments } from '../payments/payments.ts';
 import { eventSeqOf } from './model.ts';
-import { signatureOfHeader } from './payment-signature.ts';
+import { authorizationOfHeader } from './payment-signature.ts';
 import { watchTermsFor } from './payment-terms.ts';
 import type { Watches } from './ports.ts';
 import { watchPriceUsd } from './pricing.ts';
@@ -71,7 +71,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     const purchase = watchPurchase(
       watches,
       checked.request,
-      () => signatureOfHeader(c.req.header('payment-signature')),
+      () => authorizationOfHeader(c.req.header('payment-signature')),
       logger,
     );
     const pay = gate.paidWith({

@@ -7,8 +7,10 @@ import type { Logger } from 'pino';
 import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { normalizeDomain } from '../domain/normalize.ts';
+import type { ChainView } from '../payments/chain-view.ts';
 import type { WatchMetrics } from './metrics.ts';
 import type { WatchStatus } from './model.ts';
+import { createPendingSweep, SWEEP_EVERY_MS, sweepEvery } from './pending-sweep.ts';
 import type { WatchCheck, WatchService, WatchStore, WebhookSender } from './ports.ts';
 import { createWatchScheduler, type SchedulerDeps } from './scheduler.ts';
 import type { WatchSecrets } from './secrets.ts';
@@ -21,6 +23,12 @@ export interface WatchParts {
   secrets: WatchSecrets;
   logger: Logger;
   metrics: WatchMetrics;
+  /**
+   * The chain, where this runtime can read it: a watch left pending by a paid call cut off is
+   * activated or removed from what it says (`pending-sweep.ts`). Without it such a watch waits for
+   * the same request and signature.
+   */
+  chain?: Pick<ChainView, 'authorizationUsed'>;
 }
 
 export interface WatchRuntime {
@@ -52,7 +60,7 @@ export function storeWatchRuntime(
     Pick<SchedulerDeps, 'concurrency' | 'deliveryConcurrency' | 'batch' | 'leaseMs' | 'maxSleepMs'>
   > = {},
 ): WatchRuntimeFactory {
-  return ({ config, check, send, secrets, logger, metrics }) => {
+  return ({ config, check, send, secrets, logger, metrics, chain }) => {
     const { intervalS, dayS } = config.watches;
     const scheduler = createWatchScheduler({ store, check, send, secrets, dayS, logger, metrics, ...tuning });
     const service = createStoreWatchService({
@@ -65,11 +73,21 @@ export function storeWatchRuntime(
       metrics,
       wake: () => scheduler.wake(),
     });
+    const sweeps = chain
+      ? sweepEvery(
+          createPendingSweep({ store, service, chain, asset: config.x402.asset, logger }),
+          SWEEP_EVERY_MS,
+          logger,
+        )
+      : undefined;
     return {
       service,
-      start: () => scheduler.start(),
+      start() {
+        scheduler.start();
+        sweeps?.start();
+      },
       async stop() {
-        await scheduler.stop();
+        await Promise.all([scheduler.stop(), sweeps?.stop()]);
         await store.close();
       },
       counts: () => store.countByStatus(),

@@ -232,6 +232,14 @@ export function openSqliteWatchStore(path: string): WatchStore {
       });
     },
 
+    async pendingOpenedBy(openedBy, limit) {
+      const rows = sql(
+        `SELECT record FROM watches WHERE status = 'pending' AND json_extract(record, '$.createdAt') <= ?
+         ORDER BY json_extract(record, '$.createdAt') LIMIT ?`,
+      ).all(openedBy, limit);
+      return rows.map((row) => recordOf(row) as WatchRecord);
+    },
+
     async countByStatus() {
       const counts = { pending: 0, active: 0, ended: 0, cancelled: 0 };
       for (const row of sql('SELECT status, COUNT(*) AS n FROM watches GROUP BY status').all()) {

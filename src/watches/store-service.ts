@@ -54,7 +54,7 @@ export function createStoreWatchService(deps: StoreServiceDeps): WatchService {
   }
 
   return {
-    async open({ id, domain, days, webhookUrl }) {
+    async open({ id, domain, days, webhookUrl, payment }) {
       const existing = await store.get(id);
       if (existing) return { kind: 'opened', watch: existing, created: false };
       const outcome = await check(domain);
@@ -68,6 +68,7 @@ export function createStoreWatchService(deps: StoreServiceDeps): WatchService {
         dayS,
         now: now(),
         result: outcome.result,
+        ...(payment ? { payment } : {}),
       });
       const stored = await store.insert(pending);
       return { kind: 'opened', watch: stored, created: stored.version === pending.version };

@@ -22,9 +22,9 @@ const cli = (args: string[], env: Record<string, string> = {}) =>
   runCli([...args, '--url', service.url.href], env);
 
 describe('website-checks-cli watch, watch-status, watch-cancel', () => {
-  it('buys a watch within --max-usd, reads it with its token and cancels it', async () => {
+  it('buys a 30-day watch within its default cap (its own price), reads it with its token and cancels it', async () => {
     const payer = await service.newPayer(FUNDS);
-    const bought = await cli(['watch', 'Bücher.example.com', '--days', '30', '--max-usd', '0.10'], {
+    const bought = await cli(['watch', 'Bücher.example.com', '--days', '30'], {
       X402_PRIVATE_KEY: payer.privateKey,
     });
     expect(bought.stderr).toMatch(/^Paid watch: transaction 0x[0-9a-f]{64} /);
@@ -53,9 +53,21 @@ describe('website-checks-cli watch, watch-status, watch-cancel', () => {
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ watch_id: watch.watch_id, status: 'cancelled' });
   });
 
-  it('refuses to pay above the default cap, naming the price: exit 2, nothing charged', async () => {
+  it('buys a watch of a year within its default cap, charged its pro-rata price', async () => {
     const payer = await service.newPayer(FUNDS);
-    const run = await cli(['watch', 'example.com'], { X402_PRIVATE_KEY: payer.privateKey });
+    const bought = await cli(['watch', 'example.com', '--days', '365'], {
+      X402_PRIVATE_KEY: payer.privateKey,
+    });
+    expect(bought.code, bought.stderr).toBe(0);
+    expect(JSON.parse(bought.stdout)).toMatchObject({ days: 365, status: 'active' });
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 365)));
+  });
+
+  it('refuses to pay above an explicit --max-usd before signing, naming the price: exit 2, nothing charged', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const run = await cli(['watch', 'example.com', '--max-usd', '0.05'], {
+      X402_PRIVATE_KEY: payer.privateKey,
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('watch costs $0.10, above --max-usd 0.05: nothing was paid.');
     expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS);

@@ -14,7 +14,8 @@ import {
   WATCH_COMMANDS,
   type WatchCommand,
 } from './commands.ts';
-import { isUsdAmount } from './money.ts';
+import { DEFAULT_DAYS, DEFAULT_PRICE_PER_30_DAYS_USD, proRataAtomic } from '../../../src/watch-price.ts';
+import { atomicToUsd, isUsdAmount, usdToAtomic } from './money.ts';
 
 export const BIN_NAME = 'website-checks-cli';
 
@@ -47,7 +48,8 @@ ${[...COMMANDS, ...WATCH_COMMANDS].map((c) => `  ${c.name.padEnd(12)} ${c.summar
 
 Options:
   --url <service>   the service's base URL; a path prefix is kept (default ${DEFAULT_SERVICE_URL})
-  --max-usd <cap>   never pay more than this per call, in USD (default ${DEFAULT_MAX_USD})
+  --max-usd <cap>   never pay more than this per call, in USD (default ${DEFAULT_MAX_USD}; for watch,
+                    the published price of the days asked, e.g. ${watchPriceUsd(DEFAULT_DAYS)} for ${DEFAULT_DAYS})
   --days <n>        watch: how many days, 1 to 365 (default 30; the price is pro rata)
   --webhook <url>   watch: https:// receiver of the signed events (default: read them with watch-status)
   --since <id>      watch-status: only the events after this event id
@@ -95,12 +97,20 @@ export function parseCliArgs(argv: readonly string[]): CliRequest | string {
 
 type Values = ReturnType<typeof parse>['values'];
 
-/** `--url` and `--max-usd`, checked. */
-function commonOptions(values: Values): { url: URL; maxUsd: string } | string {
+/** The published price of `days` of watching, in USD: the default cap of `watch`. */
+export function watchPriceUsd(days: number): string {
+  return atomicToUsd(proRataAtomic(usdToAtomic(DEFAULT_PRICE_PER_30_DAYS_USD), days));
+}
+
+/** `--url` and `--max-usd` (`defaultMaxUsd` when not given), checked. */
+function commonOptions(
+  values: Values,
+  defaultMaxUsd = DEFAULT_MAX_USD,
+): { url: URL; maxUsd: string } | string {
   const url = values.url ?? DEFAULT_SERVICE_URL;
   if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
     return `--url must be an http(s) URL, e.g. https://checks.example.com: ${url}`;
-  const maxUsd = values['max-usd'] ?? DEFAULT_MAX_USD;
+  const maxUsd = values['max-usd'] ?? defaultMaxUsd;
   if (!isUsdAmount(maxUsd)) return `--max-usd must be a decimal amount in USD, e.g. 0.05: ${maxUsd}`;
   return { url: new URL(url), maxUsd };
 }
@@ -125,14 +135,14 @@ function watchRequest(
   for (const option of ['days', 'webhook', 'since'] as const)
     if (values[option] !== undefined && !allowed.includes(option))
       return `--${option} is not an option of ${command.name}.`;
-  const common = commonOptions(values);
+  if (values.days !== undefined && (!/^[1-9][0-9]{0,2}$/.test(values.days) || Number(values.days) > 365))
+    return `--days must be a whole number of days from 1 to 365: ${values.days}`;
+  const days = values.days === undefined ? undefined : Number(values.days);
+  // Buying a watch is capped by its own published price unless the payer names a cap.
+  const common = commonOptions(values, watchPriceUsd(days ?? DEFAULT_DAYS));
   if (typeof common === 'string') return common;
   const request: CliRequest = { kind: 'watch', command, target, ...common };
-  if (values.days !== undefined) {
-    if (!/^[1-9][0-9]{0,2}$/.test(values.days) || Number(values.days) > 365)
-      return `--days must be a whole number of days from 1 to 365: ${values.days}`;
-    request.days = Number(values.days);
-  }
+  if (days !== undefined) request.days = days;
   if (values.webhook !== undefined) {
     if (!URL.canParse(values.webhook) || !/^https?:$/.test(new URL(values.webhook).protocol))
       return `--webhook must be an https:// URL: ${values.webhook}`;

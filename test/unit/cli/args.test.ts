@@ -3,7 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { parseCliArgs, USAGE } from '../../../packages/client/src/args.ts';
 import { DEFAULT_MAX_USD } from '../../../packages/client/src/client.ts';
 import { COMMANDS, WATCH_COMMANDS } from '../../../packages/client/src/commands.ts';
-import { freeOperations, paidOperations, watchOperations } from '../../../src/catalog.ts';
+import { usdToAtomic } from '../../../packages/client/src/money.ts';
+import {
+  DEFAULT_PRICE_PER_30_DAYS_USD,
+  freeOperations,
+  paidOperations,
+  watchOperations,
+} from '../../../src/catalog.ts';
+import { watchPriceAtomic } from '../../../src/watches/pricing.ts';
 
 describe('parseCliArgs', () => {
   it('offers exactly the catalog HTTP routes: four paid checks and the free validate', () => {
@@ -99,7 +106,7 @@ describe('parseCliArgs: the watch commands', () => {
       target: 'example.com',
       days: 365,
       webhookUrl: 'https://hooks.example.net/w',
-      maxUsd: DEFAULT_MAX_USD,
+      maxUsd: '1.216667',
     });
     expect(parseCliArgs(['watch-status', 'wat_1', '--since', 'evt_1'])).toMatchObject({
       kind: 'watch',
@@ -107,6 +114,24 @@ describe('parseCliArgs: the watch commands', () => {
       target: 'wat_1',
       since: 'evt_1',
     });
+  });
+
+  it.each([1, 2, 7, 29, 30, 31, 90, 364, 365])(
+    'caps a %i-day watch by default at its published price, as the service computes it',
+    (days) => {
+      const request = parseCliArgs(['watch', 'example.com', '--days', String(days)]);
+      const { maxUsd } = request as { maxUsd: string };
+      expect(usdToAtomic(maxUsd).toString()).toBe(watchPriceAtomic(DEFAULT_PRICE_PER_30_DAYS_USD, days));
+    },
+  );
+
+  it('caps a watch of the default days at their price, and keeps an explicit --max-usd as the cap', () => {
+    expect(parseCliArgs(['watch', 'example.com'])).toMatchObject({ maxUsd: '0.10' });
+    expect(parseCliArgs(['watch', 'example.com', '--days', '30', '--max-usd', '0.05'])).toMatchObject({
+      maxUsd: '0.05',
+    });
+    expect(parseCliArgs(['watch', 'example.com', '--max-usd', '2'])).toMatchObject({ maxUsd: '2' });
+    expect(USAGE).toContain('0.10 for 30');
   });
 
   it.each([
