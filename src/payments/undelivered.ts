@@ -10,6 +10,7 @@
  * there when a copy of the payment arrives means whoever settled it is gone: if the chain shows the
  * authorization used, the payer paid and nobody got the result, so it is run again and delivered.
  */
+import { createHash } from 'node:crypto';
 import type { SettleResponse } from '@x402/core/types';
 import { LRUCache } from 'lru-cache';
 import { SETTLEMENT_MAX_MS } from './settlement.ts';
@@ -25,8 +26,9 @@ const MAX_REMEMBERED = 10_000;
 export type Claimed = SettleResponse | 'interrupted' | null;
 
 /**
- * Where lost results are remembered: in process memory on Node (`createUndelivered`), in Redis for
- * instances sharing `REDIS_URL`, beside the in-flight lock of the authorization in its Durable Object
+ * Where lost results are remembered: in process memory (`createUndelivered`, tests and embedders), in
+ * embedded SQLite for one Node instance (`sqlite/payment-records.ts`, so a restart keeps them), in
+ * Redis for instances sharing `REDIS_URL`, beside the in-flight lock of the authorization in its Durable Object
  * on Workers.
  */
 export interface Undelivered {
@@ -56,6 +58,13 @@ export interface SettlingRecord {
   signature: string;
   resource: string;
 }
+
+/**
+ * What a shared or durable store keeps of a payment signature: never the signature itself (anyone
+ * holding it could still submit the authorization while it is unused), so a claim compares digests.
+ */
+export const signatureDigest = (signature: string): string =>
+  createHash('sha256').update(signature).digest('hex');
 
 /** What a claim finds in a stored `entry` for `signature` and `resource`. */
 export function claimOf(

@@ -6,7 +6,7 @@
  * a digest of the payload signature, claimed (compared, and deleted if a receipt) in one script, so it
  * is handed out once fleet-wide.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { SettleResponse } from '@x402/core/types';
 import type { Logger } from 'pino';
 import type { InFlightLock } from '../payments/in-flight-lock.ts';
@@ -15,6 +15,7 @@ import {
   type Claimed,
   REDELIVERY_WINDOW_MS,
   SETTLING_RECORD_MS,
+  signatureDigest as digest,
   type Undelivered,
 } from '../payments/undelivered.ts';
 import { luaScript, releaseIfHeld, renewIfHeld, type SharedStore } from './connection.ts';
@@ -33,12 +34,6 @@ return {'settling', redis.call('HGET', KEYS[1], 'resource') or ''}`);
 
 const lockKey = (key: string) => `lock:${key}`;
 const lostKey = (key: string) => `lost:${key}`;
-
-/**
- * The payment signature is not stored (anyone holding it could still submit the authorization
- * while it is unused): a claim compares digests.
- */
-const digest = (signature: string) => createHash('sha256').update(signature).digest('hex');
 
 export function redisAuthorizations(
   store: SharedStore,
