@@ -39,9 +39,12 @@ export interface Undelivered {
   /** Remembers that the paid result of `key` (`payer:nonce`) was settled but not delivered. */
   remember(key: string, signature: string, receipt: SettleResponse): Promise<void>;
   /**
-   * The receipt of a lost result for `key` signed with `signature`, removed; `interrupted` when a
-   * settlement of it for `resource` was begun by a holder that is gone (the record stays until
-   * `settled` or `remember`); null when there is neither.
+   * The receipt of a lost result for `key` signed with `signature`; `interrupted` when a settlement
+   * of it for `resource` was begun by a holder that is gone; null when there is neither. The Node
+   * stores only read: the record stays until `settled` once the result is handed over, so a claim
+   * whose answer never came back (a store's reply lost after it ran) loses nothing, and the
+   * in-flight lock the caller holds keeps two copies from claiming at once. (The Worker's object
+   * still removes a receipt it hands out; a redelivery that fails remembers it again.)
    */
   claim(key: string, signature: string, resource?: string): Promise<Claimed>;
 }
@@ -85,10 +88,6 @@ export function createUndelivered(): Undelivered {
     settled: async (key) => void entries.delete(key),
     remember: async (key, signature, receipt) =>
       void entries.set(key, { signature, receipt }, { ttl: REDELIVERY_WINDOW_MS }),
-    async claim(key, signature, resource) {
-      const claimed = claimOf(entries.get(key), signature, resource);
-      if (claimed !== null && claimed !== 'interrupted') entries.delete(key);
-      return claimed;
-    },
+    claim: async (key, signature, resource) => claimOf(entries.get(key), signature, resource),
   };
 }

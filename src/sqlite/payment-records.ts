@@ -142,9 +142,7 @@ export function openSqlitePaymentRecords(
           ? { signature: String(row.signature), resource: String(row.resource) }
           : { signature: String(row.signature), receipt: JSON.parse(String(row.receipt)) as SettleResponse }
         : undefined;
-      const claimed = claimOf(entry, signatureDigest(signature), resource);
-      if (claimed !== null && claimed !== 'interrupted') lost.drop.run(key);
-      return claimed;
+      return claimOf(entry, signatureDigest(signature), resource);
     },
   };
 

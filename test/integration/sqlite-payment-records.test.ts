@@ -72,11 +72,15 @@ describe('settling records and lost results', () => {
     expect(await processOn().undelivered.claim(KEY, SIGNATURE, RESOURCE)).toBeNull();
   });
 
-  it('a lost result is handed out once across restarts, and the file never holds the signature', async () => {
+  it('a lost result stays claimable across restarts until handed over, and the file never holds the signature', async () => {
     const first = processOn().undelivered;
     await first.settling(KEY, SIGNATURE, RESOURCE);
     await first.remember(KEY, SIGNATURE, RECEIPT);
+    // A claim only reads: one that dies with its process before the result is out loses nothing.
     expect(await processOn().undelivered.claim(KEY, SIGNATURE, RESOURCE)).toEqual(RECEIPT);
+    const next = processOn().undelivered;
+    expect(await next.claim(KEY, SIGNATURE, RESOURCE)).toEqual(RECEIPT);
+    await next.settled(KEY);
     expect(await processOn().undelivered.claim(KEY, SIGNATURE, RESOURCE)).toBeNull();
 
     await first.remember(KEY, SIGNATURE, RECEIPT);
