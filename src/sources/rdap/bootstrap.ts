@@ -74,7 +74,8 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
 
   /** The file from another instance while it is within its day, else from IANA (then offered to them). */
   async function loadTable(): Promise<Loaded> {
-    const key = deps.url.href;
+    // Named by origin and path: the key may be logged, a configured URL's credentials or query not.
+    const key = `${deps.url.origin}${deps.url.pathname}`;
     const remembered = tier && (await readShared(tier, key, deps.now().getTime()));
     if (remembered) {
       const fetchedAtMs = remembered.expiresAt - RDAP_BOOTSTRAP_TTL_MS;
