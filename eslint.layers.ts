@@ -44,6 +44,7 @@ export const layers: Layer[] = [
     name: 'platforms and entry points',
     paths: [
       'src/redis/',
+      'src/sqlite/',
       'src/edge/',
       'src/runners.ts',
       'src/service.ts',

@@ -7,10 +7,12 @@ import type { Config } from './config.ts';
 import { captureConsole } from './console-capture.ts';
 import { createLogger } from './logger.ts';
 import { warnOfForeignPending } from './payments/foreign-pending.ts';
+import { createInFlightLock } from './payments/in-flight-lock.ts';
 import { type LocalChain, startLocalChain } from './payments/local-chain.ts';
 import { SETTLEMENT_MAX_MS } from './payments/settlement.ts';
 import { createService } from './service.ts';
 import { nodeReach } from './sources/node-reach.ts';
+import { openSqlitePaymentRecords, paymentsDbBeside } from './sqlite/payment-records.ts';
 import { releaseStartupMemory } from './startup-memory.ts';
 import { listenFailure, loadConfigOrExit, localChainBanner } from './startup-messages.ts';
 import { stopGracefully } from './stop.ts';
@@ -47,8 +49,12 @@ async function main(): Promise<void> {
     config.x402.mode.kind === 'local-chain' ? await startLocalChain({ logger }) : undefined;
   // In local-chain mode the recipient is the chain's own dev account.
   const paying: Config = local ? { ...config, x402: { ...config.x402, payTo: local.payTo } } : config;
-  // One instance without REDIS_URL keeps its watches in the embedded SQLite store.
+  // One instance without REDIS_URL keeps its watches, and the payment records a restart must not
+  // forget (settling records, lost results, identified answers), in embedded SQLite stores.
   const watchStore = config.redisUrl ? undefined : openSqliteWatchStore(config.watches.dbPath);
+  const paymentRecords = config.redisUrl
+    ? undefined
+    : openSqlitePaymentRecords(paymentsDbBeside(config.watches.dbPath));
   const effective: Config = {
     ...paying,
     watches: { ...paying.watches, secretKey: config.watches.secretKey ?? keyBeside(config.watches.dbPath) },
@@ -62,6 +68,7 @@ async function main(): Promise<void> {
     reach: nodeReach(),
     local,
     ...(watchStore ? { watches: storeWatchRuntime(watchStore) } : {}),
+    ...(paymentRecords ? { shared: { lock: createInFlightLock(), ...paymentRecords } } : {}),
     ...redis?.parts,
   });
   watches?.start();

@@ -35,7 +35,7 @@ export interface RunnerDeps {
   reach: Reach;
   /** The process's circuit breakers (crt.sh, the primary DoH resolver); default: a fresh board. */
   breakers?: BreakerBoard;
-  /** Upstream answers other instances share (CT); default: none beyond this process. */
+  /** Upstream answers other instances share (CT, RDAP and its bootstrap file); default: none. */
   sharedAnswers?: SharedAnswers;
 }
 
@@ -73,6 +73,7 @@ export function createRunners(config: Config, deps: RunnerDeps): Runners {
     bootstrapUrl: upstreams.rdapBootstrapUrl,
     budgetMs: EXPIRY_BUDGET_MS,
     now,
+    ...(deps.sharedAnswers ? { shared: deps.sharedAnswers } : {}),
   });
   // Concurrent checks of one domain share one probe connection; a verdict is reused for seconds.
   const probe = shareProbes(

@@ -38,7 +38,7 @@ export interface Platform {
   shared?: SharedPaymentState;
   /** Where requests, checks and payments are counted; default: a registry with process metrics. */
   metrics?: PrometheusMetrics;
-  /** Upstream answers shared between instances (CT); default: none beyond this process. */
+  /** Upstream answers shared between instances (CT, RDAP and its bootstrap file); default: none. */
   sharedAnswers?: SharedAnswers;
   /** Reads the home page's files; default: from disk. */
   assets?: AssetLoader;

@@ -4,8 +4,9 @@
  * (x402 `specs/extensions/payment_identifier.md`, "Recovering a Lost Response"). Each record binds its
  * identifier to the call that first used it; the payment itself is kept only as a digest.
  *
- * Stores: process memory (`createIdentifiedAnswers`), Redis (`redis/identified-answers.ts`), the
- * Worker's `AuthorizationObject` (`edge/authorization-object.ts`).
+ * Stores: process memory (`createIdentifiedAnswers`), embedded SQLite for one Node instance
+ * (`sqlite/payment-records.ts`), Redis (`redis/identified-answers.ts`), the Worker's
+ * `AuthorizationObject` (`edge/authorization-object.ts`).
  */
 import type { SettleResponse } from '@x402/core/types';
 import { LRUCache } from 'lru-cache';

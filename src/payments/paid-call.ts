@@ -168,10 +168,10 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       if (lost === 'interrupted') {
         const used = await paidBeforeItsSettlerWentAway(authorization, requirements);
         if (used === undefined) return unavailable('chain unreadable for an interrupted settlement');
-        if (used) return redeliver(key, signature, used, true);
+        if (used) return redeliver(key, signature, used);
         // Not used: its settler died before the chain took it (a transaction of it still waiting
         // somewhere is reconciled by this call's own settlement, which counts it as paid).
-      } else if (lost) return redeliver(key, signature, lost, false);
+      } else if (lost) return redeliver(key, signature, lost);
 
       const verified = await faultScope(() =>
         resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
@@ -272,24 +272,23 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     }
 
     /**
-     * Runs the check again for a payment already settled whose result never reached its client; a
-     * redelivery that does not reach it either leaves the result claimable.
+     * Runs the check again for a payment already settled whose result never reached its client; its
+     * record goes once the result is handed over, and a redelivery that does not reach the client
+     * either leaves the result claimable.
      */
     async function redeliver(
       key: string,
       signature: string,
       receipt: SettleResponse,
-      interrupted: boolean,
     ): Promise<PaidCallOutcome> {
       const outcome = await run();
       if (outcome.type !== 'result') {
+        // Kept as a lost result (a store that deleted it on the claim, as the Worker's does, has it again).
         remember(key, signature, receipt);
         return { kind: 'not_run', outcome };
       }
       const entry = { name, payer: receipt.payer, transaction: receipt.transaction };
-      if (interrupted) await handedOver(key, signature, receipt, entry);
-      else if (signal.aborted) remember(key, signature, receipt);
-      else signal.addEventListener('abort', () => remember(key, signature, receipt), { once: true });
+      await handedOver(key, signature, receipt, entry);
       logger.info(entry, 'paid result redelivered');
       return { kind: 'delivered', result: outcome.result, receipt };
     }

@@ -10,6 +10,7 @@
  * there when a copy of the payment arrives means whoever settled it is gone: if the chain shows the
  * authorization used, the payer paid and nobody got the result, so it is run again and delivered.
  */
+import { createHash } from 'node:crypto';
 import type { SettleResponse } from '@x402/core/types';
 import { LRUCache } from 'lru-cache';
 import { SETTLEMENT_MAX_MS } from './settlement.ts';
@@ -25,8 +26,9 @@ const MAX_REMEMBERED = 10_000;
 export type Claimed = SettleResponse | 'interrupted' | null;
 
 /**
- * Where lost results are remembered: in process memory on Node (`createUndelivered`), in Redis for
- * instances sharing `REDIS_URL`, beside the in-flight lock of the authorization in its Durable Object
+ * Where lost results are remembered: in process memory (`createUndelivered`, tests and embedders), in
+ * embedded SQLite for one Node instance (`sqlite/payment-records.ts`, so a restart keeps them), in
+ * Redis for instances sharing `REDIS_URL`, beside the in-flight lock of the authorization in its Durable Object
  * on Workers.
  */
 export interface Undelivered {
@@ -37,9 +39,12 @@ export interface Undelivered {
   /** Remembers that the paid result of `key` (`payer:nonce`) was settled but not delivered. */
   remember(key: string, signature: string, receipt: SettleResponse): Promise<void>;
   /**
-   * The receipt of a lost result for `key` signed with `signature`, removed; `interrupted` when a
-   * settlement of it for `resource` was begun by a holder that is gone (the record stays until
-   * `settled` or `remember`); null when there is neither.
+   * The receipt of a lost result for `key` signed with `signature`; `interrupted` when a settlement
+   * of it for `resource` was begun by a holder that is gone; null when there is neither. The Node
+   * stores only read: the record stays until `settled` once the result is handed over, so a claim
+   * whose answer never came back (a store's reply lost after it ran) loses nothing, and the
+   * in-flight lock the caller holds keeps two copies from claiming at once. (The Worker's object
+   * still removes a receipt it hands out; a redelivery that fails remembers it again.)
    */
   claim(key: string, signature: string, resource?: string): Promise<Claimed>;
 }
@@ -56,6 +61,13 @@ export interface SettlingRecord {
   signature: string;
   resource: string;
 }
+
+/**
+ * What a shared or durable store keeps of a payment signature: never the signature itself (anyone
+ * holding it could still submit the authorization while it is unused), so a claim compares digests.
+ */
+export const signatureDigest = (signature: string): string =>
+  createHash('sha256').update(signature).digest('hex');
 
 /** What a claim finds in a stored `entry` for `signature` and `resource`. */
 export function claimOf(
@@ -76,10 +88,6 @@ export function createUndelivered(): Undelivered {
     settled: async (key) => void entries.delete(key),
     remember: async (key, signature, receipt) =>
       void entries.set(key, { signature, receipt }, { ttl: REDELIVERY_WINDOW_MS }),
-    async claim(key, signature, resource) {
-      const claimed = claimOf(entries.get(key), signature, resource);
-      if (claimed !== null && claimed !== 'interrupted') entries.delete(key);
-      return claimed;
-    },
+    claim: async (key, signature, resource) => claimOf(entries.get(key), signature, resource),
   };
 }

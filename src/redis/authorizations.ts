@@ -3,42 +3,27 @@
  * Worker's `AuthorizationObject`. A lock is a key set only if absent, with a short lease (`LEASE_MS`)
  * its holder renews while it runs, so a lock left by a holder that died frees itself within seconds;
  * it is released only by the token that took it. A lost result (or a settlement begun) is a hash with
- * a digest of the payload signature, claimed (compared, and deleted if a receipt) in one script, so it
- * is handed out once fleet-wide.
+ * a digest of the payload signature; a claim only reads it (under the lock), and it is deleted once
+ * its result is handed over, so it is handed out once fleet-wide and a claim whose reply is lost
+ * loses nothing.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { SettleResponse } from '@x402/core/types';
 import type { Logger } from 'pino';
 import type { InFlightLock } from '../payments/in-flight-lock.ts';
 import { keepRenewed, LEASE_MS } from '../payments/lock-lease.ts';
 import {
   type Claimed,
+  claimOf,
   REDELIVERY_WINDOW_MS,
   SETTLING_RECORD_MS,
+  signatureDigest as digest,
   type Undelivered,
 } from '../payments/undelivered.ts';
-import { luaScript, releaseIfHeld, renewIfHeld, type SharedStore } from './connection.ts';
-
-/**
- * KEYS[1] the record; ARGV[1] the signature digest. A receipt is returned and the record deleted;
- * a settlement begun returns `{ 'settling', resource }` and stays; anything else false.
- */
-const claimLost = luaScript(`if redis.call('HGET', KEYS[1], 'signature') ~= ARGV[1] then return false end
-local receipt = redis.call('HGET', KEYS[1], 'receipt')
-if receipt then
-  redis.call('DEL', KEYS[1])
-  return receipt
-end
-return {'settling', redis.call('HGET', KEYS[1], 'resource') or ''}`);
+import { releaseIfHeld, renewIfHeld, type SharedStore } from './connection.ts';
 
 const lockKey = (key: string) => `lock:${key}`;
 const lostKey = (key: string) => `lost:${key}`;
-
-/**
- * The payment signature is not stored (anyone holding it could still submit the authorization
- * while it is unused): a claim compares digests.
- */
-const digest = (signature: string) => createHash('sha256').update(signature).digest('hex');
 
 export function redisAuthorizations(
   store: SharedStore,
@@ -91,11 +76,18 @@ export function redisAuthorizations(
           .then(failedIn);
       },
       async claim(key, signature, resource): Promise<Claimed> {
-        const found = await claimLost(redis, [lostKey(key)], digest(signature));
-        if (typeof found === 'string') return JSON.parse(found) as SettleResponse;
-        if (!Array.isArray(found)) return null;
-        const [, settlingFor] = found as [string, string];
-        return resource === undefined || settlingFor === resource ? 'interrupted' : null;
+        // A read: run twice (a reply lost, the payer's retry), it finds the same record.
+        const [stored, receipt, settlingFor] = await redis.hmget(
+          lostKey(key),
+          'signature',
+          'receipt',
+          'resource',
+        );
+        if (!stored) return null;
+        const entry = receipt
+          ? { signature: stored, receipt: JSON.parse(receipt) as SettleResponse }
+          : { signature: stored, resource: settlingFor ?? '' };
+        return claimOf(entry, digest(signature), resource);
       },
     },
   };

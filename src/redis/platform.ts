@@ -5,6 +5,7 @@
  * loads ioredis (about 18 MiB at idle).
  */
 import type { Logger } from 'pino';
+import { rememberRefusals } from '../ops/rate-buckets.ts';
 import type { Platform } from '../service.ts';
 import { connectSharedStore } from './connection.ts';
 import { redisRateBuckets } from './rate-buckets.ts';
@@ -35,7 +36,8 @@ export function redisPlatform(url: URL, logger: Logger, options: { settlerNonces
   return {
     parts: {
       shared: sharedPaymentState(store, logger, options),
-      rateBuckets: redisRateBuckets(store),
+      // A refused client is refused in this instance until its next token is due, without asking Redis.
+      rateBuckets: rememberRefusals(redisRateBuckets(store)),
       sharedAnswers: redisSharedAnswers(store, logger),
       watches: (parts) => {
         const runtime = storeWatchRuntime(redisWatchStore(store), FLEET_CLAIMS)(parts);

@@ -31,6 +31,19 @@ export interface SharedAnswers {
   unreadable?(key: string): void;
 }
 
+/**
+ * A tier other instances share, the namespace of one cache's keys in it, and how a value is written
+ * as JSON and read back (e.g. dates, bytes).
+ */
+export interface SharedTier<T> {
+  answers: SharedAnswers;
+  namespace: string;
+  replace?: (key: string, value: unknown) => unknown;
+  revive?: (key: string, value: unknown) => unknown;
+  /** Whether a revived value is a whole answer; anything else read back is a miss. */
+  accept: (value: unknown) => value is T;
+}
+
 export interface SourceCacheOptions<T> {
   /** Most entries kept. */
   max: number;
@@ -38,23 +51,43 @@ export interface SourceCacheOptions<T> {
   ttlMs: number | ((value: T) => number);
   /** Clock, for tests. */
   now?: () => number;
-  /**
-   * The tier other instances share, the namespace of this cache's keys in it, and how a value is
-   * written as JSON and read back (e.g. dates, bytes).
-   */
-  shared?: {
-    answers: SharedAnswers;
-    namespace: string;
-    replace?: (key: string, value: unknown) => unknown;
-    revive?: (key: string, value: unknown) => unknown;
-    /** Whether a revived value is a whole answer; anything else read back is a miss. */
-    accept: (value: unknown) => value is T;
-  };
+  shared?: SharedTier<T>;
 }
 
-interface Entry<T> {
+/** An answer with the moment it expires (epoch milliseconds). */
+export interface Entry<T> {
   value: T;
   expiresAt: number;
+}
+
+/**
+ * Another instance's answer under `key`, unexpired as of `nowMs`; none when the tier is empty or
+ * unreachable, or holds text that does not read back as an answer (told to the tier).
+ */
+export async function readShared<T>(
+  tier: SharedTier<T>,
+  key: string,
+  nowMs: number,
+): Promise<Entry<T> | undefined> {
+  const sharedKey = `${tier.namespace}:${key}`;
+  let text: string | null;
+  try {
+    text = await tier.answers.get(sharedKey);
+  } catch {
+    return undefined;
+  }
+  if (text === null) return undefined;
+  const entry = readEntry(text, tier);
+  if (!entry) {
+    tier.answers.unreadable?.(sharedKey);
+    return undefined;
+  }
+  return entry.expiresAt > nowMs ? entry : undefined;
+}
+
+/** Offers `entry` to the other instances for `ttlMs`; a store that cannot take it is no failure. */
+export function writeShared<T>(tier: SharedTier<T>, key: string, entry: Entry<T>, ttlMs: number): void {
+  tier.answers.set(`${tier.namespace}:${key}`, JSON.stringify(entry, tier.replace), ttlMs).catch(() => {});
 }
 
 export function createSourceCache<T extends object>(options: SourceCacheOptions<T>): SourceCache<T> {
@@ -64,30 +97,8 @@ export function createSourceCache<T extends object>(options: SourceCacheOptions<
   const ttlFor = (value: T) => (typeof options.ttlMs === 'function' ? options.ttlMs(value) : options.ttlMs);
   const { shared } = options;
 
-  /**
-   * Another instance's answer, unexpired; none when the shared tier is absent, empty or
-   * unreachable, or holds text that does not read back as an answer (told to the tier).
-   */
-  async function fromShared(key: string): Promise<Entry<T> | undefined> {
-    if (!shared) return undefined;
-    const sharedKey = `${shared.namespace}:${key}`;
-    let text: string | null;
-    try {
-      text = await shared.answers.get(sharedKey);
-    } catch {
-      return undefined;
-    }
-    if (text === null) return undefined;
-    const entry = readEntry(text, shared);
-    if (!entry) {
-      shared.answers.unreadable?.(sharedKey);
-      return undefined;
-    }
-    return entry.expiresAt > now() ? entry : undefined;
-  }
-
   async function load(key: string, upstream: () => Promise<SourceResult<T>>) {
-    const remembered = await fromShared(key);
+    const remembered = shared ? await readShared(shared, key, now()) : undefined;
     if (remembered) {
       store.set(key, remembered);
       return { result: { ok: true, value: remembered.value } as const, shared: true };
@@ -98,9 +109,7 @@ export function createSourceCache<T extends object>(options: SourceCacheOptions<
       if (ttl > 0) {
         const entry = { value: result.value, expiresAt: now() + ttl };
         store.set(key, entry);
-        shared?.answers
-          .set(`${shared.namespace}:${key}`, JSON.stringify(entry, shared.replace), ttl)
-          .catch(() => {});
+        if (shared) writeShared(shared, key, entry, ttl);
       }
     }
     return { result, shared: false };
@@ -129,10 +138,7 @@ export function createSourceCache<T extends object>(options: SourceCacheOptions<
 }
 
 /** A shared entry read back, or null when the text is not one (bad JSON, wrong shape, an answer `accept` refuses). */
-function readEntry<T>(
-  text: string,
-  shared: { revive?: (key: string, value: unknown) => unknown; accept: (value: unknown) => value is T },
-): Entry<T> | null {
+function readEntry<T>(text: string, shared: SharedTier<T>): Entry<T> | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text, shared.revive);

@@ -7,7 +7,8 @@
  *   with the same signature on another instance, which gets the 201 of the same watch (id and token
  *   derived from that signature), active, its `watch.created` delivered once; charged the price once.
  * - one instance without Redis (SQLite at `WATCH_DB_PATH`), killed after its settlement reached the
- *   chain and restarted on the same file, with no retry: the pending watch survives, and the sweep
+ *   chain and restarted on the same files: the retry gets the 201 of the same watch; with no retry,
+ *   the pending watch survives, and the sweep
  *   activates it from the chain once it is older than any paid call, so `watch.created` still
  *   reaches the payer's receiver.
  */
@@ -201,6 +202,22 @@ describe('buying a watch on a fleet whose instance is killed mid-call', () => {
 });
 
 describe('one instance with its SQLite store, killed after its settlement reached the chain', () => {
+  it('restarted on the same files, the retry of the same request gets the same watch, active, charged once', async () => {
+    const fleet: Fleet = {
+      settlement,
+      settlerPrivateKey: generatePrivateKey(),
+      env: { WATCH_DB_PATH: join(mkdtempSync(join(dir, 'retry-')), 'watches.db'), ...WATCH_ENV },
+    };
+    const payer = await settlement.newPayer(FUNDS);
+    const request = buying('healthy-shop.com');
+    const { signature } = await killAfterSend(fleet, payer, request, PRICE, FUNDS);
+    const restarted = await settlement.startService(fleet);
+    // The settling record survived in the instance's payment records (src/sqlite/payment-records.ts).
+    const served = await retryUntilServed(restarted, signature, request);
+    await expectBoughtOnce(restarted, payer, request, signature, served);
+    await restarted.close();
+  }, 180_000);
+
   it(
     'restarted on the same file, activates the paid watch from the chain without a retry: watch.created reaches the receiver',
     async () => {

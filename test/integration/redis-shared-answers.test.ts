@@ -1,7 +1,8 @@
 /**
  * CT answers read back from a real redis-server with suspicion: an entry that does not parse (a
  * partial write, an older version's entry, a tampered key) is a miss, logged once, and the check
- * still answers; a good answer then overwrites it.
+ * still answers; a good answer then overwrites it. RDAP answers and the bootstrap file are shared by
+ * the runners of two instances as CT answers are (`redis-shared-rdap.test.ts` reads them back).
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -130,5 +131,35 @@ describe('a shared CT entry that does not parse is a miss, never a 500', () => {
     const result = await runners.cert(checked as ValidDomain);
     expect(result.type).toBe('result');
     expect(warnings).toHaveLength(1);
+  });
+});
+
+describe('RDAP answers and the bootstrap file across instances', () => {
+  it("two instances' expiry checks of one domain ask the registry and IANA once between them", async () => {
+    const domain = normalizeDomain('healthy-shop.com');
+    if (!domain.valid) throw new Error('valid');
+    const instance = (shared: SharedStore) =>
+      createRunners(loadConfig(world.env), {
+        fetch: globalThis.fetch,
+        now: () => new Date(),
+        reach: nodeReach(world.site.caPem),
+        sharedAnswers: redisSharedAnswers(shared, logger),
+      });
+    // The other instance's own connection, so nothing it reads waits behind the first one's writes.
+    const other = connectSharedStore(server.url, pino({ level: 'silent' }));
+    try {
+      await other.refusal();
+      const registry = () =>
+        world.rdapRegistry.requests.filter((r) => r.url.pathname.endsWith('/domain/healthy-shop.com')).length;
+      const [registryBefore, bootstrapBefore] = [registry(), world.rdapBootstrap.requests.length];
+      expect((await instance(store).expiry(domain as ValidDomain)).type).toBe('result');
+      // What the first instance offered is in Redis once its connection has answered a later command.
+      await store.redis.ping();
+      expect((await instance(other).expiry(domain as ValidDomain)).type).toBe('result');
+      expect(registry() - registryBefore).toBe(1);
+      expect(world.rdapBootstrap.requests.length - bootstrapBefore).toBe(1);
+    } finally {
+      await other.close();
+    }
   });
 });

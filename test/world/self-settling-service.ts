@@ -4,6 +4,9 @@
  * chain and a fresh settler key. The service only ever sees the proxy (`X402_RPC_URL`); tests read
  * balances and the mempool from the chain directly.
  */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTestClient, http } from 'viem';
 import { buildWorker, startLocalEdge, type WorkerBundle } from '../../scripts/local-edge.ts';
@@ -71,6 +74,11 @@ export async function startSettlementWorld(
     ),
   ]);
   const ca: CaFile = await writeCaFile(world.site.caPem);
+  // Each Node process its own embedded stores (watches, payment records), as each host has its own
+  // disk: processes of a world never read each other's settling records. A test that restarts a
+  // process on the same files passes its WATCH_DB_PATH.
+  const dataDir = await mkdtemp(join(tmpdir(), 'settlement-world-'));
+  let processes = 0;
   const anvil = createTestClient({
     mode: 'anvil',
     chain: baseChainAt(chain.rpcUrl),
@@ -106,6 +114,7 @@ export async function startSettlementWorld(
         // Every case's unpaid challenges and MCP connections come from one loopback address; the
         // free-work limit has its own tests, and here it would only starve the cases.
         RATE_LIMIT_BURST: '0',
+        WATCH_DB_PATH: join(dataDir, `process-${(processes += 1)}`, 'watches.db'),
         ...extra,
       };
       const started =
@@ -145,6 +154,7 @@ export async function startSettlementWorld(
     async close() {
       await Promise.all([...services].map((service) => service.close()));
       await Promise.all([world.close(), chain.stop(), ca.remove()]);
+      await rm(dataDir, { recursive: true, force: true });
     },
   };
 }

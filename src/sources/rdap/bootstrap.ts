@@ -1,10 +1,13 @@
 /**
  * RDAP bootstrap (RFC 9224): maps a domain to the base URL of its registry's RDAP server using
  * IANA's `dns.json`, fetched once, shared by concurrent callers and kept in memory for a day; a
- * failed fetch is remembered for a few seconds, like a good file for its day.
+ * failed fetch is remembered for a few seconds, like a good file for its day. With a shared tier
+ * (`SharedAnswers`, namespace `rdap-bootstrap`) the file's services are offered to the other
+ * instances for the rest of that day, so a fleet fetches it once a day, not once per instance.
  */
 import { z } from 'zod';
 import { boundedFetch, type FetchLike, parseJsonBody } from '../bounded-fetch.ts';
+import { readShared, type SharedAnswers, type SharedTier, writeShared } from '../cache.ts';
 import { fail, type SourceCall, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
 import { withoutCredentials } from '../public-fetch/public-fetch.ts';
 
@@ -26,9 +29,9 @@ export const RDAP_BOOTSTRAP_FAILURE_TTL_MS = 10_000;
 export const RDAP_BOOTSTRAP_MAX_BYTES = 1024 * 1024;
 
 // RFC 9224 §4: each service is a pair [entries, service URLs]; other top-level members are ignored.
-const bootstrapSchema = z.object({
-  services: z.array(z.tuple([z.array(z.string()), z.array(z.string())]).rest(z.unknown())),
-});
+const servicesSchema = z.array(z.tuple([z.array(z.string()), z.array(z.string())]).rest(z.unknown()));
+const bootstrapSchema = z.object({ services: servicesSchema });
+type Services = z.infer<typeof servicesSchema>;
 
 /** Label string (lower case, e.g. `com`, `co.uk`) → base URLs, https first, each ending in `/`. */
 export type BootstrapTable = ReadonlyMap<string, readonly URL[]>;
@@ -52,6 +55,8 @@ export interface RdapBootstrapDeps {
   /** Budget for fetching the file, in milliseconds. */
   timeoutMs: number;
   now: () => Date;
+  /** Answers other instances share; default: none beyond this process. */
+  shared?: SharedAnswers;
 }
 
 /** Creates the bootstrap lookup; the file is fetched lazily on first use. */
@@ -59,7 +64,36 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
   let current: { table: BootstrapTable; fetchedAtMs: number } | null = null;
   let retryAtMs = 0;
   let failed: { failure: SourceFailure; untilMs: number } | null = null;
-  let inFlight: Promise<{ result: SourceResult<BootstrapTable>; ms: number }> | null = null;
+  let inFlight: Promise<Loaded> | null = null;
+  const tier: SharedTier<Services> | undefined = deps.shared && {
+    answers: deps.shared,
+    namespace: 'rdap-bootstrap',
+    // Read back as the file would be: the same schema, then the same table builder (http(s) only).
+    accept: (value): value is Services => servicesSchema.safeParse(value).success,
+  };
+
+  /** The file from another instance while it is within its day, else from IANA (then offered to them). */
+  async function loadTable(): Promise<Loaded> {
+    // Named by origin and path: the key may be logged, a configured URL's credentials or query not.
+    const key = `${deps.url.origin}${deps.url.pathname}`;
+    const remembered = tier && (await readShared(tier, key, deps.now().getTime()));
+    if (remembered) {
+      const fetchedAtMs = remembered.expiresAt - RDAP_BOOTSTRAP_TTL_MS;
+      return { result: succeed(buildTable(remembered.value)), ms: 0, fetchedAtMs, shared: true };
+    }
+    const fetchedAtMs = deps.now().getTime();
+    const { result, ms } = await fetchServices(deps);
+    if (!result.ok) return { result, ms, fetchedAtMs, shared: false };
+    const services = result.value.map(([entries, urls]) => [entries, urls] as [string[], string[]]);
+    if (tier)
+      writeShared(
+        tier,
+        key,
+        { value: services, expiresAt: fetchedAtMs + RDAP_BOOTSTRAP_TTL_MS },
+        RDAP_BOOTSTRAP_TTL_MS,
+      );
+    return { result: succeed(buildTable(services)), ms, fetchedAtMs, shared: false };
+  }
   const call = (ok: boolean, ms: number, cached: boolean): SourceCall => ({
     name: RDAP_BOOTSTRAP_SOURCE,
     url: deps.url.href,
@@ -79,14 +113,14 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
     }
     if (failed && nowMs < failed.untilMs) return fail(failed.failure);
     const joined = inFlight !== null;
-    inFlight ??= fetchTable(deps).finally(() => {
+    inFlight ??= loadTable().finally(() => {
       inFlight = null;
     });
-    const { result, ms } = await inFlight;
+    const { result, ms, fetchedAtMs, shared } = await inFlight;
     if (result.ok) {
       failed = null;
-      if (!joined) current = { table: result.value, fetchedAtMs: nowMs };
-      return succeed({ table: result.value, call: call(true, joined ? 0 : ms, joined) });
+      if (!joined) current = { table: result.value, fetchedAtMs };
+      return succeed({ table: result.value, call: call(true, joined ? 0 : ms, joined || shared) });
     }
     // A stale file beats none while IANA is unreachable; retry the refresh a little later.
     if (current && age < RDAP_BOOTSTRAP_STALE_MAX_MS) {
@@ -120,7 +154,7 @@ export function matchServer(table: BootstrapTable, domain: string): URL | null {
 }
 
 /** Builds the lookup table from a parsed bootstrap file, dropping URLs that are not http(s). */
-export function buildTable(services: z.infer<typeof bootstrapSchema>['services']): BootstrapTable {
+export function buildTable(services: Services): BootstrapTable {
   const table = new Map<string, URL[]>();
   for (const [entries, urls] of services) {
     const bases = urls.flatMap((text) => toBaseUrl(text) ?? []);
@@ -141,9 +175,17 @@ function toBaseUrl(text: string): URL | null {
   return url;
 }
 
-async function fetchTable(
+/** A bootstrap table obtained: from IANA (`ms` its fetch) or another instance (`shared`), as of `fetchedAtMs`. */
+interface Loaded {
+  result: SourceResult<BootstrapTable>;
+  ms: number;
+  fetchedAtMs: number;
+  shared: boolean;
+}
+
+async function fetchServices(
   deps: RdapBootstrapDeps,
-): Promise<{ result: SourceResult<BootstrapTable>; ms: number }> {
+): Promise<{ result: SourceResult<Services>; ms: number }> {
   const response = await boundedFetch(deps.url, {
     source: RDAP_BOOTSTRAP_SOURCE,
     fetch: deps.fetch,
@@ -158,7 +200,7 @@ async function fetchTable(
   const parsed = bootstrapSchema.safeParse(json.value);
   if (!parsed.success)
     return { result: fail(malformed('the bootstrap file has no valid `services` list')), ms };
-  return { result: succeed(buildTable(parsed.data.services)), ms };
+  return { result: succeed(parsed.data.services), ms };
 }
 
 function malformed(detail: string): SourceFailure {

@@ -1,14 +1,16 @@
 /**
  * The RDAP client the expiry check uses: bootstrap (which server?) plus lookup (what does it say?),
  * under one deadline, with answers cached for an hour and identical concurrent lookups sharing one
- * upstream call.
+ * upstream call. With `shared`, the answers and the bootstrap file are reused across instances
+ * too: registries rate-limit hard, and a fleet then asks them once per domain and hour.
  */
 import type { FetchLike } from '../bounded-fetch.ts';
-import { createSourceCache } from '../cache.ts';
+import { createSourceCache, type SharedAnswers } from '../cache.ts';
 import { fail, type SourceCall, type SourceResult } from '../failure.ts';
 import { beforeAbort } from '../public-fetch/before-abort.ts';
 import { createRdapBootstrap, RDAP_BOOTSTRAP_SOURCE, type ServerMatch } from './bootstrap.ts';
 import { lookupDomain, type RegistryAnswer } from './lookup.ts';
+import { rdapSharedTier } from './shared-answer.ts';
 
 /** How long an RDAP answer is reused, in milliseconds (1 h: short, so a renewal shows up soon). */
 export const RDAP_CACHE_TTL_MS = 60 * 60 * 1000;
@@ -39,6 +41,8 @@ export interface RdapClientDeps {
   budgetMs: number;
   /** Clock for the bootstrap's 24 h and the answers' 1 h lifetimes. */
   now: () => Date;
+  /** Answers other instances share (the bootstrap file and the registries' answers); default: none. */
+  shared?: SharedAnswers;
 }
 
 export function createRdapClient(deps: RdapClientDeps): RdapClient {
@@ -47,11 +51,13 @@ export function createRdapClient(deps: RdapClientDeps): RdapClient {
     url: deps.bootstrapUrl,
     timeoutMs: deps.budgetMs,
     now: deps.now,
+    ...(deps.shared ? { shared: deps.shared } : {}),
   });
   const cache = createSourceCache<RegistryAnswer>({
     max: RDAP_CACHE_MAX_ENTRIES,
     ttlMs: RDAP_CACHE_TTL_MS,
     now: () => deps.now().getTime(),
+    ...(deps.shared ? { shared: rdapSharedTier(deps.shared) } : {}),
   });
 
   return {

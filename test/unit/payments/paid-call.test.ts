@@ -157,6 +157,45 @@ describe('paidCall', () => {
     expect(events).toEqual(['run']);
   });
 
+  it('answers 503 for a claim whose reply was lost after the store ran it, and the next copy gets the result', async () => {
+    const store = createUndelivered();
+    let replyLost = false;
+    const call = createPaidCall({
+      resourceServer,
+      settle: async () => {
+        events.push('settle');
+        return { status: 'settled', receipt: RECEIPT };
+      },
+      lock: createInFlightLock(),
+      undelivered: {
+        ...store,
+        async claim(...args) {
+          const found = await store.claim(...args);
+          if (!replyLost) return found;
+          replyLost = false;
+          throw new Error('Command timed out');
+        },
+      },
+      lifecycle,
+      logger: pino({ level: 'silent' }),
+      metrics: noMetrics,
+    });
+    const client = new AbortController();
+    expect((await call(request('9', client.signal))).kind).toBe('delivered');
+    client.abort(); // the answer was not written: the result is owed
+    replyLost = true;
+    events.length = 0;
+    expect(await call(request('9', new AbortController().signal))).toEqual({ kind: 'payment_unavailable' });
+    expect(events).toEqual([]);
+    const claimed = await call(request('9', new AbortController().signal));
+    expect(claimed).toEqual({ kind: 'delivered', result: { domain: 'example.com' }, receipt: RECEIPT });
+    expect(events).toEqual(['run']);
+    // Handed over: the record is gone, a further copy is the facilitator's to judge.
+    events.length = 0;
+    await call(request('9', new AbortController().signal));
+    expect(events).toEqual(['verify', 'run', 'settle']);
+  });
+
   it('offers no claim for a result that was delivered', async () => {
     const client = new AbortController();
     await paidCall(request('5', client.signal));

@@ -2,6 +2,7 @@
  * The RDAP fakes' shared setup for the RDAP and expiry tests: registry, registrar, bootstrap, the
  * DoH resolver the steered fetch asks, and a movable clock.
  */
+import type { SharedAnswers } from '../../../../src/sources/cache.ts';
 import { resolveAddresses } from '../../../../src/sources/doh/addresses.ts';
 import { createDohClient } from '../../../../src/sources/doh/client.ts';
 import {
@@ -32,8 +33,11 @@ export interface RdapWorld {
   bootstrap: RdapBootstrapFake;
   doh: FakeDoh;
   clock: { now: Date; advance(ms: number): void };
-  /** A fresh client (empty caches) on the fakes and the world clock; `budgetMs` defaults to 2 s. */
-  client(budgetMs?: number, steering?: SteeringOptions): RdapClient;
+  /**
+   * A fresh client (empty caches) on the fakes and the world clock; `budgetMs` defaults to 2 s;
+   * `shared`, the answers it shares with other instances.
+   */
+  client(budgetMs?: number, steering?: SteeringOptions, shared?: SharedAnswers): RdapClient;
   /** Requests the registry fake received for `path` (e.g. `/com/v1/domain/healthy-shop.com`). */
   registryHits(path: string): number;
   close(): Promise<void>;
@@ -58,7 +62,7 @@ export async function startRdapWorld(): Promise<RdapWorld> {
     bootstrap,
     doh,
     clock,
-    client: (budgetMs = 2_000, steering = {}) => {
+    client: (budgetMs = 2_000, steering = {}, shared) => {
       const resolver = createDohClient({ fetch, primaryUrl: doh.endpoint, fallbackUrl: doh.endpoint });
       return createRdapClient({
         fetch,
@@ -70,6 +74,7 @@ export async function startRdapWorld(): Promise<RdapWorld> {
         bootstrapUrl: bootstrap.fileUrl,
         budgetMs,
         now: () => clock.now,
+        ...(shared ? { shared } : {}),
       });
     },
     registryHits: (path) => registry.requests.filter((r) => r.url.pathname === path).length,
