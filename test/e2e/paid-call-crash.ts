@@ -6,6 +6,7 @@
  * it), and after the settlement reached the chain (its answer held, the payer charged).
  */
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import { appendPaymentIdentifierToExtensions } from '@x402/extensions/payment-identifier';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPublicClient, http, keccak256 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
@@ -68,14 +69,17 @@ export interface Fleet {
   env: Record<string, string>;
 }
 
+/** `payer`'s `PAYMENT-SIGNATURE` for the challenge `service` gives, with the x402 `payment-identifier` `id` when given. */
 export async function signedPayment(
   service: SelfSettlingService,
   payer: PrivateKeyAccount,
   request: PaidRequest,
+  id?: string,
 ) {
   const unpaid = await request.send(service);
   await unpaid.arrayBuffer();
   const challenge = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
+  if (id) appendPaymentIdentifierToExtensions((challenge.extensions ??= {}), id);
   return encodePaymentSignatureHeader(await x402ClientFor(payer).createPaymentPayload(challenge));
 }
 
