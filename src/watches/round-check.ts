@@ -107,11 +107,12 @@ export function sharedRoundCheck(
   const now = options.now ?? Date.now;
   const keyOf = (domain: string) => `round:${domain}`;
 
-  async function published(key: string): Promise<CheckedOutcome | null> {
+  /** The outcome published under `key`, or null; an unreadable entry is reported (once: `tell`). */
+  async function published(key: string, tell = true): Promise<CheckedOutcome | null> {
     const text = await board.outcomes.get(key);
     if (text === null) return null;
     const outcome = parsedOutcome(text);
-    if (!outcome) board.outcomes.unreadable?.(key);
+    if (!outcome && tell) board.outcomes.unreadable?.(key);
     return outcome;
   }
 
@@ -122,7 +123,7 @@ export function sharedRoundCheck(
   ): Promise<CheckedOutcome> {
     try {
       // The previous holder may have published between our look and our lease.
-      const already = await published(key).catch(() => null);
+      const already = await published(key, false).catch(() => null);
       if (already) return already;
       const outcome = await check(domain);
       if (outcome.type !== 'invalid_input')
