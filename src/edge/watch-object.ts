@@ -8,9 +8,8 @@
  * the same `webhook-id`.
  */
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
-import { createRunners } from '../runners.ts';
-import { globalFetch } from '../service.ts';
 import type { OpenWatch, WatchService } from '../watches/ports.ts';
+import { roundWindowMs } from '../watches/round-check.ts';
 import { siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
 import { createWatchScheduler, type WatchScheduler } from '../watches/scheduler.ts';
 import { createWatchSecrets, type WatchSecrets } from '../watches/secrets.ts';
@@ -18,8 +17,10 @@ import { createWebhookSender } from '../watches/sender.ts';
 import { createStoreWatchService } from '../watches/store-service.ts';
 import type { WatchStore } from '../watches/ports.ts';
 import { createConsoleLogger } from './console-logger.ts';
-import { edgeReach } from './edge-reach.ts';
+import { durableRoundCheck } from './domain-check-object.ts';
 import { type EdgeVariables, edgeConfig } from './edge-config.ts';
+import type { EdgeEnv } from './edge-env.ts';
+import { edgeRunners } from './edge-runners.ts';
 import { durableWatchStore } from './watch-storage.ts';
 
 /**
@@ -41,18 +42,16 @@ interface Parts {
   scheduler: WatchScheduler;
 }
 
-export class WatchObject extends DurableObject<EdgeVariables> {
+export class WatchObject extends DurableObject<EdgeEnv> {
   #parts: Parts | undefined;
 
   #built(): Parts {
     if (this.#parts) return this.#parts;
     const config = edgeConfig(this.env);
     const logger = createConsoleLogger(config.logLevel);
-    const runners = createRunners(config, {
-      fetch: globalFetch,
-      now: () => new Date(),
-      reach: edgeReach(globalFetch),
-    });
+    const runners = edgeRunners(config);
+    // The paid call's first check is the buyer's own; a round's is the domain's object's, shared
+    // by every watch of the domain.
     const check = siteHealthCheck(runners);
     const secrets = secretsOf(this.env);
     const store = durableWatchStore(this.ctx.storage);
@@ -63,7 +62,7 @@ export class WatchObject extends DurableObject<EdgeVariables> {
       service: createStoreWatchService({ store, check, secrets, intervalS, dayS, wake, logger }),
       scheduler: createWatchScheduler({
         store,
-        check,
+        check: durableRoundCheck(this.env.DOMAIN_CHECKS, roundWindowMs(intervalS)),
         send: createWebhookSender(runners.publicFetch),
         secrets,
         dayS,
