@@ -8,12 +8,9 @@
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalChain } from '../../src/payments/local-chain.ts';
-import type { EdgeService } from '../world/edge-service.ts';
 import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-world.ts';
-import type { World } from '../world/index.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
-import type { HoldingWebhookReceiver, ReceivedWebhook } from '../world/holding-webhook-receiver.ts';
+import type { ReceivedWebhook } from '../world/holding-webhook-receiver.ts';
 
 const FUNDS = 1_000_000n; // 1 USDC
 const DOMAIN = 'healthy-shop.com';
@@ -36,22 +33,19 @@ interface WatchEventBody {
   data: { raised?: string[] };
 }
 
-let world: World;
-let chain: LocalChain;
-let edge: EdgeService;
-let receiver: HoldingWebhookReceiver;
-let running: EdgeWatchWorld | undefined;
+let running: EdgeWatchWorld;
 
 beforeAll(async () => {
   running = await startEdgeWatchWorld({ WATCH_INTERVAL_S: String(INTERVAL_S), WATCH_DAY_S: '864' });
-  ({ world, chain, edge, receiver } = running);
 }, 120_000);
 afterAll(() => running?.close());
 
 const eventOf = (delivery: ReceivedWebhook) => JSON.parse(delivery.body) as WatchEventBody;
-const probes = () => world.site.requests.filter((request) => request.headers.host?.startsWith(DOMAIN)).length;
+const probes = () =>
+  running.world.site.requests.filter((request) => request.headers.host?.startsWith(DOMAIN)).length;
 
 async function buy(instance: number): Promise<Bought> {
+  const { chain, edge, receiver } = running;
   const payer = privateKeyToAccount(generatePrivateKey());
   await chain.fund(payer.address, FUNDS);
   const paying = wrapFetchWithPayment(fetch, x402ClientFor(payer));
@@ -66,6 +60,7 @@ async function buy(instance: number): Promise<Bought> {
 
 describe('a round on the Worker', () => {
   it('checks a domain once for three watches, each of which still gets its event', async () => {
+    const { world, edge, receiver } = running;
     const before = probes();
     const watches = await Promise.all([0, 1, 0].map(buy));
     // Each paid call ran its buyer's own first check: one check's worth of probes each.

@@ -20,7 +20,7 @@ import { nodeReach } from '../../src/sources/node-reach.ts';
 import { noWatchMetrics } from '../../src/watches/metrics.ts';
 import { eventId, type WatchEvent } from '../../src/watches/model.ts';
 import type { WatchStore } from '../../src/watches/ports.ts';
-import type { RoundBoard } from '../../src/watches/round-check.ts';
+import { type RoundBoard, sharedRoundCheck } from '../../src/watches/round-check.ts';
 import { siteHealthCheck, storeWatchRuntime, type WatchRuntime } from '../../src/watches/runtime.ts';
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
@@ -254,4 +254,37 @@ describe('a round across two instances sharing one Redis', () => {
     // Not stalled: the round went on within the lease's length (a tenfold margin on a loaded machine).
     expect(tookMs).toBeLessThan(LEASE_MS * 10);
   }, 120_000);
+
+  it.each([
+    ['not JSON', '{"type":"result","result":'],
+    ['a result of another shape', JSON.stringify({ type: 'result', result: { domain: DOMAIN } })],
+    [
+      'an injection-shaped failure',
+      JSON.stringify({ type: 'upstream_failed', upstreams: [{ name: 'x', error: "'; FLUSHALL" }] }),
+    ],
+  ])('takes a round outcome that is %s as a miss, logged once, and checks', async (_, text) => {
+    const key = `${KEY_PREFIX}answer:round:${DOMAIN}`;
+    await server.client.set(key, text, 'PX', 60_000);
+    const warnings: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void warnings.push(line) });
+    const calls: string[] = [];
+    const check = sharedRoundCheck(
+      async (domain) => {
+        calls.push(domain);
+        return freshCheck()(domain);
+      },
+      redisRoundBoard(await connect(), logger),
+      { windowMs: 60_000 },
+    );
+    const outcome = await check(DOMAIN);
+    expect(outcome.type).toBe('result');
+    expect(calls).toEqual([DOMAIN]);
+    expect(warnings).toHaveLength(1);
+    expect(JSON.parse(warnings[0] ?? '')).toMatchObject({ key: `answer:round:${DOMAIN}` });
+    expect(warnings[0]).not.toContain(text.slice(0, 12));
+    // The check's own outcome replaced it, for the others of the round.
+    expect(JSON.parse((await server.client.get(key)) ?? '')).toEqual(outcome);
+    expect(await check(DOMAIN)).toEqual(outcome);
+    expect(calls).toHaveLength(1);
+  });
 });
