@@ -3,7 +3,8 @@
  * `WatchService` and scheduler as on Node, over a store of that one watch (`watch-storage.ts`), so
  * the events, their ids and their signatures are the ones Node makes. The object's alarm is set to
  * the next moment work is due — a check, `watch.ending` or the end, a delivery or its retry — and
- * runs one round then. An alarm that fails (or whose isolate dies) is retried by the runtime; work
+ * runs one round then; the round's check comes from the domain's object (`domain-check-object.ts`),
+ * which shares it with every watch of the domain. An alarm that fails (or whose isolate dies) is retried by the runtime; work
  * claimed by the failed run is claimed again once its lease runs out: a delivery repeated carries
  * the same `webhook-id`.
  */
