@@ -7,6 +7,7 @@
  * checks itself. The scheduler does not know: this is a `WatchCheck` like any other.
  */
 import { z } from 'zod';
+import { CHECK_BUDGET_MS } from '../checks/check-budget.ts';
 import type { RunOutcome } from '../checks/outcome.ts';
 import { type SiteHealthResult, siteHealthResultSchema } from '../checks/site-health/result.ts';
 import type { InFlightLock } from '../payments/in-flight-lock.ts';
@@ -23,8 +24,12 @@ type CheckedOutcome = RunOutcome<SiteHealthResult>;
 export const FAILURE_KEEP_MS = 10_000;
 /** How often a check waiting for another worker's looks for its outcome. */
 const POLL_MS = 200;
-/** A waiter checks by itself after this, whatever the lease says (a holder stuck past any budget). */
-const MAX_WAIT_MS = 30_000;
+/**
+ * A waiter checks by itself after this, whatever the lease says: a holder's check is over within its
+ * budget, so one still holding past it is stuck. Short enough that a claim of watches waiting on
+ * stuck holders still ends within its lease.
+ */
+const MAX_WAIT_MS = CHECK_BUDGET_MS + 5_000;
 
 /** The window a round's result is shared in: half the interval, so a watch never reads one twice. */
 export const roundWindowMs = (intervalS: number) => intervalS * 500;
