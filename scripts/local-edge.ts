@@ -117,6 +117,7 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
             SETTLERS: { className: 'SettlerObject', scriptName: WORKER_NAME },
             RATE_BUCKETS: { className: 'RateBucketObject', scriptName: WORKER_NAME },
             WATCHES: { className: 'WatchObject', scriptName: WORKER_NAME },
+            DOMAIN_CHECKS: { className: 'DomainCheckObject', scriptName: WORKER_NAME },
           },
         }),
     outboundService: network,

@@ -4,6 +4,7 @@
  */
 import type { DurableObjectNamespace } from 'cloudflare:workers';
 import type { AuthorizationObject } from './authorization-object.ts';
+import type { DomainCheckObject } from './domain-check-object.ts';
 import type { RateBucketObject } from './rate-bucket-object.ts';
 import type { SettlerObject } from './settler-object.ts';
 import type { WatchObject } from './watch-object.ts';
@@ -17,5 +18,7 @@ export interface EdgeEnv {
   RATE_BUCKETS: DurableObjectNamespace<RateBucketObject>;
   /** One object per watch: its record, events, deliveries, and the alarm that runs its schedule. */
   WATCHES: DurableObjectNamespace<WatchObject>;
+  /** One object per watched domain: the round's site-health check, shared by the domain's watches. */
+  DOMAIN_CHECKS: DurableObjectNamespace<DomainCheckObject>;
   [variable: string]: unknown;
 }

@@ -3,15 +3,14 @@
  * `WatchService` and scheduler as on Node, over a store of that one watch (`watch-storage.ts`), so
  * the events, their ids and their signatures are the ones Node makes. The object's alarm is set to
  * the next moment work is due — a check, `watch.ending` or the end, a delivery or its retry — and
- * runs one round then. An alarm that fails (or whose isolate dies) is retried by the runtime; work
+ * runs one round then; the round's check comes from the domain's object (`domain-check-object.ts`),
+ * which shares it with every watch of the domain. An alarm that fails (or whose isolate dies) is retried by the runtime; work
  * claimed by the failed run is claimed again once its lease runs out: a delivery repeated carries
  * the same `webhook-id`. A watch still pending once its paid call must have ended is judged from
  * the chain at its alarm (`watches/pending-sweep.ts`), and again every sweep interval until decided.
  */
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
 import { createChainView, rpcClient } from '../payments/chain-view.ts';
-import { createRunners } from '../runners.ts';
-import { globalFetch } from '../service.ts';
 import type { OpenWatch, WatchService } from '../watches/ports.ts';
 import {
   createPendingSweep,
@@ -19,6 +18,7 @@ import {
   SWEEP_EVERY_MS,
   SWEEP_PENDING_AFTER_MS,
 } from '../watches/pending-sweep.ts';
+import { roundWindowMs } from '../watches/round-check.ts';
 import { siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
 import { createWatchScheduler, type WatchScheduler } from '../watches/scheduler.ts';
 import { createWatchSecrets, type WatchSecrets } from '../watches/secrets.ts';
@@ -26,8 +26,10 @@ import { createWebhookSender } from '../watches/sender.ts';
 import { createStoreWatchService } from '../watches/store-service.ts';
 import type { WatchStore } from '../watches/ports.ts';
 import { createConsoleLogger } from './console-logger.ts';
-import { edgeReach } from './edge-reach.ts';
+import { durableRoundCheck } from './domain-check-object.ts';
 import { type EdgeVariables, edgeConfig } from './edge-config.ts';
+import type { EdgeEnv } from './edge-env.ts';
+import { edgeRunners } from './edge-runners.ts';
 import { durableWatchStore } from './watch-storage.ts';
 
 /**
@@ -51,18 +53,16 @@ interface Parts {
   sweep?: PendingSweep;
 }
 
-export class WatchObject extends DurableObject<EdgeVariables> {
+export class WatchObject extends DurableObject<EdgeEnv> {
   #parts: Parts | undefined;
 
   #built(): Parts {
     if (this.#parts) return this.#parts;
     const config = edgeConfig(this.env);
     const logger = createConsoleLogger(config.logLevel);
-    const runners = createRunners(config, {
-      fetch: globalFetch,
-      now: () => new Date(),
-      reach: edgeReach(globalFetch),
-    });
+    const runners = edgeRunners(config);
+    // The paid call's first check is the buyer's own; a round's is the domain's object's, shared
+    // by every watch of the domain.
     const check = siteHealthCheck(runners);
     const secrets = secretsOf(this.env);
     const store = durableWatchStore(this.ctx.storage);
@@ -87,7 +87,7 @@ export class WatchObject extends DurableObject<EdgeVariables> {
         : {}),
       scheduler: createWatchScheduler({
         store,
-        check,
+        check: durableRoundCheck(this.env.DOMAIN_CHECKS, roundWindowMs(intervalS)),
         send: createWebhookSender(runners.publicFetch),
         secrets,
         dayS,

@@ -3,7 +3,7 @@
  * for the live probe and steered requests, the console for logs, `CF-Connecting-IP` as the client,
  * and Durable Objects for what every isolate must share (the in-flight lock and lost results per
  * authorization, one settlement sequencer per settler wallet, one free-work bucket per client, one
- * object per watch).
+ * object per watch and one per watched domain).
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ExecutionContext } from 'cloudflare:workers';
@@ -16,6 +16,7 @@ import { createChainView, rpcClient } from '../payments/chain-view.ts';
 import { createService, globalFetch, type Service } from '../service.ts';
 import { AuthorizationObject, authorizationState } from './authorization-object.ts';
 import { createConsoleLogger } from './console-logger.ts';
+import { DomainCheckObject } from './domain-check-object.ts';
 import { edgeReach } from './edge-reach.ts';
 import { bundledAsset } from './page-asset-texts.ts';
 import { edgeConfig } from './edge-config.ts';
@@ -24,7 +25,7 @@ import { durableRateBuckets, RateBucketObject } from './rate-bucket-object.ts';
 import { SettlerObject, settleThrough } from './settler-object.ts';
 import { durableWatchRuntime, WatchObject } from './watch-object.ts';
 
-export { AuthorizationObject, RateBucketObject, SettlerObject, WatchObject };
+export { AuthorizationObject, DomainCheckObject, RateBucketObject, SettlerObject, WatchObject };
 
 interface EdgeService extends Service {
   /** Resolves once every lost result remembered so far is stored. */

@@ -12,6 +12,7 @@ import { redisRateBuckets } from './rate-buckets.ts';
 import { redisSharedAnswers } from './shared-answers.ts';
 import { storeWatchRuntime } from '../watches/runtime.ts';
 import { sharedPaymentState } from './shared-state.ts';
+import { redisRoundBoard } from './watch-rounds.ts';
 import { redisWatchStore } from './watch-store.ts';
 
 /**
@@ -40,7 +41,9 @@ export function redisPlatform(url: URL, logger: Logger, options: { settlerNonces
       rateBuckets: rememberRefusals(redisRateBuckets(store)),
       sharedAnswers: redisSharedAnswers(store, logger),
       watches: (parts) => {
-        const runtime = storeWatchRuntime(redisWatchStore(store), FLEET_CLAIMS)(parts);
+        // One check of a domain per round, fleet-wide.
+        const rounds = redisRoundBoard(store, logger);
+        const runtime = storeWatchRuntime(redisWatchStore(store), FLEET_CLAIMS, rounds)(parts);
         // The loops start once the connection is up: a round sent before would fail and sleep.
         const start = () => (store.reachable() ? runtime.start() : store.redis.once('ready', runtime.start));
         return { ...runtime, start };

@@ -88,7 +88,10 @@ export interface WatchStore {
   close(): Promise<void>;
 }
 
-/** Runs one site-health check for a watch's domain (the scheduler shares one per domain per round). */
+/**
+ * Runs one site-health check for a watch's domain (the scheduler shares one per domain per claim;
+ * `round-check.ts` wraps one to share it across claims, instances or objects for a round).
+ */
 export type WatchCheck = (domain: string) => Promise<RunOutcome<SiteHealthResult>>;
 
 /** Sends one signed attempt; the steered fetch behind it refuses non-public addresses. */

@@ -12,6 +12,7 @@ import type { WatchMetrics } from './metrics.ts';
 import type { WatchStatus } from './model.ts';
 import { createPendingSweep, SWEEP_EVERY_MS, sweepEvery } from './pending-sweep.ts';
 import type { WatchCheck, WatchService, WatchStore, WebhookSender } from './ports.ts';
+import { type RoundBoard, roundWindowMs, sharedRoundCheck } from './round-check.ts';
 import { createWatchScheduler, type SchedulerDeps } from './scheduler.ts';
 import type { WatchSecrets } from './secrets.ts';
 import { createStoreWatchService } from './store-service.ts';
@@ -53,16 +54,40 @@ export function siteHealthCheck(runners: Pick<CheckRunners, 'siteHealth'>): Watc
   };
 }
 
-/** Watches kept in `store`, scheduled by this process's loops (several processes may share a store). */
+/**
+ * Watches kept in `store`, scheduled by this process's loops (several processes may share a store).
+ * With `rounds`, the scheduled checks of a domain are shared through it for a round's window
+ * (`round-check.ts`); the first check of a paid call is always the buyer's own.
+ */
 export function storeWatchRuntime(
   store: WatchStore,
   tuning: Partial<
     Pick<SchedulerDeps, 'concurrency' | 'deliveryConcurrency' | 'batch' | 'leaseMs' | 'maxSleepMs'>
   > = {},
+  rounds?: RoundBoard,
 ): WatchRuntimeFactory {
   return ({ config, check, send, secrets, logger, metrics, chain }) => {
     const { intervalS, dayS } = config.watches;
-    const scheduler = createWatchScheduler({ store, check, send, secrets, dayS, logger, metrics, ...tuning });
+    const roundCheck = rounds
+      ? sharedRoundCheck(check, rounds, {
+          windowMs: roundWindowMs(intervalS),
+          onError: (error) =>
+            logger.warn(
+              { err: error },
+              'a watch round could not use the shared store; its check is not shared',
+            ),
+        })
+      : check;
+    const scheduler = createWatchScheduler({
+      store,
+      check: roundCheck,
+      send,
+      secrets,
+      dayS,
+      logger,
+      metrics,
+      ...tuning,
+    });
     const service = createStoreWatchService({
       store,
       check,

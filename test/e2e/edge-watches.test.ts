@@ -8,16 +8,12 @@
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorker, type WorkerBundle } from '../../scripts/local-edge.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
-import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
-import { startWorld, type World } from '../world/index.ts';
+import type { LocalChain } from '../../src/payments/local-chain.ts';
+import type { EdgeService } from '../world/edge-service.ts';
+import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-world.ts';
+import type { World } from '../world/index.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
-import {
-  type HoldingWebhookReceiver,
-  type ReceivedWebhook,
-  startHoldingWebhookReceiver,
-} from '../world/holding-webhook-receiver.ts';
+import type { HoldingWebhookReceiver, ReceivedWebhook } from '../world/holding-webhook-receiver.ts';
 
 const FUNDS = 1_000_000n; // 1 USDC
 const DOMAIN = 'healthy-shop.com';
@@ -39,29 +35,15 @@ interface WatchEventBody {
 
 let world: World;
 let chain: LocalChain;
-let bundle: WorkerBundle;
 let edge: EdgeService;
 let receiver: HoldingWebhookReceiver;
+let running: EdgeWatchWorld | undefined;
 
 beforeAll(async () => {
-  [world, chain, bundle, receiver] = await Promise.all([
-    startWorld(),
-    startLocalChain(),
-    buildWorker(),
-    startHoldingWebhookReceiver(),
-  ]);
-  edge = await startEdgeService({
-    world,
-    chain,
-    bundle,
-    instances: 2,
-    variables: { WATCH_SECRET_KEY, WATCH_INTERVAL_S: '2', WATCH_DAY_S: '864' },
-  });
+  running = await startEdgeWatchWorld({ WATCH_SECRET_KEY, WATCH_INTERVAL_S: '2', WATCH_DAY_S: '864' });
+  ({ world, chain, edge, receiver } = running);
 }, 120_000);
-afterAll(async () => {
-  await edge?.stop();
-  await Promise.all([world?.close(), chain?.stop(), receiver?.close()]);
-});
+afterAll(() => running?.close());
 
 const at = (path: string, instance = 0) => new URL(path, edge.urls[instance]);
 const eventOf = (delivery: ReceivedWebhook) => JSON.parse(delivery.body) as WatchEventBody;

@@ -16,13 +16,14 @@ import type { ExecutionContext } from 'cloudflare:workers';
 import type { EdgeEnv } from '../../src/edge/edge-env.ts';
 import worker, {
   AuthorizationObject,
+  DomainCheckObject,
   RateBucketObject,
   SettlerObject,
   WatchObject,
 } from '../../src/edge/worker.ts';
 import { CLIENT_GONE_PATH, CLIENT_HEADER } from './edge-client-gone.ts';
 
-export { AuthorizationObject, RateBucketObject, SettlerObject, WatchObject };
+export { AuthorizationObject, DomainCheckObject, RateBucketObject, SettlerObject, WatchObject };
 
 const running = new Map<string, Set<AbortController>>();
 

@@ -5,10 +5,13 @@ import type { EdgeEnv } from '../../../src/edge/edge-env.ts';
 
 const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 /** Bindings are objects beside the string variables; only the strings are configuration. */
-const bindings = { AUTHORIZATIONS: {}, SETTLERS: {}, RATE_BUCKETS: {}, WATCHES: {} } as unknown as Pick<
-  EdgeEnv,
-  'AUTHORIZATIONS' | 'SETTLERS' | 'RATE_BUCKETS' | 'WATCHES'
->;
+const bindings = {
+  AUTHORIZATIONS: {},
+  SETTLERS: {},
+  RATE_BUCKETS: {},
+  WATCHES: {},
+  DOMAIN_CHECKS: {},
+} as unknown as Pick<EdgeEnv, 'AUTHORIZATIONS' | 'SETTLERS' | 'RATE_BUCKETS' | 'WATCHES' | 'DOMAIN_CHECKS'>;
 
 describe('edgeConfig', () => {
   it('reads the same variables as npm start, ignoring the Durable Object bindings', () => {
