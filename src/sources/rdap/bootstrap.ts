@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { boundedFetch, type FetchLike, parseJsonBody } from '../bounded-fetch.ts';
 import { fail, type SourceCall, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
+import { yieldToEventLoop } from '../json-array-slices.ts';
 import { withoutCredentials } from '../public-fetch/public-fetch.ts';
 
 /** Upstream name of the bootstrap file in `sources` and 502 bodies. */
@@ -26,9 +27,14 @@ export const RDAP_BOOTSTRAP_FAILURE_TTL_MS = 10_000;
 export const RDAP_BOOTSTRAP_MAX_BYTES = 1024 * 1024;
 
 // RFC 9224 §4: each service is a pair [entries, service URLs]; other top-level members are ignored.
-const bootstrapSchema = z.object({
-  services: z.array(z.tuple([z.array(z.string()), z.array(z.string())]).rest(z.unknown())),
-});
+const bootstrapSchema = z.object({ services: z.array(z.unknown()) });
+const servicesSchema = z.array(z.tuple([z.array(z.string()), z.array(z.string())]).rest(z.unknown()));
+type Services = z.infer<typeof servicesSchema>;
+/**
+ * Services checked and added to the table between two yields to the event loop: a file at its cap
+ * holds tens of thousands, half a second of work in one go.
+ */
+const SERVICES_PER_SLICE = 500;
 
 /** Label string (lower case, e.g. `com`, `co.uk`) → base URLs, https first, each ending in `/`. */
 export type BootstrapTable = ReadonlyMap<string, readonly URL[]>;
@@ -120,8 +126,11 @@ export function matchServer(table: BootstrapTable, domain: string): URL | null {
 }
 
 /** Builds the lookup table from a parsed bootstrap file, dropping URLs that are not http(s). */
-export function buildTable(services: z.infer<typeof bootstrapSchema>['services']): BootstrapTable {
-  const table = new Map<string, URL[]>();
+export function buildTable(services: Services): BootstrapTable {
+  return addServices(new Map(), services);
+}
+
+function addServices(table: Map<string, URL[]>, services: Services): Map<string, URL[]> {
   for (const [entries, urls] of services) {
     const bases = urls.flatMap((text) => toBaseUrl(text) ?? []);
     // RFC 9224 §4: prefer https when a service lists several URLs.
@@ -156,9 +165,21 @@ async function fetchTable(
   const json = parseJsonBody(RDAP_BOOTSTRAP_SOURCE, response.value.body);
   if (!json.ok) return { result: json, ms };
   const parsed = bootstrapSchema.safeParse(json.value);
-  if (!parsed.success)
-    return { result: fail(malformed('the bootstrap file has no valid `services` list')), ms };
-  return { result: succeed(buildTable(parsed.data.services)), ms };
+  const table = parsed.success ? await tableInSlices(parsed.data.services) : null;
+  if (!table) return { result: fail(malformed('the bootstrap file has no valid `services` list')), ms };
+  return { result: succeed(table), ms };
+}
+
+/** `buildTable`, checked and built in slices; null when a service is not an [entries, URLs] pair. */
+async function tableInSlices(services: readonly unknown[]): Promise<BootstrapTable | null> {
+  const table = new Map<string, URL[]>();
+  for (let start = 0; start < services.length; start += SERVICES_PER_SLICE) {
+    if (start > 0) await yieldToEventLoop();
+    const slice = servicesSchema.safeParse(services.slice(start, start + SERVICES_PER_SLICE));
+    if (!slice.success) return null;
+    addServices(table, slice.data);
+  }
+  return table;
 }
 
 function malformed(detail: string): SourceFailure {
