@@ -82,13 +82,13 @@ interface Served {
 
 async function serveService(config: Config, caPem: string): Promise<Served> {
   const build = outsideApp(config, caPem);
-  let app = build();
+  let app = await build();
   const server = serve({ fetch: (request) => app.fetch(request), hostname: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     renew: async () => {
-      app = build();
+      app = await build();
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
