@@ -87,7 +87,9 @@ export function createSourceCache<T extends object>(options: SourceCacheOptions<
   }
 
   async function load(key: string, upstream: () => Promise<SourceResult<T>>) {
-    const remembered = await fromShared(key);
+    // Without a shared tier the upstream is asked at once, not a few microtasks later: a check's
+    // slowest request (crt.sh) then leaves before the other checks' first ones.
+    const remembered = shared ? await fromShared(key) : undefined;
     if (remembered) {
       store.set(key, remembered);
       return { result: { ok: true, value: remembered.value } as const, shared: true };
