@@ -3,8 +3,10 @@
  * (crt.sh is measured beside `/health` in outside.ts): Cert Spotter's pages (2 MiB each, as many as
  * are followed), an RDAP domain answer (256 KiB), the RDAP bootstrap file (1 MiB), a DoH answer
  * (256 KiB) and an ARI answer (64 KiB), each served by a loopback fake and read by the source's
- * own client, with `monitorEventLoopDelay` at its finest resolution. The answers are shaped to make
- * the most work of their bytes: many short names, records or services.
+ * own client, watched by `loopWatch` (the longest delay of a 1 ms timer, and the most CPU spent
+ * between two of its firings). The answers are shaped to make the most work of their bytes: many
+ * short names, records or services. Cert Spotter's are nine full pages, the most a listing that is
+ * not refused as too long can have.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import dnsPacket from 'dns-packet';
@@ -164,7 +166,7 @@ async function measured(
   return { read: outcome, ...watch.stop() };
 }
 
-export async function benchUpstreamCaps(only?: string): Promise<CapRow[]> {
+export async function benchUpstreamCaps(): Promise<CapRow[]> {
   const pages = Array.from({ length: CERTSPOTTER_MAX_PAGES - 1 }, (_, page) => certspotterPage(page));
   const rdap = rdapDomain();
   const ari = ariAnswer();
@@ -256,7 +258,6 @@ export async function benchUpstreamCaps(only?: string): Promise<CapRow[]> {
   try {
     const rows: CapRow[] = [];
     for (const [source, { bytes, answers, read }] of Object.entries(cases)) {
-      if (only && source !== only) continue;
       const runs: Awaited<ReturnType<typeof measured>>[] = [];
       for (let run = 0; run < RUNS; run += 1) runs.push(await measured(read));
       const block = runs.map((run) => run.blockMs);
