@@ -14,11 +14,11 @@ import { outsideApp } from './outside-app.ts';
 const caPem = readFileSync(process.argv[2] as string, 'utf8');
 const config = loadConfig({ ...process.env, LOG_LEVEL: 'silent' });
 const build = outsideApp(config, caPem);
-let app = build();
+let app = await build();
 const server = serve({
-  fetch(request) {
+  async fetch(request) {
     if (request.method === 'POST' && new URL(request.url).pathname === '/bench/renew') {
-      app = build();
+      app = await build();
       return new Response(null, { status: 204 });
     }
     return app.fetch(request);

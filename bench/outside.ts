@@ -8,14 +8,13 @@
  * (bench/outside-service.ts: its CPU does not delay the fakes' timers and handshakes, nor theirs its
  * own, as on separate machines) and in the bench's process beside the fakes, as before. Then the
  * event loop under a 5 MiB crt.sh answer: a stream of `/health` calls beside a cert check whose
- * crt.sh search answers 4,000 rows of one serial.
+ * crt.sh search answers 4,000 rows of one serial; and the other upstreams at their caps (upstream-caps.ts).
  */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { serve } from '@hono/node-server';
 import { type Config, loadConfig } from '../src/config.ts';
 import { crtshSearchUrl } from '../src/sources/ct/crtsh.ts';
@@ -23,6 +22,7 @@ import { startWorld, type World } from '../test/world/index.ts';
 import { startLoopbackServer } from '../test/world/loopback-server.ts';
 import { median } from './http.ts';
 import { outsideApp } from './outside-app.ts';
+import { benchUpstreamCaps, type CapRow, loopWatch } from './upstream-caps.ts';
 
 /** crt.sh's delay, as the outside measure slows it. */
 export const CRTSH_DELAY_MS = 300;
@@ -53,19 +53,24 @@ export interface EventLoopRun {
   health_p50_ms: number;
   health_max_ms: number;
   loop_delay_max_ms: number;
+  /** The most main-thread CPU time between two turns of the event loop (what a hold cost, whatever the load). */
+  loop_block_cpu_max_ms: number;
 }
 
 export interface EventLoopReport {
   crtsh_bytes: number;
   crtsh_rows: number;
   runs: EventLoopRun[];
-  /** The median over runs of each run's longest event-loop delay. */
+  /** The median over runs of each run's longest event-loop delay, and of its longest hold in CPU time. */
   loop_delay_max_p50_ms: number;
+  loop_block_cpu_max_p50_ms: number;
 }
 
 export interface OutsideReport {
   rows: OutsideRow[];
   eventLoop: EventLoopReport;
+  /** The other upstreams at their size caps (upstream-caps.ts). */
+  caps: CapRow[];
 }
 
 interface Served {
@@ -77,13 +82,13 @@ interface Served {
 
 async function serveService(config: Config, caPem: string): Promise<Served> {
   const build = outsideApp(config, caPem);
-  let app = build();
+  let app = await build();
   const server = serve({ fetch: (request) => app.fetch(request), hostname: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     renew: async () => {
-      app = build();
+      app = await build();
     },
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
@@ -243,17 +248,16 @@ async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport>
     const runs: EventLoopRun[] = [];
     for (let run = 0; run < EVENT_LOOP_RUNS; run += 1) {
       await service.renew();
-      const delay = monitorEventLoopDelay({ resolution: 5 });
       const health: number[] = [];
       let checking = true;
       const stream = (async () => {
         while (checking) health.push((await timedGet(`${service.url}/health`)).ms);
       })();
-      delay.enable();
+      const watch = loopWatch();
       const check = await timedGet(`${service.url}/v1/cert?domain=${domain}`);
-      delay.disable();
       checking = false;
       await stream;
+      const loop = watch.stop();
       if (check.status !== 200)
         throw new Error(`/v1/cert with a 5 MiB crt.sh answer answered ${check.status}`);
       runs.push({
@@ -261,7 +265,8 @@ async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport>
         health_calls: health.length,
         health_p50_ms: Math.round(median(health) * 10) / 10,
         health_max_ms: Math.round(Math.max(...health) * 10) / 10,
-        loop_delay_max_ms: Math.round(delay.max / 1e5) / 10,
+        loop_delay_max_ms: loop.blockMs,
+        loop_block_cpu_max_ms: loop.blockCpuMs,
       });
     }
     return {
@@ -269,6 +274,7 @@ async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport>
       crtsh_rows: 4_000,
       runs,
       loop_delay_max_p50_ms: median(runs.map((run) => run.loop_delay_max_ms)),
+      loop_block_cpu_max_p50_ms: median(runs.map((run) => run.loop_block_cpu_max_ms)),
     };
   } finally {
     await service.close();
@@ -293,7 +299,7 @@ export async function benchOutside({ rounds = 4 } = {}): Promise<OutsideReport> 
       await Promise.all(Object.values(services).map((service) => service.close()));
     }
     world.crtsh.delayMs = 0;
-    return { rows, eventLoop: await eventLoopUnderLargeAnswer(world) };
+    return { rows, eventLoop: await eventLoopUnderLargeAnswer(world), caps: await benchUpstreamCaps() };
   } finally {
     await world.close();
   }

@@ -9,6 +9,7 @@
 import { benchEdge } from './edge.ts';
 import { benchHttp } from './http.ts';
 import { benchOutside, CRTSH_DELAY_MS, OUTSIDE_BOUND_MS } from './outside.ts';
+import { BLOCK_BOUND_MS } from './upstream-caps.ts';
 import { benchPaid } from './paid.ts';
 import { benchSharedStore } from './shared-store.ts';
 import { benchSiteHealth, DELAYS_MS, OVERHEAD_BOUND_MS } from './site-health.ts';
@@ -58,7 +59,13 @@ if (json) {
       `A ${(loop.crtsh_bytes / 1024 / 1024).toFixed(1)} MiB crt.sh answer (${loop.crtsh_rows} rows of one serial) beside a stream of /health calls, ${loop.runs.length} runs: longest event-loop delay p50 ${loop.loop_delay_max_p50_ms} ms (target ≤ 50: ${verdict(loop.loop_delay_max_p50_ms <= 50)})`,
       ...loop.runs.map(
         (run) =>
-          `  cert check ${run.check_ms} ms; ${run.health_calls} /health calls, p50 ${run.health_p50_ms} ms, longest ${run.health_max_ms} ms; event loop delay at most ${run.loop_delay_max_ms} ms`,
+          `  cert check ${run.check_ms} ms; ${run.health_calls} /health calls, p50 ${run.health_p50_ms} ms, longest ${run.health_max_ms} ms; event loop delay at most ${run.loop_delay_max_ms} ms, longest hold ${run.loop_block_cpu_max_ms} ms of CPU`,
+      ),
+      `  longest hold in CPU time p50 ${loop.loop_block_cpu_max_p50_ms} ms (${verdict(loop.loop_block_cpu_max_p50_ms <= BLOCK_BOUND_MS)}); on a loaded machine the delay also counts waiting for a core`,
+      `The other upstreams at their size caps, read by their own clients (${report.outside.caps[0]?.block_ms.length ?? 0} runs; event-loop delay / longest hold in CPU time, ms; target ≤ ${BLOCK_BOUND_MS})`,
+      ...report.outside.caps.map(
+        (row) =>
+          `  ${row.source.padEnd(15)} ${String(Math.round(row.bytes / 1024)).padStart(5)} KiB × ${row.answers}  ${row.read.padEnd(32)} delay ${row.block_ms.join(' / ')}  hold ${row.block_cpu_ms.join(' / ')} (p50 ${row.block_cpu_p50_ms}: ${verdict(row.block_cpu_p50_ms <= BLOCK_BOUND_MS)})`,
       ),
       '',
     );

@@ -98,6 +98,8 @@ export function createSourceCache<T extends object>(options: SourceCacheOptions<
   const { shared } = options;
 
   async function load(key: string, upstream: () => Promise<SourceResult<T>>) {
+    // Without a shared tier the upstream is asked at once, not a few microtasks later: a check's
+    // slowest request (crt.sh) then leaves before the other checks' first ones.
     const remembered = shared ? await readShared(shared, key, now()) : undefined;
     if (remembered) {
       store.set(key, remembered);

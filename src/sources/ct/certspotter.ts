@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
 import { fail, type SourceResult, succeed } from '../failure.ts';
-import { type Issuance, issuanceCovers, normalizeNames } from './issuance.ts';
+import { type Issuance, issuanceCovers, namesNormalizer } from './issuance.ts';
 import { issuerFriendlyName } from './issuer-name.ts';
 import { parseJsonArrayReply } from './parse-reply.ts';
 import { base64Der, readCertificate } from './x509.ts';
@@ -81,7 +81,9 @@ export async function fetchCertspotterIssuances(
 ): Promise<SourceResult<Issuance[]>> {
   const clock = options.clock ?? (() => performance.now());
   const deadline = clock() + options.timeoutMs;
-  const collected: CertspotterIssuance[] = [];
+  // Each page is read into issuances as it comes, so its raw names are not kept for the next ones.
+  const normalize = namesNormalizer();
+  const collected: Read[] = [];
   let after: string | null = null;
   for (let page = 0; page < CERTSPOTTER_MAX_PAGES; page++) {
     const reply = await fetchPage(certspotterPageUrl(options.baseUrl, domain, after), {
@@ -91,8 +93,11 @@ export async function fetchCertspotterIssuances(
     if (!reply.ok) return reply;
     const last = reply.value.at(-1);
     // The documented end of the listing is an empty page.
-    if (!last) return succeed(toIssuances(collected, domain));
-    collected.push(...reply.value);
+    if (!last) return succeed(newestFirst(collected));
+    for (const item of reply.value) {
+      const issuance = toIssuance(item, await normalize(item.dns_names));
+      if (issuanceCovers(issuance, domain)) collected.push({ issuance, certDer: item.cert_der });
+    }
     after = last.id;
   }
   return fail({
@@ -100,6 +105,12 @@ export async function fetchCertspotterIssuances(
     source: CERTSPOTTER_SOURCE,
     detail: `certspotter listed more than ${CERTSPOTTER_MAX_PAGES} pages of issuances`,
   });
+}
+
+/** An issuance read from a page, with the DER its item carried (base64), read only if it is among the newest. */
+interface Read {
+  issuance: Issuance;
+  certDer: string | undefined;
 }
 
 async function fetchPage(
@@ -119,25 +130,26 @@ async function fetchPage(
   return parseJsonArrayReply(CERTSPOTTER_SOURCE, response.value.body, certspotterIssuanceSchema);
 }
 
-function toIssuances(items: readonly CertspotterIssuance[], domain: string): Issuance[] {
-  return items
-    .map((item) => ({
-      item,
-      issuance: {
-        issuer: issuerFriendlyName(item.issuer.name),
-        issuerDn: item.issuer.name,
-        serial: null,
-        notBefore: item.not_before,
-        notAfter: item.not_after,
-        names: normalizeNames(item.dns_names),
-        loggedAt: null,
-        crtshId: null,
-        der: null,
-      } satisfies Issuance as Issuance,
-    }))
-    .filter(({ issuance }) => issuanceCovers(issuance, domain))
+function toIssuance(item: CertspotterIssuance, names: string[]): Issuance {
+  return {
+    issuer: issuerFriendlyName(item.issuer.name),
+    issuerDn: item.issuer.name,
+    serial: null,
+    notBefore: item.not_before,
+    notAfter: item.not_after,
+    names,
+    loggedAt: null,
+    crtshId: null,
+    der: null,
+  };
+}
+
+function newestFirst(read: Read[]): Issuance[] {
+  return read
     .sort((a, b) => b.issuance.notBefore.getTime() - a.issuance.notBefore.getTime())
-    .map(({ item, issuance }, index) => (index < CERTSPOTTER_DER_KEPT ? withDer(issuance, item) : issuance));
+    .map(({ issuance, certDer }, index) =>
+      index < CERTSPOTTER_DER_KEPT ? withDer(issuance, certDer) : issuance,
+    );
 }
 
 /**
@@ -145,7 +157,7 @@ function toIssuances(items: readonly CertspotterIssuance[], domain: string): Iss
  * keep. Reading one costs about a millisecond, too much for each of a thousand, whose serials stay
  * null (as before `cert_der` was asked for).
  */
-function withDer(issuance: Issuance, item: CertspotterIssuance): Issuance {
-  const der = item.cert_der === undefined ? null : base64Der(item.cert_der);
+function withDer(issuance: Issuance, certDer: string | undefined): Issuance {
+  const der = certDer === undefined ? null : base64Der(certDer);
   return der ? { ...issuance, der, serial: readCertificate(der)?.serial ?? null } : issuance;
 }

@@ -10,7 +10,7 @@ import {
   coveringWildcard,
   type Issuance,
   issuanceCovers,
-  normalizeNames,
+  namesNormalizer,
 } from './issuance.ts';
 import { issuerFriendlyName } from './issuer-name.ts';
 import { forEachInSlices } from '../json-array-slices.ts';
@@ -166,10 +166,10 @@ class IssuanceMerger {
 
   /** The merged issuances, newest first. */
   async issuances(): Promise<Issuance[]> {
+    const normalize = namesNormalizer();
     const issuances: Issuance[] = [];
-    await forEachInSlices(this.#byIssuance.values(), ({ issuance, names }) => {
-      issuances.push({ ...issuance, names: normalizeNames(names) });
-    });
+    for (const { issuance, names } of this.#byIssuance.values())
+      issuances.push({ ...issuance, names: await normalize(names) });
     return issuances.sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
   }
 }

@@ -1,3 +1,5 @@
+import { yieldToEventLoop } from '../json-array-slices.ts';
+
 /**
  * The CT issuance both aggregators are reduced to (crt.sh rows, Cert Spotter objects), and the
  * name rules that decide whether an issuance covers a domain.
@@ -63,11 +65,28 @@ export function isDnsName(name: string): boolean {
   return name.length <= 253 && DNS_NAME.test(name) && !IPV4.test(name);
 }
 
+/** Names normalized between two yields to the event loop: a few milliseconds' work. */
+export const NAMES_PER_SLICE = 4_000;
+
 /**
- * The DNS names among `names`, lower case, unique, sorted. crt.sh's `name_value` and
- * `common_name` also carry e-mail addresses and organisation names, which are not names a
- * certificate can cover.
+ * Normalizes the name lists of one answer, one list per call: the DNS names among them, lower case,
+ * unique, sorted (crt.sh's `name_value` and `common_name` also carry e-mail addresses and
+ * organisation names, which are not names a certificate can cover). It yields to the event loop
+ * after every `NAMES_PER_SLICE` names across the calls: Cert Spotter's pages at their cap carry
+ * close to a million names, over a second of work in one go.
  */
-export function normalizeNames(names: Iterable<string>): string[] {
-  return [...new Set([...names].map((name) => name.trim().toLowerCase()).filter(isDnsName))].sort();
+export function namesNormalizer(perSlice = NAMES_PER_SLICE): (names: Iterable<string>) => Promise<string[]> {
+  let sinceYield = 0;
+  return async (names) => {
+    const kept = new Set<string>();
+    for (const name of names) {
+      if (++sinceYield >= perSlice) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
+      const normal = name.trim().toLowerCase();
+      if (isDnsName(normal)) kept.add(normal);
+    }
+    return [...kept].sort();
+  };
 }

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { boundedFetch, type FetchLike, parseJsonBody } from '../bounded-fetch.ts';
 import { readShared, type SharedAnswers, type SharedTier, writeShared } from '../cache.ts';
 import { fail, type SourceCall, type SourceFailure, type SourceResult, succeed } from '../failure.ts';
+import { yieldToEventLoop } from '../json-array-slices.ts';
 import { withoutCredentials } from '../public-fetch/public-fetch.ts';
 
 /** Upstream name of the bootstrap file in `sources` and 502 bodies. */
@@ -29,9 +30,14 @@ export const RDAP_BOOTSTRAP_FAILURE_TTL_MS = 10_000;
 export const RDAP_BOOTSTRAP_MAX_BYTES = 1024 * 1024;
 
 // RFC 9224 §4: each service is a pair [entries, service URLs]; other top-level members are ignored.
+const bootstrapSchema = z.object({ services: z.array(z.unknown()) });
 const servicesSchema = z.array(z.tuple([z.array(z.string()), z.array(z.string())]).rest(z.unknown()));
-const bootstrapSchema = z.object({ services: servicesSchema });
 type Services = z.infer<typeof servicesSchema>;
+/**
+ * Services checked and added to the table between two yields to the event loop: a file at its cap
+ * holds tens of thousands, half a second of work in one go.
+ */
+const SERVICES_PER_SLICE = 500;
 
 /** Label string (lower case, e.g. `com`, `co.uk`) → base URLs, https first, each ending in `/`. */
 export type BootstrapTable = ReadonlyMap<string, readonly URL[]>;
@@ -65,11 +71,11 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
   let retryAtMs = 0;
   let failed: { failure: SourceFailure; untilMs: number } | null = null;
   let inFlight: Promise<Loaded> | null = null;
-  const tier: SharedTier<Services> | undefined = deps.shared && {
+  const tier: SharedTier<unknown[]> | undefined = deps.shared && {
     answers: deps.shared,
     namespace: 'rdap-bootstrap',
-    // Read back as the file would be: the same schema, then the same table builder (http(s) only).
-    accept: (value): value is Services => servicesSchema.safeParse(value).success,
+    // Read back as the file would be (`servicesInSlices`, then the table builder: http(s) only).
+    accept: (value): value is unknown[] => Array.isArray(value),
   };
 
   /** The file from another instance while it is within its day, else from IANA (then offered to them). */
@@ -77,22 +83,24 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
     // Named by origin and path: the key may be logged, a configured URL's credentials or query not.
     const key = `${deps.url.origin}${deps.url.pathname}`;
     const remembered = tier && (await readShared(tier, key, deps.now().getTime()));
-    if (remembered) {
+    const services = remembered && (await servicesInSlices(remembered.value));
+    if (remembered && !services) tier.answers.unreadable?.(`${tier.namespace}:${key}`);
+    if (remembered && services) {
       const fetchedAtMs = remembered.expiresAt - RDAP_BOOTSTRAP_TTL_MS;
-      return { result: succeed(buildTable(remembered.value)), ms: 0, fetchedAtMs, shared: true };
+      return { result: succeed(await tableInSlices(services)), ms: 0, fetchedAtMs, shared: true };
     }
     const fetchedAtMs = deps.now().getTime();
     const { result, ms } = await fetchServices(deps);
     if (!result.ok) return { result, ms, fetchedAtMs, shared: false };
-    const services = result.value.map(([entries, urls]) => [entries, urls] as [string[], string[]]);
+    const fetched = result.value.map(([entries, urls]) => [entries, urls] as [string[], string[]]);
     if (tier)
       writeShared(
         tier,
         key,
-        { value: services, expiresAt: fetchedAtMs + RDAP_BOOTSTRAP_TTL_MS },
+        { value: fetched, expiresAt: fetchedAtMs + RDAP_BOOTSTRAP_TTL_MS },
         RDAP_BOOTSTRAP_TTL_MS,
       );
-    return { result: succeed(buildTable(services)), ms, fetchedAtMs, shared: false };
+    return { result: succeed(await tableInSlices(fetched)), ms, fetchedAtMs, shared: false };
   }
   const call = (ok: boolean, ms: number, cached: boolean): SourceCall => ({
     name: RDAP_BOOTSTRAP_SOURCE,
@@ -155,7 +163,10 @@ export function matchServer(table: BootstrapTable, domain: string): URL | null {
 
 /** Builds the lookup table from a parsed bootstrap file, dropping URLs that are not http(s). */
 export function buildTable(services: Services): BootstrapTable {
-  const table = new Map<string, URL[]>();
+  return addServices(new Map(), services);
+}
+
+function addServices(table: Map<string, URL[]>, services: Services): Map<string, URL[]> {
   for (const [entries, urls] of services) {
     const bases = urls.flatMap((text) => toBaseUrl(text) ?? []);
     // RFC 9224 §4: prefer https when a service lists several URLs.
@@ -198,9 +209,34 @@ async function fetchServices(
   const json = parseJsonBody(RDAP_BOOTSTRAP_SOURCE, response.value.body);
   if (!json.ok) return { result: json, ms };
   const parsed = bootstrapSchema.safeParse(json.value);
-  if (!parsed.success)
-    return { result: fail(malformed('the bootstrap file has no valid `services` list')), ms };
-  return { result: succeed(parsed.data.services), ms };
+  const services = parsed.success ? await servicesInSlices(parsed.data.services) : null;
+  if (!services) return { result: fail(malformed('the bootstrap file has no valid `services` list')), ms };
+  return { result: succeed(services), ms };
+}
+
+/**
+ * The services of a file, each checked to be an [entries, URLs] pair, in slices (a file at its cap
+ * holds tens of thousands: half a second of work in one go); null when one is not.
+ */
+async function servicesInSlices(services: readonly unknown[]): Promise<Services | null> {
+  const checked: Services = [];
+  for (let start = 0; start < services.length; start += SERVICES_PER_SLICE) {
+    if (start > 0) await yieldToEventLoop();
+    const slice = servicesSchema.safeParse(services.slice(start, start + SERVICES_PER_SLICE));
+    if (!slice.success) return null;
+    checked.push(...slice.data);
+  }
+  return checked;
+}
+
+/** `buildTable` in slices. */
+async function tableInSlices(services: Services): Promise<BootstrapTable> {
+  const table = new Map<string, URL[]>();
+  for (let start = 0; start < services.length; start += SERVICES_PER_SLICE) {
+    if (start > 0) await yieldToEventLoop();
+    addServices(table, services.slice(start, start + SERVICES_PER_SLICE));
+  }
+  return table;
 }
 
 function malformed(detail: string): SourceFailure {

@@ -4,7 +4,9 @@ import {
   buildTable,
   matchServer,
   RDAP_BOOTSTRAP_FAILURE_TTL_MS,
+  RDAP_BOOTSTRAP_MAX_BYTES,
 } from '../../../../src/sources/rdap/bootstrap.ts';
+import { turnCounter } from '../../../support/event-loop-turns.ts';
 import type { BootstrapService } from '../../../world/rdap-bootstrap.ts';
 import { DAY_MS, HOUR_MS, type RdapWorld, startRdapWorld } from './world.ts';
 
@@ -68,6 +70,27 @@ describe('buildTable and matchServer', () => {
     expect(matchServer(table, 'kauppa.fi')?.href).toBe('https://rdap.fi/rdap/rdap/');
     expect(matchServer(table, 'x.zz')).toBeNull();
     expect(table.has('zz')).toBe(false);
+  });
+});
+
+describe('a file at its size cap', () => {
+  it('is read in slices that let the event loop run; later services still win', async () => {
+    const count = 9_800;
+    for (let index = 0; index < count; index += 1)
+      world.bootstrap.services.push([[`t${index}`], [`https://rdap.t${index}.example/v1`]]);
+    world.bootstrap.services.push([['com'], ['https://rdap.last-word.example/']]);
+    expect(JSON.stringify({ services: world.bootstrap.services }, null, 2).length).toBeGreaterThan(
+      RDAP_BOOTSTRAP_MAX_BYTES * 0.9,
+    );
+    const turns = turnCounter();
+    const client = world.client(60_000);
+    const last = await client.findServer('healthy-shop.com');
+    turns.stop();
+    expect(last.ok && last.value.base?.href).toBe('https://rdap.last-word.example/');
+    const some = await client.findServer(`shop.t${count - 1}`);
+    expect(some.ok && some.value.base?.href).toBe(`https://rdap.t${count - 1}.example/v1/`);
+    // At least a turn per 500 services checked and added (the file is served indented, as IANA does).
+    expect(turns.now()).toBeGreaterThanOrEqual(Math.floor(count / 500) - 1);
   });
 });
 
@@ -161,6 +184,14 @@ describe('failures', () => {
   });
 
   it('reports a file whose services are not RFC 9224 pairs of string lists as malformed', async () => {
+    world.bootstrap.services.push([['bad'], [42]] as unknown as BootstrapService);
+    const found = await world.client().findServer('healthy-shop.com');
+    expect(found).toMatchObject({ ok: false, failure: { code: 'malformed', source: 'rdap-bootstrap' } });
+  });
+
+  it('reports a bad service past the first slices of a long file as malformed', async () => {
+    for (let index = 0; index < 3_000; index += 1)
+      world.bootstrap.services.push([[`t${index}`], [`https://rdap.t${index}.example/`]]);
     world.bootstrap.services.push([['bad'], [42]] as unknown as BootstrapService);
     const found = await world.client().findServer('healthy-shop.com');
     expect(found).toMatchObject({ ok: false, failure: { code: 'malformed', source: 'rdap-bootstrap' } });
