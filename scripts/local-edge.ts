@@ -117,6 +117,7 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
             SETTLERS: { className: 'SettlerObject', scriptName: WORKER_NAME },
             RATE_BUCKETS: { className: 'RateBucketObject', scriptName: WORKER_NAME },
             WATCHES: { className: 'WatchObject', scriptName: WORKER_NAME },
+            WATCH_COUNTS: { className: 'WatchCountObject', scriptName: WORKER_NAME },
           },
         }),
     outboundService: network,

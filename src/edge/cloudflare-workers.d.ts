@@ -24,6 +24,7 @@ declare module 'cloudflare:workers' {
     setAlarm(scheduledTime: number | Date): Promise<void>;
   }
   export interface DurableObjectState {
+    readonly id: DurableObjectId;
     readonly storage: DurableObjectStorage;
   }
   export interface ExecutionContext {

@@ -6,6 +6,7 @@ import type { DurableObjectNamespace } from 'cloudflare:workers';
 import type { AuthorizationObject } from './authorization-object.ts';
 import type { RateBucketObject } from './rate-bucket-object.ts';
 import type { SettlerObject } from './settler-object.ts';
+import type { WatchCountObject } from './watch-count-object.ts';
 import type { WatchObject } from './watch-object.ts';
 
 export interface EdgeEnv {
@@ -17,5 +18,7 @@ export interface EdgeEnv {
   RATE_BUCKETS: DurableObjectNamespace<RateBucketObject>;
   /** One object per watch: its record, events, deliveries, and the alarm that runs its schedule. */
   WATCHES: DurableObjectNamespace<WatchObject>;
+  /** One object for the deployment: each watch's status as its object reported it, counted by status. */
+  WATCH_COUNTS: DurableObjectNamespace<WatchCountObject>;
   [variable: string]: unknown;
 }

@@ -8,6 +8,7 @@
  * the same `webhook-id`.
  */
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
+import type { Logger } from 'pino';
 import { createRunners } from '../runners.ts';
 import { globalFetch } from '../service.ts';
 import type { OpenWatch, WatchService } from '../watches/ports.ts';
@@ -21,6 +22,7 @@ import { createConsoleLogger } from './console-logger.ts';
 import { edgeReach } from './edge-reach.ts';
 import { type EdgeVariables, edgeConfig } from './edge-config.ts';
 import { durableWatchStore } from './watch-storage.ts';
+import { reportWatchStatus, type WatchCountObject, watchCounter } from './watch-count-object.ts';
 
 /**
  * A claim's lease inside the object: longer than a check's budget or a delivery's 15 s, short
@@ -36,6 +38,7 @@ function secretsOf(env: EdgeVariables): WatchSecrets {
 }
 
 interface Parts {
+  logger: Logger;
   store: WatchStore;
   service: WatchService;
   scheduler: WatchScheduler;
@@ -59,6 +62,7 @@ export class WatchObject extends DurableObject<EdgeVariables> {
     const { intervalS, dayS } = config.watches;
     const wake = () => void this.#schedule();
     this.#parts = {
+      logger,
       store,
       service: createStoreWatchService({ store, check, secrets, intervalS, dayS, wake, logger }),
       scheduler: createWatchScheduler({
@@ -83,16 +87,25 @@ export class WatchObject extends DurableObject<EdgeVariables> {
     if (times.length > 0) await this.ctx.storage.setAlarm(Math.max(Date.now(), Math.min(...times)));
   }
 
-  open(request: OpenWatch) {
-    return this.#built().service.open(request);
+  /** Tells the counter object (the `website_checks_watches` gauge) this watch's status, if it changed. */
+  async #counted<T>(result: T): Promise<T> {
+    const { store, logger } = this.#built();
+    await reportWatchStatus(this.ctx, this.env, store).catch((error: unknown) =>
+      logger.warn({ err: error }, 'could not count a watch; it is counted on its next run'),
+    );
+    return result;
   }
 
-  activate(id: string) {
-    return this.#built().service.activate(id);
+  async open(request: OpenWatch) {
+    return this.#counted(await this.#built().service.open(request));
   }
 
-  discard(id: string) {
-    return this.#built().service.discard(id);
+  async activate(id: string) {
+    return this.#counted(await this.#built().service.activate(id));
+  }
+
+  async discard(id: string) {
+    return this.#counted(await this.#built().service.discard(id));
   }
 
   /** The watch, or null while it is pending or when the object holds another (never: named by id). */
@@ -105,13 +118,14 @@ export class WatchObject extends DurableObject<EdgeVariables> {
     return this.#built().service.history(id, afterSeq);
   }
 
-  cancel(id: string) {
-    return this.#built().service.cancel(id);
+  async cancel(id: string) {
+    return this.#counted(await this.#built().service.cancel(id));
   }
 
   async alarm(): Promise<void> {
     await this.#built().scheduler.runOnce();
     await this.#schedule();
+    await this.#counted(undefined);
   }
 }
 
@@ -139,13 +153,16 @@ export function durableWatchService(
 
 /**
  * The Worker's watches as a `Platform` part. The objects schedule themselves (alarms): nothing to
- * start or stop. Watches are not counted: that would wake every object.
+ * start or stop. The counts come from the counter object the watch objects report to.
  */
-export function durableWatchRuntime(namespace: DurableObjectNamespace<WatchObject>): WatchRuntimeFactory {
+export function durableWatchRuntime(
+  namespace: DurableObjectNamespace<WatchObject>,
+  counts: DurableObjectNamespace<WatchCountObject>,
+): WatchRuntimeFactory {
   return ({ secrets }) => ({
     service: durableWatchService(namespace, secrets),
     start() {},
     async stop() {},
-    counts: () => Promise.reject(new Error('watches are not counted on Workers')),
+    counts: () => watchCounter(counts).counts(),
   });
 }

@@ -22,6 +22,7 @@ import {
 const FUNDS = 1_000_000n; // 1 USDC
 const DOMAIN = 'healthy-shop.com';
 const WATCH_SECRET_KEY = 'edge-watch-key-0123456789abcdef0123456789';
+const METRICS_TOKEN = 'edge-watches-metrics-token';
 
 interface Bought {
   watch_id: string;
@@ -55,7 +56,7 @@ beforeAll(async () => {
     chain,
     bundle,
     instances: 2,
-    variables: { WATCH_SECRET_KEY, WATCH_INTERVAL_S: '2', WATCH_DAY_S: '864' },
+    variables: { WATCH_SECRET_KEY, WATCH_INTERVAL_S: '2', WATCH_DAY_S: '864', METRICS_TOKEN },
   });
 }, 120_000);
 afterAll(async () => {
@@ -68,21 +69,68 @@ const eventOf = (delivery: ReceivedWebhook) => JSON.parse(delivery.body) as Watc
 const alerted = (key: 'raised' | 'cleared') =>
   receiver.received.some((delivery) => eventOf(delivery).data[key]?.includes('probe.failed') === true);
 
+/** A watch bought with the official x402 client through `instance`, and what it cost. */
+async function buyWatch(instance = 0, webhook: URL = receiver.url) {
+  const payer = privateKeyToAccount(generatePrivateKey());
+  await chain.fund(payer.address, FUNDS);
+  const paying = wrapFetchWithPayment(fetch, x402ClientFor(payer));
+  const res = await paying(at('/v1/watches', instance), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ domain: DOMAIN, webhook_url: webhook.href, days: 2 }),
+  });
+  expect(res.status).toBe(201);
+  const watch = (await res.json()) as Bought;
+  return { watch, payer, charged: FUNDS - (await chain.balanceOf(payer.address)) };
+}
+
+/** `website_checks_watches` by status, as `instance`'s `/metrics` reports it. */
+async function watchGauge(instance: number): Promise<Record<string, number>> {
+  const res = await fetch(at('/metrics', instance), {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  expect(res.status).toBe(200);
+  const gauge: Record<string, number> = {};
+  for (const [, status, n] of (await res.text()).matchAll(
+    /^website_checks_watches\{status="(\w+)"\} (\d+)$/gm,
+  ))
+    gauge[status as string] = Number(n);
+  return gauge;
+}
+
 describe('watches on the Worker in workerd', () => {
-  it('sells a watch in one paid call and delivers its events signed, from its object’s alarm', async () => {
-    const payer = privateKeyToAccount(generatePrivateKey());
-    await chain.fund(payer.address, FUNDS);
-    const paying = wrapFetchWithPayment(fetch, x402ClientFor(payer));
-    const res = await paying(at('/v1/watches'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ domain: DOMAIN, webhook_url: receiver.url.href, days: 2 }),
+  it('reports website_checks_watches by status from one counter object, the same on every isolate', async () => {
+    const before = await watchGauge(0);
+    expect(Object.keys(before).sort()).toEqual(['active', 'cancelled', 'ended', 'pending']);
+    // Their events go to a receiver of their own.
+    const other = await startHoldingWebhookReceiver();
+    const bought = await Promise.all([buyWatch(0, other.url), buyWatch(1, other.url)]).finally(() =>
+      other.close(),
+    );
+    const expected: Record<string, number> = { ...before, active: before.active! + 2 };
+    expect(await watchGauge(0)).toEqual(expected);
+    expect(await watchGauge(1)).toEqual(expected);
+
+    const [{ watch }] = bought;
+    const cancelled = await fetch(at(`/v1/watches/${watch.watch_id}`, 1), {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${watch.token}` },
     });
-    expect(res.status).toBe(201);
-    const watch = (await res.json()) as Bought;
+    expect(cancelled.status).toBe(200);
+    const after = { ...expected, active: expected.active! - 1, cancelled: expected.cancelled! + 1 };
+    expect(await watchGauge(0)).toEqual(after);
+    // Cancelling again changes nothing; a wrong token reaches no object.
+    await fetch(at(`/v1/watches/${watch.watch_id}`, 0), {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${watch.token}` },
+    });
+    expect(await watchGauge(1)).toEqual(after);
+  }, 120_000);
+
+  it('sells a watch in one paid call and delivers its events signed, from its object’s alarm', async () => {
+    const { watch, payer, charged } = await buyWatch();
     expect(watch.status).toBe('active');
     expect(watch.webhook_secret).toMatch(/^whsec_/);
-    const charged = FUNDS - (await chain.balanceOf(payer.address));
     expect(charged).toBeGreaterThan(0n);
 
     await receiver.until((received) => received.length >= 1);

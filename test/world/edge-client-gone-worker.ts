@@ -18,11 +18,12 @@ import worker, {
   AuthorizationObject,
   RateBucketObject,
   SettlerObject,
+  WatchCountObject,
   WatchObject,
 } from '../../src/edge/worker.ts';
 import { CLIENT_GONE_PATH, CLIENT_HEADER } from './edge-client-gone.ts';
 
-export { AuthorizationObject, RateBucketObject, SettlerObject, WatchObject };
+export { AuthorizationObject, RateBucketObject, SettlerObject, WatchCountObject, WatchObject };
 
 const running = new Map<string, Set<AbortController>>();
 
