@@ -26,6 +26,8 @@ declare module 'cloudflare:workers' {
   export interface DurableObjectState {
     readonly id: DurableObjectId;
     readonly storage: DurableObjectStorage;
+    /** Resets the object: what it was running is cut off, its next call starts a new instance. */
+    abort(reason?: string): void;
   }
   export interface ExecutionContext {
     waitUntil(promise: Promise<unknown>): void;

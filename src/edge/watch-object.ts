@@ -46,6 +46,8 @@ interface Parts {
 
 export class WatchObject extends DurableObject<EdgeVariables> {
   #parts: Parts | undefined;
+  /** The lease of a claimed check or delivery (a test entry shortens it). */
+  protected readonly leaseMs: number = LEASE_MS;
 
   #built(): Parts {
     if (this.#parts) return this.#parts;
@@ -72,7 +74,7 @@ export class WatchObject extends DurableObject<EdgeVariables> {
         secrets,
         dayS,
         logger,
-        leaseMs: LEASE_MS,
+        leaseMs: this.leaseMs,
       }),
     };
     return this.#parts;

@@ -3,11 +3,16 @@
  * client on anvil, self-settlement) creates the watch's Durable Object; its alarm runs the schedule,
  * and the same events and Standard Webhooks signatures as on Node reach a real receiver on
  * loopback (verified with the `standardwebhooks` package) as the world's site fails and recovers.
- * Pull works from another isolate; a wrong token is the same 404 as an unknown id.
+ * Pull works from another isolate; a wrong token is the same 404 as an unknown id. The
+ * `website_checks_watches` gauge comes from the counter object; a watch object reset in the middle
+ * of a delivery delivers that event again. The Worker runs from the test entry
+ * `test/world/edge-watch-crash-worker.ts`: the production Worker with a 2 s lease and a reset hook.
  */
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import { buildWorker, type WorkerBundle } from '../../scripts/local-edge.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
 import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
@@ -19,6 +24,8 @@ import {
   startHoldingWebhookReceiver,
 } from '../world/holding-webhook-receiver.ts';
 
+/** The production Worker with a 2 s watch lease and a hook that resets a watch's object. */
+const EDGE_WATCH_CRASH_ENTRY = fileURLToPath(new URL('../world/edge-watch-crash-worker.ts', import.meta.url));
 const FUNDS = 1_000_000n; // 1 USDC
 const DOMAIN = 'healthy-shop.com';
 const WATCH_SECRET_KEY = 'edge-watch-key-0123456789abcdef0123456789';
@@ -48,7 +55,7 @@ beforeAll(async () => {
   [world, chain, bundle, receiver] = await Promise.all([
     startWorld(),
     startLocalChain(),
-    buildWorker(),
+    buildWorker(undefined, EDGE_WATCH_CRASH_ENTRY),
     startHoldingWebhookReceiver(),
   ]);
   edge = await startEdgeService({
@@ -171,5 +178,43 @@ describe('watches on the Worker in workerd', () => {
     );
     expect(codes).toEqual(['not_found', 'not_found']);
     expect(FUNDS - (await chain.balanceOf(payer.address))).toBe(charged);
+  }, 120_000);
+
+  it('delivers an event again, same webhook-id and body, after its object was reset mid-delivery', async () => {
+    const own = await startHoldingWebhookReceiver();
+    try {
+      // watch.created reaches the receiver, which holds the request open: the object is mid-delivery.
+      const held = own.holdNext();
+      const { watch } = await buyWatch(0, own.url);
+      const cut = await held.entered;
+      const reset = await fetch(at(`/__test/watch-crash/${watch.watch_id}`, 1), { method: 'POST' });
+      expect(reset.status, 'the object was reset').toBe(204);
+
+      // The alarm run died with the object; once the claim's lease (2 s here) ran out, the event
+      // goes out again from the object's next alarm.
+      await own.until((received) => received.some((delivery) => delivery.id === cut.id));
+      const again = own.received.find((delivery) => delivery.id === cut.id) as ReceivedWebhook;
+      expect(again.body).toBe(cut.body);
+      expect(eventOf(again)).toMatchObject({ id: cut.id, type: 'watch.created', watch_id: watch.watch_id });
+      own.verify(again, watch.webhook_secret);
+
+      // The cut attempt left no record (its run never finished): not a failed attempt retried on the
+      // 15 s timeout's schedule, but the claim taken again after the reset. One attempt, delivered.
+      // The receiver's 200 is recorded just after it was sent: read until a record of the event is there.
+      let deliveries: { event_id: string; attempt: number; status: number | null; error: string | null }[] =
+        [];
+      for (let read = 0; !deliveries.some((attempt) => attempt.event_id === cut.id); read++) {
+        if (read > 0) await sleep(100);
+        const status = await fetch(at(`/v1/watches/${watch.watch_id}`, 0), {
+          headers: { authorization: `Bearer ${watch.token}` },
+        });
+        ({ deliveries } = (await status.json()) as { deliveries: typeof deliveries });
+      }
+      expect(deliveries.filter((attempt) => attempt.event_id === cut.id)).toEqual([
+        expect.objectContaining({ attempt: 1, status: 200, error: null }),
+      ]);
+    } finally {
+      await own.close();
+    }
   }, 120_000);
 });
