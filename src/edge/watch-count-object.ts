@@ -1,23 +1,18 @@
 /**
  * The `website_checks_watches` gauge on Workers without waking every watch: one object (named
  * `all`) keeps each watch's status as its watch object reported it, with the counts by status in the
- * same write. A watch's status only moves forward (pending → active → ended or cancelled; a pending
- * one may be discarded), so a report that arrives late or twice cannot move a count back: reports are
- * idempotent and need no order. A watch object reports after each change it makes and again, until
- * one is taken, from its next runs (`reportWatchStatus`).
+ * same write. Reports may come late or twice and need no order (`countedReport`). A watch object
+ * reports after each change it makes and again, until one is taken, from its next calls
+ * (`reportWatchStatus`).
  */
 import { DurableObject, type DurableObjectNamespace, type DurableObjectState } from 'cloudflare:workers';
 import type { WatchStatus } from '../watches/model.ts';
 import type { WatchStore } from '../watches/ports.ts';
+import { countedReport, noWatches, WATCH_STATUSES, type WatchCounts } from '../watches/status-counts.ts';
 import type { EdgeVariables } from './edge-config.ts';
 
-export type WatchCounts = Record<WatchStatus, number>;
-
-/** How far along its life a status is; a report never moves a watch back. */
-const STAGE: Record<WatchStatus, number> = { pending: 0, active: 1, ended: 2, cancelled: 2 };
 const COUNTS = 'counts';
 const statusKey = (watch: string) => `status:${watch}`;
-const none = (): WatchCounts => ({ pending: 0, active: 0, ended: 0, cancelled: 0 });
 
 export class WatchCountObject extends DurableObject {
   /**
@@ -26,25 +21,19 @@ export class WatchCountObject extends DurableObject {
    */
   async report(watch: string, status: WatchStatus | null): Promise<void> {
     const { storage } = this.ctx;
-    const [was, counts = none()] = await Promise.all([
+    const [was, counts = noWatches()] = await Promise.all([
       storage.get<WatchStatus>(statusKey(watch)),
       storage.get<WatchCounts>(COUNTS),
     ]);
-    if (was === status) return;
-    if (status === null) {
-      if (was !== 'pending') return;
-      counts.pending -= 1;
-      await Promise.all([storage.delete(statusKey(watch)), storage.put(COUNTS, counts)]);
-      return;
-    }
-    if (was !== undefined && STAGE[was] >= STAGE[status]) return;
-    if (was !== undefined) counts[was] -= 1;
-    counts[status] += 1;
-    await storage.put<unknown>({ [statusKey(watch)]: status, [COUNTS]: counts });
+    const next = countedReport(counts, was, status);
+    if (!next) return;
+    await (status === null
+      ? Promise.all([storage.delete(statusKey(watch)), storage.put(COUNTS, next)])
+      : storage.put<unknown>({ [statusKey(watch)]: status, [COUNTS]: next }));
   }
 
   async counts(): Promise<WatchCounts> {
-    return (await this.ctx.storage.get<WatchCounts>(COUNTS)) ?? none();
+    return (await this.ctx.storage.get<WatchCounts>(COUNTS)) ?? noWatches();
   }
 }
 
@@ -69,7 +58,7 @@ export async function reportWatchStatus(
   const counts = (env as { WATCH_COUNTS?: DurableObjectNamespace<WatchCountObject> }).WATCH_COUNTS;
   if (!counts) return;
   const byStatus = await store.countByStatus();
-  const status = (Object.keys(STAGE) as WatchStatus[]).find((each) => byStatus[each] > 0) ?? 'none';
+  const status = WATCH_STATUSES.find((each) => byStatus[each] > 0) ?? 'none';
   if ((await state.storage.get(REPORTED)) === status) return;
   await watchCounter(counts).report(state.id.toString(), status === 'none' ? null : status);
   await state.storage.put(REPORTED, status);
