@@ -118,6 +118,7 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
             RATE_BUCKETS: { className: 'RateBucketObject', scriptName: WORKER_NAME },
             WATCHES: { className: 'WatchObject', scriptName: WORKER_NAME },
             DOMAIN_CHECKS: { className: 'DomainCheckObject', scriptName: WORKER_NAME },
+            WATCH_COUNTS: { className: 'WatchCountObject', scriptName: WORKER_NAME },
           },
         }),
     outboundService: network,

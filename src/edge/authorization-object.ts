@@ -73,11 +73,10 @@ export class AuthorizationObject extends DurableObject {
     await this.ctx.storage.delete('lost');
   }
 
+  /** A read, as on Redis: the record goes once the result is handed over (`settled`). */
   async claim(signature: string, resource?: string): Promise<Claimed> {
     const lost = await this.ctx.storage.get<Stored>('lost');
-    const claimed = claimOf(lost && lost.until > Date.now() ? lost : undefined, signature, resource);
-    if (claimed !== null && claimed !== 'interrupted') await this.ctx.storage.delete('lost');
-    return claimed;
+    return claimOf(lost && lost.until > Date.now() ? lost : undefined, signature, resource);
   }
 
   async #store(entry: LostResult | SettlingRecord, forMs: number): Promise<void> {

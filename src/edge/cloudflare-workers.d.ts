@@ -24,7 +24,10 @@ declare module 'cloudflare:workers' {
     setAlarm(scheduledTime: number | Date): Promise<void>;
   }
   export interface DurableObjectState {
+    readonly id: DurableObjectId;
     readonly storage: DurableObjectStorage;
+    /** Resets the object: what it was running is cut off, its next call starts a new instance. */
+    abort(reason?: string): void;
   }
   export interface ExecutionContext {
     waitUntil(promise: Promise<unknown>): void;

@@ -7,6 +7,7 @@ import type { AuthorizationObject } from './authorization-object.ts';
 import type { DomainCheckObject } from './domain-check-object.ts';
 import type { RateBucketObject } from './rate-bucket-object.ts';
 import type { SettlerObject } from './settler-object.ts';
+import type { WatchCountObject } from './watch-count-object.ts';
 import type { WatchObject } from './watch-object.ts';
 
 export interface EdgeEnv {
@@ -20,5 +21,7 @@ export interface EdgeEnv {
   WATCHES: DurableObjectNamespace<WatchObject>;
   /** One object per watched domain: the round's site-health check, shared by the domain's watches. */
   DOMAIN_CHECKS: DurableObjectNamespace<DomainCheckObject>;
+  /** One object for the deployment: each watch's status as its object reported it, counted by status. */
+  WATCH_COUNTS: DurableObjectNamespace<WatchCountObject>;
   [variable: string]: unknown;
 }

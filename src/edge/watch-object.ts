@@ -10,6 +10,7 @@
  * the chain at its alarm (`watches/pending-sweep.ts`), and again every sweep interval until decided.
  */
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
+import type { Logger } from 'pino';
 import { createChainView, rpcClient } from '../payments/chain-view.ts';
 import type { OpenWatch, WatchService } from '../watches/ports.ts';
 import {
@@ -31,6 +32,7 @@ import { type EdgeVariables, edgeConfig } from './edge-config.ts';
 import type { EdgeEnv } from './edge-env.ts';
 import { edgeRunners } from './edge-runners.ts';
 import { durableWatchStore } from './watch-storage.ts';
+import { reportWatchStatus, type WatchCountObject, watchCounter } from './watch-count-object.ts';
 
 /**
  * A claim's lease inside the object: longer than a check's budget or a delivery's 15 s, short
@@ -46,6 +48,7 @@ function secretsOf(env: EdgeVariables): WatchSecrets {
 }
 
 interface Parts {
+  logger: Logger;
   store: WatchStore;
   service: WatchService;
   scheduler: WatchScheduler;
@@ -55,6 +58,8 @@ interface Parts {
 
 export class WatchObject extends DurableObject<EdgeEnv> {
   #parts: Parts | undefined;
+  /** The lease of a claimed check or delivery (a test entry shortens it). */
+  protected readonly leaseMs: number = LEASE_MS;
 
   #built(): Parts {
     if (this.#parts) return this.#parts;
@@ -72,6 +77,7 @@ export class WatchObject extends DurableObject<EdgeEnv> {
     const { mode, asset } = config.x402;
     const rpcUrl = mode.kind === 'local-chain' ? undefined : mode.rpcUrl;
     this.#parts = {
+      logger,
       store,
       service,
       ...(rpcUrl
@@ -92,7 +98,7 @@ export class WatchObject extends DurableObject<EdgeEnv> {
         secrets,
         dayS,
         logger,
-        leaseMs: LEASE_MS,
+        leaseMs: this.leaseMs,
       }),
     };
     return this.#parts;
@@ -117,18 +123,27 @@ export class WatchObject extends DurableObject<EdgeEnv> {
     return due > Date.now() ? due : Date.now() + SWEEP_EVERY_MS;
   }
 
+  /** Tells the counter object (the `website_checks_watches` gauge) this watch's status, if it changed. */
+  async #counted<T>(result: T): Promise<T> {
+    const { store, logger } = this.#built();
+    await reportWatchStatus(this.ctx, this.env, store).catch((error: unknown) =>
+      logger.warn({ err: error }, 'could not count a watch; it is counted on its next run'),
+    );
+    return result;
+  }
+
   async open(request: OpenWatch) {
     const opened = await this.#built().service.open(request);
     await this.#schedule();
-    return opened;
+    return this.#counted(opened);
   }
 
-  activate(id: string) {
-    return this.#built().service.activate(id);
+  async activate(id: string) {
+    return this.#counted(await this.#built().service.activate(id));
   }
 
-  discard(id: string) {
-    return this.#built().service.discard(id);
+  async discard(id: string) {
+    return this.#counted(await this.#built().service.discard(id));
   }
 
   /** The watch, or null while it is pending or when the object holds another (never: named by id). */
@@ -141,8 +156,8 @@ export class WatchObject extends DurableObject<EdgeEnv> {
     return this.#built().service.history(id, afterSeq);
   }
 
-  cancel(id: string) {
-    return this.#built().service.cancel(id);
+  async cancel(id: string) {
+    return this.#counted(await this.#built().service.cancel(id));
   }
 
   async alarm(): Promise<void> {
@@ -150,6 +165,7 @@ export class WatchObject extends DurableObject<EdgeEnv> {
     await sweep?.();
     await scheduler.runOnce();
     await this.#schedule();
+    await this.#counted(undefined);
   }
 }
 
@@ -177,13 +193,16 @@ export function durableWatchService(
 
 /**
  * The Worker's watches as a `Platform` part. The objects schedule themselves (alarms): nothing to
- * start or stop. Watches are not counted: that would wake every object.
+ * start or stop. The counts come from the counter object the watch objects report to.
  */
-export function durableWatchRuntime(namespace: DurableObjectNamespace<WatchObject>): WatchRuntimeFactory {
+export function durableWatchRuntime(
+  namespace: DurableObjectNamespace<WatchObject>,
+  counts: DurableObjectNamespace<WatchCountObject>,
+): WatchRuntimeFactory {
   return ({ secrets }) => ({
     service: durableWatchService(namespace, secrets),
     start() {},
     async stop() {},
-    counts: () => Promise.reject(new Error('watches are not counted on Workers')),
+    counts: () => watchCounter(counts).counts(),
   });
 }

@@ -3,7 +3,7 @@
  * for the live probe and steered requests, the console for logs, `CF-Connecting-IP` as the client,
  * and Durable Objects for what every isolate must share (the in-flight lock and lost results per
  * authorization, one settlement sequencer per settler wallet, one free-work bucket per client, one
- * object per watch and one per watched domain).
+ * object per watch, one per watched domain and one that counts the watches).
  */
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ExecutionContext } from 'cloudflare:workers';
@@ -23,9 +23,17 @@ import { edgeConfig } from './edge-config.ts';
 import type { EdgeEnv } from './edge-env.ts';
 import { durableRateBuckets, RateBucketObject } from './rate-bucket-object.ts';
 import { SettlerObject, settleThrough } from './settler-object.ts';
+import { WatchCountObject } from './watch-count-object.ts';
 import { durableWatchRuntime, WatchObject } from './watch-object.ts';
 
-export { AuthorizationObject, DomainCheckObject, RateBucketObject, SettlerObject, WatchObject };
+export {
+  AuthorizationObject,
+  DomainCheckObject,
+  RateBucketObject,
+  SettlerObject,
+  WatchCountObject,
+  WatchObject,
+};
 
 interface EdgeService extends Service {
   /** Resolves once every lost result remembered so far is stored. */
@@ -58,7 +66,7 @@ function serviceFor(env: EdgeEnv, origin: string): EdgeService {
     clientKey: connectingIpClient,
     rateBuckets: rememberRefusals(durableRateBuckets(env.RATE_BUCKETS)),
     // Without WATCH_SECRET_KEY the Worker sells no watches (the routes answer as unknown).
-    ...(config.watches.secretKey ? { watches: durableWatchRuntime(env.WATCHES) } : {}),
+    ...(config.watches.secretKey ? { watches: durableWatchRuntime(env.WATCHES, env.WATCH_COUNTS) } : {}),
     // One isolate's counters: the fleet's figures are in Workers Analytics.
     metrics: createPrometheusMetrics({ processMetrics: false }),
   });

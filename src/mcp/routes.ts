@@ -52,24 +52,38 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
     : [];
   const path = DOCUMENT_PATHS.mcp;
 
-  const serverFor = (signal: AbortSignal) =>
-    buildMcpServer({ config, callPaidTool, signal, watchTools: tools });
+  /**
+   * A server for one request whose tool calls are added to `calls`. Both hold the request's signal:
+   * a client that leaves is seen by its paid call, which settles or not accordingly.
+   */
+  const serverFor = (signal: AbortSignal, calls: Set<Promise<unknown>>) => {
+    const kept = <T>(call: Promise<T>): Promise<T> => {
+      calls.add(call);
+      return call;
+    };
+    return buildMcpServer({
+      config,
+      callPaidTool: (...args) => kept(callPaidTool(...args)),
+      signal,
+      watchTools: tools.map((tool) => ({ ...tool, call: (...args) => kept(tool.call(...args)) })),
+    });
+  };
+  /** The tool calls of each 2026-era request being served (the SDK's factory gets only the request). */
+  const callsOf = new WeakMap<Request, Set<Promise<unknown>>>();
   // `legacy: 'reject'`: 2025-era traffic never reaches it (routed below, to keep its JSON answers).
   // The default response mode answers JSON: no tool here sends a notification before its result.
   const modern = createMcpHandler(
     // The handler always passes the Request it serves; without one no client can go away.
-    ({ requestInfo }) => serverFor(requestInfo?.signal ?? new AbortController().signal),
+    ({ requestInfo }) =>
+      serverFor(
+        requestInfo?.signal ?? new AbortController().signal,
+        (requestInfo && callsOf.get(requestInfo)) ?? new Set(),
+      ),
     { legacy: 'reject', maxRequestBodySize: MCP_MAX_BODY_BYTES },
   );
 
-  const routes = new Hono();
-  routes.use(path, mcpOriginGuard(allowedMcpHostnames(config.publicBaseUrl)));
-  routes.post(path, async function mcpRequest(c) {
-    const request = c.req.raw;
-    if (!(await isLegacyRequest(request, undefined, { maxRequestBodySize: MCP_MAX_BODY_BYTES }))) {
-      return modern.fetch(request);
-    }
-    const server = serverFor(request.signal);
+  const legacy = async (request: Request, calls: Set<Promise<unknown>>): Promise<Response> => {
+    const server = serverFor(request.signal, calls);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -82,6 +96,26 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
       // JSON mode: the response is complete once handleRequest resolves.
       await server.close();
     }
+  };
+
+  const routes = new Hono();
+  routes.use(path, mcpOriginGuard(allowedMcpHostnames(config.publicBaseUrl)));
+  routes.post(path, async function mcpRequest(c) {
+    const request = c.req.raw;
+    const calls = new Set<Promise<unknown>>();
+    let response: Response;
+    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: MCP_MAX_BODY_BYTES })) {
+      response = await legacy(request, calls);
+    } else {
+      callsOf.set(request, calls);
+      response = await modern.fetch(request);
+    }
+    // A 2026-era exchange ends when its client leaves (the SDK answers 499 on the request's abort)
+    // while the paid call runs on to its settlement and the record of the undelivered result. The
+    // answer waits for it: a Worker's invocation, and what it has under way, ends with its response
+    // (and its `waitUntil` work), and a stopping Node instance drains the requests it still serves.
+    await Promise.allSettled(calls);
+    return response;
   });
   // Stateless: no standalone SSE stream to offer on GET, no session to DELETE (MCP 2025-11-25 transports).
   routes.on(['GET', 'DELETE', 'PUT', 'PATCH'], path, methodNotAllowed);

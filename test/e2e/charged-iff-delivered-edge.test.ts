@@ -19,7 +19,6 @@ import {
   FUNDS,
   type Lab,
   OPERATION,
-  PAYMENT_CASES,
   PRICE,
   paidCall,
   QUIET_AFTER_ABORT_MS,
@@ -37,14 +36,10 @@ const labs: Record<Transport, () => Lab> = {
     'Worker, MCP: the payer is charged the price if and only if the result was delivered',
     { runtime: 'edge' },
   ),
-  // Without the cases where the client leaves: a 2026-07-28 client leaves by closing its request's
-  // stream (MCP 2026-07-28 cancellation), and local workerd then ends the invocation, so the test
-  // entry cannot tell the Worker as Cloudflare's request signal would. Those cases run on Node
-  // (charged-iff-delivered-mcp-2026.test.ts).
   'mcp-2026': describeChargedIffDelivered(
     'mcp-2026',
     'Worker, MCP 2026-07-28: the payer is charged the price if and only if the result was delivered',
-    { runtime: 'edge', cases: PAYMENT_CASES.filter((paymentCase) => !paymentCase.abortWhen) },
+    { runtime: 'edge' },
   ),
 };
 
@@ -65,7 +60,7 @@ async function logged(
 
 /** Slow enough for the client to leave while the check runs. */
 const SLOW_CHECK_MS = 1_500;
-const TRANSPORTS: Transport[] = ['http', 'mcp'];
+const TRANSPORTS: Transport[] = ['http', 'mcp', 'mcp-2026'];
 
 describe('Worker: a client that leaves', () => {
   it.for(TRANSPORTS)(

@@ -3,21 +3,33 @@
  * client on anvil, self-settlement) creates the watch's Durable Object; its alarm runs the schedule,
  * and the same events and Standard Webhooks signatures as on Node reach a real receiver on
  * loopback (verified with the `standardwebhooks` package) as the world's site fails and recovers.
- * Pull works from another isolate; a wrong token is the same 404 as an unknown id.
+ * Pull works from another isolate; a wrong token is the same 404 as an unknown id. The
+ * `website_checks_watches` gauge comes from the counter object; a watch object reset in the middle
+ * of a delivery delivers that event again. The Worker runs from the test entry
+ * `test/world/edge-watch-crash-worker.ts`: the production Worker with a 2 s lease and a reset hook.
  */
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 import type { LocalChain } from '../../src/payments/local-chain.ts';
 import type { EdgeService } from '../world/edge-service.ts';
 import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-world.ts';
 import type { World } from '../world/index.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
-import type { HoldingWebhookReceiver, ReceivedWebhook } from '../world/holding-webhook-receiver.ts';
+import {
+  type HoldingWebhookReceiver,
+  type ReceivedWebhook,
+  startHoldingWebhookReceiver,
+} from '../world/holding-webhook-receiver.ts';
 
+/** The production Worker with a 2 s watch lease and a hook that resets a watch's object. */
+const EDGE_WATCH_CRASH_ENTRY = fileURLToPath(new URL('../world/edge-watch-crash-worker.ts', import.meta.url));
 const FUNDS = 1_000_000n; // 1 USDC
 const DOMAIN = 'healthy-shop.com';
 const WATCH_SECRET_KEY = 'edge-watch-key-0123456789abcdef0123456789';
+const METRICS_TOKEN = 'edge-watches-metrics-token';
 
 interface Bought {
   watch_id: string;
@@ -40,7 +52,10 @@ let receiver: HoldingWebhookReceiver;
 let running: EdgeWatchWorld | undefined;
 
 beforeAll(async () => {
-  running = await startEdgeWatchWorld({ WATCH_SECRET_KEY, WATCH_INTERVAL_S: '2', WATCH_DAY_S: '864' });
+  running = await startEdgeWatchWorld(
+    { WATCH_SECRET_KEY, WATCH_INTERVAL_S: '2', WATCH_DAY_S: '864', METRICS_TOKEN },
+    EDGE_WATCH_CRASH_ENTRY,
+  );
   ({ world, chain, edge, receiver } = running);
 }, 120_000);
 afterAll(() => running?.close());
@@ -50,21 +65,68 @@ const eventOf = (delivery: ReceivedWebhook) => JSON.parse(delivery.body) as Watc
 const alerted = (key: 'raised' | 'cleared') =>
   receiver.received.some((delivery) => eventOf(delivery).data[key]?.includes('probe.failed') === true);
 
+/** A watch bought with the official x402 client through `instance`, and what it cost. */
+async function buyWatch(instance = 0, webhook: URL = receiver.url) {
+  const payer = privateKeyToAccount(generatePrivateKey());
+  await chain.fund(payer.address, FUNDS);
+  const paying = wrapFetchWithPayment(fetch, x402ClientFor(payer));
+  const res = await paying(at('/v1/watches', instance), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ domain: DOMAIN, webhook_url: webhook.href, days: 2 }),
+  });
+  expect(res.status).toBe(201);
+  const watch = (await res.json()) as Bought;
+  return { watch, payer, charged: FUNDS - (await chain.balanceOf(payer.address)) };
+}
+
+/** `website_checks_watches` by status, as `instance`'s `/metrics` reports it. */
+async function watchGauge(instance: number): Promise<Record<string, number>> {
+  const res = await fetch(at('/metrics', instance), {
+    headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+  });
+  expect(res.status).toBe(200);
+  const gauge: Record<string, number> = {};
+  for (const [, status, n] of (await res.text()).matchAll(
+    /^website_checks_watches\{status="(\w+)"\} (\d+)$/gm,
+  ))
+    gauge[status as string] = Number(n);
+  return gauge;
+}
+
 describe('watches on the Worker in workerd', () => {
-  it('sells a watch in one paid call and delivers its events signed, from its object’s alarm', async () => {
-    const payer = privateKeyToAccount(generatePrivateKey());
-    await chain.fund(payer.address, FUNDS);
-    const paying = wrapFetchWithPayment(fetch, x402ClientFor(payer));
-    const res = await paying(at('/v1/watches'), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ domain: DOMAIN, webhook_url: receiver.url.href, days: 2 }),
+  it('reports website_checks_watches by status from one counter object, the same on every isolate', async () => {
+    const before = await watchGauge(0);
+    expect(Object.keys(before).sort()).toEqual(['active', 'cancelled', 'ended', 'pending']);
+    // Their events go to a receiver of their own.
+    const other = await startHoldingWebhookReceiver();
+    const bought = await Promise.all([buyWatch(0, other.url), buyWatch(1, other.url)]).finally(() =>
+      other.close(),
+    );
+    const expected: Record<string, number> = { ...before, active: before.active! + 2 };
+    expect(await watchGauge(0)).toEqual(expected);
+    expect(await watchGauge(1)).toEqual(expected);
+
+    const [{ watch }] = bought;
+    const cancelled = await fetch(at(`/v1/watches/${watch.watch_id}`, 1), {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${watch.token}` },
     });
-    expect(res.status).toBe(201);
-    const watch = (await res.json()) as Bought;
+    expect(cancelled.status).toBe(200);
+    const after = { ...expected, active: expected.active! - 1, cancelled: expected.cancelled! + 1 };
+    expect(await watchGauge(0)).toEqual(after);
+    // Cancelling again changes nothing; a wrong token reaches no object.
+    await fetch(at(`/v1/watches/${watch.watch_id}`, 0), {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${watch.token}` },
+    });
+    expect(await watchGauge(1)).toEqual(after);
+  }, 120_000);
+
+  it('sells a watch in one paid call and delivers its events signed, from its object’s alarm', async () => {
+    const { watch, payer, charged } = await buyWatch();
     expect(watch.status).toBe('active');
     expect(watch.webhook_secret).toMatch(/^whsec_/);
-    const charged = FUNDS - (await chain.balanceOf(payer.address));
     expect(charged).toBeGreaterThan(0n);
 
     await receiver.until((received) => received.length >= 1);
@@ -105,5 +167,43 @@ describe('watches on the Worker in workerd', () => {
     );
     expect(codes).toEqual(['not_found', 'not_found']);
     expect(FUNDS - (await chain.balanceOf(payer.address))).toBe(charged);
+  }, 120_000);
+
+  it('delivers an event again, same webhook-id and body, after its object was reset mid-delivery', async () => {
+    const own = await startHoldingWebhookReceiver();
+    try {
+      // watch.created reaches the receiver, which holds the request open: the object is mid-delivery.
+      const held = own.holdNext();
+      const { watch } = await buyWatch(0, own.url);
+      const cut = await held.entered;
+      const reset = await fetch(at(`/__test/watch-crash/${watch.watch_id}`, 1), { method: 'POST' });
+      expect(reset.status, 'the object was reset').toBe(204);
+
+      // The alarm run died with the object; once the claim's lease (2 s here) ran out, the event
+      // goes out again from the object's next alarm.
+      await own.until((received) => received.some((delivery) => delivery.id === cut.id));
+      const again = own.received.find((delivery) => delivery.id === cut.id) as ReceivedWebhook;
+      expect(again.body).toBe(cut.body);
+      expect(eventOf(again)).toMatchObject({ id: cut.id, type: 'watch.created', watch_id: watch.watch_id });
+      own.verify(again, watch.webhook_secret);
+
+      // The cut attempt left no record (its run never finished): not a failed attempt retried on the
+      // 15 s timeout's schedule, but the claim taken again after the reset. One attempt, delivered.
+      // The receiver's 200 is recorded just after it was sent: read until a record of the event is there.
+      let deliveries: { event_id: string; attempt: number; status: number | null; error: string | null }[] =
+        [];
+      for (let read = 0; !deliveries.some((attempt) => attempt.event_id === cut.id); read++) {
+        if (read > 0) await sleep(100);
+        const status = await fetch(at(`/v1/watches/${watch.watch_id}`, 0), {
+          headers: { authorization: `Bearer ${watch.token}` },
+        });
+        ({ deliveries } = (await status.json()) as { deliveries: typeof deliveries });
+      }
+      expect(deliveries.filter((attempt) => attempt.event_id === cut.id)).toEqual([
+        expect.objectContaining({ attempt: 1, status: 200, error: null }),
+      ]);
+    } finally {
+      await own.close();
+    }
   }, 120_000);
 });

@@ -11,8 +11,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
-import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
+import type { PaymentPayload, PaymentRequired, SettleResponse } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import {
   appendPaymentIdentifierToExtensions,
@@ -24,6 +28,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
 import type { Transport } from '../world/paying-clients.ts';
+import { QUIET_AFTER_ABORT_MS, QUIET_AFTER_ANSWER_MS, quiet } from './charged-iff-delivered.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import {
   type Runtime,
@@ -53,6 +58,27 @@ interface Channel {
   pay(payer: PrivateKeyAccount, id: string): Promise<{ answer: Answer; payment: PaymentPayload }>;
   /** Sends `payment` as it is (for `domain`, default the operation's). */
   send(payment: PaymentPayload, domain?: string): Promise<Answer>;
+  /**
+   * A paid call with the official client whose client leaves when `leaving.signal` aborts (it must);
+   * the payment it sent.
+   */
+  payAndLeave(payer: PrivateKeyAccount, id: string, leaving: Leaving): Promise<PaymentPayload>;
+}
+
+/** How a client leaves: its request's signal, and the headers that let the Worker be told. */
+interface Leaving {
+  signal: AbortSignal;
+  headers: Record<string, string>;
+}
+
+/** Runs `call`, which must end because its client left (an abort), not with an answer. */
+async function leftDuring(call: () => Promise<unknown>): Promise<void> {
+  const outcome = await call().then(
+    () => 'answered',
+    (error: unknown) =>
+      error instanceof Error && /abort/i.test(`${error.name} ${error.message}`) ? 'left' : error,
+  );
+  if (outcome !== 'left') throw new Error(`the client did not leave: ${String(outcome)}`);
 }
 
 function officialClient(payer: PrivateKeyAccount, id?: string): x402Client {
@@ -65,6 +91,20 @@ function officialClient(payer: PrivateKeyAccount, id?: string): x402Client {
     });
   }
   return client;
+}
+
+/** `@x402/fetch` paying for `payer` under `id`, and the payment it sent last. */
+function officialFetch(payer: PrivateKeyAccount, id: string) {
+  let sent: string | null = null;
+  const recording: typeof fetch = (input, init) => {
+    const request = new Request(input, init);
+    sent = request.headers.get('payment-signature') ?? sent;
+    return fetch(request);
+  };
+  return {
+    fetch: wrapFetchWithPayment(recording, officialClient(payer, id)),
+    sent: () => JSON.parse(Buffer.from(sent ?? '', 'base64').toString('utf8')) as PaymentPayload,
+  };
 }
 
 function httpChannel(base: () => URL): Channel {
@@ -86,16 +126,14 @@ function httpChannel(base: () => URL): Channel {
       return decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
     },
     async pay(payer, id) {
-      let sent: string | null = null;
-      const recording: typeof fetch = (input, init) => {
-        const request = new Request(input, init);
-        sent = request.headers.get('payment-signature') ?? sent;
-        return fetch(request);
-      };
-      const res = await wrapFetchWithPayment(recording, officialClient(payer, id))(url(OPERATION.domain));
-      const answer = await read(res);
-      const payment = JSON.parse(Buffer.from(sent ?? '', 'base64').toString('utf8')) as PaymentPayload;
-      return { answer, payment };
+      const paying = officialFetch(payer, id);
+      const answer = await read(await paying.fetch(url(OPERATION.domain)));
+      return { answer, payment: paying.sent() };
+    },
+    async payAndLeave(payer, id, { signal, headers }) {
+      const paying = officialFetch(payer, id);
+      await leftDuring(() => paying.fetch(url(OPERATION.domain), { signal, headers }));
+      return paying.sent();
     },
     async send(payment, domain = OPERATION.domain) {
       return read(
@@ -106,16 +144,22 @@ function httpChannel(base: () => URL): Channel {
 }
 
 function mcpChannel(base: () => URL): Channel {
-  const call = async (domain: string, payment?: PaymentPayload): Promise<CallToolResult> => {
+  const call = async (
+    domain: string,
+    payment?: PaymentPayload,
+    leaving?: Leaving,
+  ): Promise<CallToolResult> => {
     const client = new Client({ name: 'payment-identifiers', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', base())));
+    const requestInit = { headers: leaving?.headers ?? {} };
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', base()), { requestInit }));
     try {
       const params = {
         name: OPERATION.tool,
         arguments: { domain },
         ...(payment ? { _meta: { 'x402/payment': payment } } : {}),
       };
-      return (await client.callTool(params)) as CallToolResult;
+      const options = leaving ? { signal: leaving.signal } : {};
+      return (await client.callTool(params, undefined, options)) as CallToolResult;
     } finally {
       await client.close();
     }
@@ -140,6 +184,11 @@ function mcpChannel(base: () => URL): Channel {
       return { answer: read(await call(OPERATION.domain, payment)), payment };
     },
     send: async (payment, domain = OPERATION.domain) => read(await call(domain, payment)),
+    async payAndLeave(payer, id, leaving) {
+      const payment = await officialClient(payer, id).createPaymentPayload(await channel.challenge());
+      await leftDuring(() => call(OPERATION.domain, payment, leaving));
+      return payment;
+    },
   };
   return channel;
 }
@@ -247,6 +296,49 @@ describe.each(SETUPS)('payment identifiers, $title', ({ runtime, services: start
       // A new id is a new payment.
       expect((await channel(last).pay(payer, generatePaymentId())).answer).toMatchObject({ code: null });
       expect(await charged(payer)).toBe(2n * PRICE);
+    });
+
+    it('answers a payment whose first answer was lost (the client left once the settlement was sent) with the stored answer and receipt: no second check, one charge', async () => {
+      const service = services[0] as SelfSettlingService;
+      const payer = await world.newPayer(FUNDS);
+      const id = generatePaymentId();
+      // The transfer reaches the chain, its answer is held: the client leaves meanwhile.
+      service.proxy.reset();
+      service.proxy.rule('eth_sendRawTransaction', { holdResponse: 'until-released' });
+      const controller = new AbortController();
+      const client = crypto.randomUUID();
+      const left = service.proxy
+        .until('eth_sendRawTransaction', (call) => call.forwarded)
+        .then(async () => {
+          controller.abort();
+          // The Worker in local workerd is told, as Cloudflare's request signal would tell it.
+          return service.clientGone ? service.clientGone.report(client) : true;
+        });
+      const headers = service.clientGone?.headers(client) ?? {};
+      const payment = await channel(first).payAndLeave(payer, id, { signal: controller.signal, headers });
+      expect(await left, 'the service saw the client leave').toBe(true);
+      service.proxy.reset();
+      await quiet({ settlement: world, service }, QUIET_AFTER_ABORT_MS);
+      expect(await charged(payer)).toBe(PRICE);
+
+      const crtshAsked = world.world.crtsh.requests.length;
+      const rpcCalls = services.map((each) => each.proxy.calls().length);
+      const recovered = await channel(last).send(payment);
+      expect(recovered).toMatchObject({ status: transport === 'http' ? 200 : null, code: null });
+      expect(JSON.parse(recovered.result ?? '{}')).toMatchObject({ domain: OPERATION.domain });
+      const receipt =
+        transport === 'http'
+          ? decodePaymentResponseHeader(recovered.receipt ?? '')
+          : (JSON.parse(recovered.receipt ?? '{}') as SettleResponse);
+      expect(receipt).toMatchObject({ success: true, payer: payer.address, network: 'eip155:8453' });
+      expect(receipt.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+      // Not checked again (crt.sh, the check's first upstream, not asked), not verified nor settled again.
+      expect(world.world.crtsh.requests.length).toBe(crtshAsked);
+      expect(services.map((each) => each.proxy.calls().length)).toEqual(rpcCalls);
+      // Sent once more, the same answer, byte for byte; the payer charged once.
+      expect(await channel(first).send(payment)).toEqual(recovered);
+      await quiet({ settlement: world, service }, QUIET_AFTER_ANSWER_MS);
+      expect(await charged(payer)).toBe(PRICE);
     });
 
     it.each(HOSTILE_IDS)(

@@ -19,11 +19,19 @@ import worker, {
   DomainCheckObject,
   RateBucketObject,
   SettlerObject,
+  WatchCountObject,
   WatchObject,
 } from '../../src/edge/worker.ts';
 import { CLIENT_GONE_PATH, CLIENT_HEADER } from './edge-client-gone.ts';
 
-export { AuthorizationObject, DomainCheckObject, RateBucketObject, SettlerObject, WatchObject };
+export {
+  AuthorizationObject,
+  DomainCheckObject,
+  RateBucketObject,
+  SettlerObject,
+  WatchCountObject,
+  WatchObject,
+};
 
 const running = new Map<string, Set<AbortController>>();
 

@@ -17,12 +17,18 @@ export interface EdgeWatchWorld {
   close(): Promise<void>;
 }
 
-/** `variables`: the Worker's, beside the world's (e.g. `WATCH_INTERVAL_S`). */
-export async function startEdgeWatchWorld(variables: Record<string, string>): Promise<EdgeWatchWorld> {
+/**
+ * `variables`: the Worker's, beside the world's (e.g. `WATCH_INTERVAL_S`); `entry`: a test entry
+ * wrapping the production Worker, when not the production one.
+ */
+export async function startEdgeWatchWorld(
+  variables: Record<string, string>,
+  entry?: string,
+): Promise<EdgeWatchWorld> {
   const [world, chain, bundle, receiver] = await Promise.all([
     startWorld(),
     startLocalChain(),
-    buildWorker(),
+    buildWorker(undefined, entry),
     startHoldingWebhookReceiver(),
   ]);
   const edge = await startEdgeService({ world, chain, bundle, instances: 2, variables });
