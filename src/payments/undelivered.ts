@@ -40,11 +40,10 @@ export interface Undelivered {
   remember(key: string, signature: string, receipt: SettleResponse): Promise<void>;
   /**
    * The receipt of a lost result for `key` signed with `signature`; `interrupted` when a settlement
-   * of it for `resource` was begun by a holder that is gone; null when there is neither. The Node
-   * stores only read: the record stays until `settled` once the result is handed over, so a claim
+   * of it for `resource` was begun by a holder that is gone; null when there is neither. Every
+   * store only reads: the record stays until `settled` once the result is handed over, so a claim
    * whose answer never came back (a store's reply lost after it ran) loses nothing, and the
-   * in-flight lock the caller holds keeps two copies from claiming at once. (The Worker's object
-   * still removes a receipt it hands out; a redelivery that fails remembers it again.)
+   * in-flight lock the caller holds keeps two copies from claiming at once.
    */
   claim(key: string, signature: string, resource?: string): Promise<Claimed>;
 }
