@@ -9,7 +9,6 @@ import { DurableObject, type DurableObjectNamespace, type DurableObjectState } f
 import type { WatchStatus } from '../watches/model.ts';
 import type { WatchStore } from '../watches/ports.ts';
 import { countedReport, noWatches, WATCH_STATUSES, type WatchCounts } from '../watches/status-counts.ts';
-import type { EdgeVariables } from './edge-config.ts';
 
 const COUNTS = 'counts';
 const statusKey = (watch: string) => `status:${watch}`;
@@ -47,15 +46,15 @@ const REPORTED = 'counted-status';
 
 /**
  * Reports the status of the watch object `state` holds (none: no watch, or discarded) to the
- * deployment's counter when it differs from the last one the counter took; nothing without the
- * `WATCH_COUNTS` binding. A report that fails (it throws) is made again on the object's next call.
+ * deployment's counter (`counts`, the `WATCH_COUNTS` binding; nothing without it) when it differs
+ * from the last one the counter took. A report that fails (it throws) is made again on the
+ * object's next call.
  */
 export async function reportWatchStatus(
   state: DurableObjectState,
-  env: EdgeVariables,
+  counts: DurableObjectNamespace<WatchCountObject> | undefined,
   store: Pick<WatchStore, 'countByStatus'>,
 ): Promise<void> {
-  const counts = (env as { WATCH_COUNTS?: DurableObjectNamespace<WatchCountObject> }).WATCH_COUNTS;
   if (!counts) return;
   const byStatus = await store.countByStatus();
   const status = WATCH_STATUSES.find((each) => byStatus[each] > 0) ?? 'none';

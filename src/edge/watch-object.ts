@@ -27,9 +27,8 @@ import { createWebhookSender } from '../watches/sender.ts';
 import { createStoreWatchService } from '../watches/store-service.ts';
 import type { WatchStore } from '../watches/ports.ts';
 import { createConsoleLogger } from './console-logger.ts';
-import { durableRoundCheck } from './domain-check-object.ts';
+import { type DomainCheckObject, durableRoundCheck } from './domain-check-object.ts';
 import { type EdgeVariables, edgeConfig } from './edge-config.ts';
-import type { EdgeEnv } from './edge-env.ts';
 import { edgeRunners } from './edge-runners.ts';
 import { durableWatchStore } from './watch-storage.ts';
 import { reportWatchStatus, type WatchCountObject, watchCounter } from './watch-count-object.ts';
@@ -47,6 +46,13 @@ function secretsOf(env: EdgeVariables): WatchSecrets {
   return createWatchSecrets(secretKey);
 }
 
+/** The bindings a watch object uses beside the service's variables (`edge-env.ts` declares them all). */
+interface WatchObjectEnv extends EdgeVariables {
+  DOMAIN_CHECKS: DurableObjectNamespace<DomainCheckObject>;
+  /** The `website_checks_watches` gauge's counter; without it, nothing is counted. */
+  WATCH_COUNTS?: DurableObjectNamespace<WatchCountObject>;
+}
+
 interface Parts {
   logger: Logger;
   store: WatchStore;
@@ -56,7 +62,7 @@ interface Parts {
   sweep?: PendingSweep;
 }
 
-export class WatchObject extends DurableObject<EdgeEnv> {
+export class WatchObject extends DurableObject<WatchObjectEnv> {
   #parts: Parts | undefined;
   /** The lease of a claimed check or delivery (a test entry shortens it). */
   protected readonly leaseMs: number = LEASE_MS;
@@ -126,7 +132,7 @@ export class WatchObject extends DurableObject<EdgeEnv> {
   /** Tells the counter object (the `website_checks_watches` gauge) this watch's status, if it changed. */
   async #counted<T>(result: T): Promise<T> {
     const { store, logger } = this.#built();
-    await reportWatchStatus(this.ctx, this.env, store).catch((error: unknown) =>
+    await reportWatchStatus(this.ctx, this.env.WATCH_COUNTS, store).catch((error: unknown) =>
       logger.warn({ err: error }, 'could not count a watch; it is counted on its next run'),
     );
     return result;
