@@ -70,7 +70,15 @@ return abandoned(tonumber(ARGV[1]), tonumber(redis.call('GET', KEYS[1]) or '0'))
 
 export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerNoncesFor {
   const { redis } = store;
-  return (wallet, { pendingNonce, fill }) => {
+  return (wallet, chain) => {
+    const { fill } = chain;
+    // Settlements starting together share one read of the chain's count: it is only a floor, the
+    // store's next nonce covering what was allocated since.
+    let reading: Promise<number> | undefined;
+    const pendingNonce = () =>
+      (reading ??= chain.pendingNonce().finally(() => {
+        reading = undefined;
+      }));
     const base = `wallet:${wallet.chainId}:${wallet.address.toLowerCase()}`;
     const nextKey = `${base}:next`;
     const noncePrefix = `${base}:nonce:`;
