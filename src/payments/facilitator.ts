@@ -231,15 +231,14 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
 }
 
 /**
- * `view`, where re-sending one of our transactions first fills the nonces other settlements
+ * `view`, where re-sending one of our transactions also fills the nonces other settlements
  * abandoned: a transaction being reconciled may be waiting behind one of them.
  */
 function behindGapsFilled(view: ChainView, nonces: Pick<SettlerNonces, 'fillAbandoned'>): ChainView {
   return {
     ...view,
     async rebroadcast(raw) {
-      await nonces.fillAbandoned().catch(() => {});
-      await view.rebroadcast(raw);
+      await view.rebroadcast(raw).finally(() => nonces.fillAbandoned().catch(() => {}));
     },
   };
 }

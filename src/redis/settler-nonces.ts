@@ -11,10 +11,10 @@
  * node answering (a send in flight, a load-balanced RPC).
  *
  * Each allocated nonce has a key of its own: a short lease (`LEASE_MS`) its live settlement renews
- * until the send is answered, then a longer one (`SENT_MS`, the longest a settlement lasts) while the
- * node holds the transaction and its settlement may still re-send it. A nonce between the chain's
- * pending count and the store's next one whose key is gone was allocated to a settlement that died
- * before its send (`kill -9`, a paused process) or that gave up on its transaction: that transaction
+ * until the node has taken the transaction, then a longer one (`SENT_MS`, the longest a settlement
+ * lasts) while its settlement may still re-send it. A nonce between the chain's pending count and the
+ * store's next one whose key is gone was allocated to a settlement that died before its send
+ * (`kill -9`, a paused process), whose send failed, or that gave up on its transaction: that transaction
  * is never sent by anyone else (its paid call has no one left to deliver the result, so sending it
  * would charge the payer for nothing). The gap is filled with a transfer of 0 ETH from the settler
  * to itself at that nonce: it charges no payer and makes the abandoned transaction unusable. Gaps
@@ -119,16 +119,19 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
         const filled = fillAll(abandoned, token);
         try {
           const raw = await sign(nonce!);
-          try {
-            await broadcast(raw);
-          } finally {
-            // Sent or maybe sent: its settlement re-sends it while reconciling, and reissues it if it
-            // gives up (`reissue`). A lease not lengthened (the store is down) ends on its own.
-            stop();
-            await sent(nonce!, token).catch((error: unknown) =>
-              logger.warn({ err: error }, 'could not record a sent settler nonce'),
-            );
-          }
+          const handed = await broadcast(raw).then(
+            () => true,
+            (error: unknown) => error,
+          );
+          stop();
+          // Sent: left to its settlement, which re-sends it while reconciling and gives it back if it
+          // gives up (`reissue`). Not sent, or the node's answer lost: given back at once, so no later
+          // settlement waits behind it; if the node has it after all, the chain counts it and nobody
+          // fills it. A lease the store did not get to change ends on its own.
+          await (
+            handed === true ? sent(nonce!, token) : releaseIfHeld(redis, [nonceKey(nonce!)], token)
+          ).catch((error: unknown) => logger.warn({ err: error }, 'could not record a settler nonce sent'));
+          if (handed !== true) throw handed;
           return raw;
         } finally {
           stop();
