@@ -7,14 +7,10 @@
  * 503 at 2.3 paid calls/s against one instance's 48 of 48 at 13.3/s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Burst, type PaceLab, startPaceLab } from '../world/fleet-pace.ts';
+import { describeRace, type PaceLab, startPaceLab } from '../world/fleet-pace.ts';
 import type { SelfSettlingService } from '../world/self-settling-service.ts';
 
-/**
- * The fleet's pace against one instance's, with slack for a loaded 2-core machine that runs both,
- * their chain and their clients: one instance, the fleet, the fleet again, one instance again, so
- * that a load changing during the run weighs on both alike.
- */
+/** The fleet's pace against one instance's, with slack for a loaded 2-core machine that runs both, their chain and their clients. */
 const PACE_SLACK = 0.8;
 
 let lab: PaceLab;
@@ -26,23 +22,17 @@ afterAll(async () => {
   await lab?.close();
 });
 
-/** Bursts of `calls` on one instance and on the fleet, in the order A B B A; each must lose nothing. */
+/** A race (`PaceLab.race`) on `one` against the fleet: nothing lost, charged exactly, at its pace. */
 async function race(what: string, one: SelfSettlingService, calls: number) {
-  const alone = [await lab.burst([one], calls)];
-  const fleet = [await lab.burst(lab.fleet, calls), await lab.burst(lab.fleet, calls)];
-  alone.push(await lab.burst([one], calls));
-  const line = (who: string, bursts: Burst[]) =>
-    `${who}: ${bursts.map((b) => `${b.delivered}/${b.calls} in ${b.seconds} s (${b.perSecond}/s) ${JSON.stringify(b.refused)}`).join(', ')}`;
+  const raced = await lab.race(one, calls);
   // The measured numbers, for the record of the run.
-  process.stdout.write(`${what}\n  ${line('one instance', alone)}\n  ${line('three instances', fleet)}\n`);
-  for (const burst of [...alone, ...fleet]) {
+  process.stdout.write(`${what}\n${describeRace(raced)}\n`);
+  for (const burst of [...raced.alone, ...raced.fleet]) {
     expect(burst.refused).toEqual({});
     expect(burst.delivered).toBe(burst.calls);
     expect(burst.charged).toBe(burst.owed);
   }
-  const pace = (bursts: Burst[]) =>
-    bursts.reduce((sum, b) => sum + b.delivered, 0) / bursts.reduce((sum, b) => sum + b.seconds, 0);
-  expect(pace(fleet)).toBeGreaterThanOrEqual(PACE_SLACK * pace(alone));
+  expect(raced.fleetPerSecond).toBeGreaterThanOrEqual(PACE_SLACK * raced.alonePerSecond);
 }
 
 describe('three instances sharing one settler key and one Redis', () => {

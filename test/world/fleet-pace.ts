@@ -40,6 +40,15 @@ export interface Burst {
   owed: bigint;
 }
 
+/** Bursts on one instance and on the fleet, in the order A B B A, and the pace of each in all. */
+export interface Race {
+  alone: Burst[];
+  fleet: Burst[];
+  /** Delivered calls per second over each side's bursts. */
+  alonePerSecond: number;
+  fleetPerSecond: number;
+}
+
 export interface PaceLab {
   settlement: SettlementWorld;
   /** The fleet's Redis as its instances reach it: set `delayMs` to slow every round trip. */
@@ -50,6 +59,11 @@ export interface PaceLab {
   rpcLatency(ms: number): void;
   /** `calls` paid calls at once, call i on `services[i % services.length]`. */
   burst(services: readonly SelfSettlingService[], calls: number): Promise<Burst>;
+  /**
+   * Bursts of `calls` on `one` and on the fleet: one, the fleet, the fleet again, one again, so that
+   * a load changing during the run (the machine is shared) weighs on both alike.
+   */
+  race(one: SelfSettlingService, calls: number): Promise<Race>;
   close(): Promise<void>;
 }
 
@@ -69,7 +83,7 @@ export async function startPaceLab({ instances = 3 } = {}): Promise<PaceLab> {
     const warm = await settlement.newPayer(FUNDS);
     for (const service of everyone) await paidCalls([service], [warm], 1);
     const proxy = redis;
-    return {
+    const lab: PaceLab = {
       settlement,
       redis: proxy,
       fleet,
@@ -103,12 +117,24 @@ export async function startPaceLab({ instances = 3 } = {}): Promise<PaceLab> {
           owed: PRICE * BigInt(delivered),
         };
       },
+      async race(one, calls) {
+        const alone = [await lab.burst([one], calls)];
+        const fleetBursts = [await lab.burst(fleet, calls), await lab.burst(fleet, calls)];
+        alone.push(await lab.burst([one], calls));
+        return {
+          alone,
+          fleet: fleetBursts,
+          alonePerSecond: paceOf(alone),
+          fleetPerSecond: paceOf(fleetBursts),
+        };
+      },
       async close() {
         await settlement.close();
         await proxy.close();
         await server.close();
       },
     };
+    return lab;
   } catch (error) {
     await Promise.all([settlement.close(), redis?.close(), server.close()]);
     throw error;
@@ -132,3 +158,13 @@ async function paidCalls(
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
+
+const paceOf = (bursts: readonly Burst[]) =>
+  round(bursts.reduce((sum, b) => sum + b.delivered, 0) / bursts.reduce((sum, b) => sum + b.seconds, 0));
+
+/** One line per side of a race, for the record of a run. */
+export function describeRace(race: Race): string {
+  const line = (who: string, bursts: readonly Burst[], pace: number) =>
+    `${who}: ${bursts.map((b) => `${b.delivered}/${b.calls} in ${b.seconds} s ${JSON.stringify(b.refused)}`).join(', ')}; ${pace} paid calls/s`;
+  return `${line('one instance', race.alone, race.alonePerSecond)}\n${line('three instances', race.fleet, race.fleetPerSecond)}`;
+}
