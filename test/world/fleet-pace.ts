@@ -19,7 +19,7 @@ import {
 /** The operation paid for: the cert check of a healthy world domain. */
 const CERT = paidOperations.find((operation) => operation.id === 'v1_cert')!;
 const OPERATION = { route: CERT.route, tool: CERT.tool, domain: 'healthy-shop.com' };
-export const PRICE = BigInt(usdToAtomic(CERT.priceUsd));
+const PRICE = BigInt(usdToAtomic(CERT.priceUsd));
 /** Test USDC each payer starts with: far more than its calls cost. */
 const FUNDS = 100n * PRICE;
 /** Calls each payer makes in a burst, side by side. */
