@@ -138,6 +138,16 @@ if (json) {
       `paid calls (20 payers × 5): p50 ${paid.redis_p50_ms} ms vs ${paid.memory_p50_ms} ms (ratio ${ratios.paid_p50}), p99 ${paid.redis_p99_ms} vs ${paid.memory_p99_ms} ms`,
       `free-work limit on /v1/validate, 50 connections: ${free.redis_rps} vs ${free.memory_rps} req/s (ratio ${ratios.free_work_rps}), p99 ${free.redis_p99_ms} vs ${free.memory_p99_ms} ms`,
     );
+    const { rpc_150ms: rpc, redis_200ms: slowRedis } = report.sharedStore.fleet;
+    for (const [what, pace] of [
+      ['every JSON-RPC call +150 ms, bursts of 48 (one instance without Redis)', rpc],
+      ['every Redis round trip +200 ms, bursts of 36 (one instance of the fleet)', slowRedis],
+    ] as const) {
+      out.push(
+        `three instances against one, ${what}: ${pace.fleet_per_s} vs ${pace.one_per_s} paid calls/s (ratio ${pace.ratio}), lost ${pace.fleet_lost} vs ${pace.one_lost}`,
+        ...pace.detail.split('\n').map((line) => `  ${line}`),
+      );
+    }
   }
   if (report.watches) {
     const w = report.watches;

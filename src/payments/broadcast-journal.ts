@@ -8,6 +8,8 @@ export interface Broadcast {
   hash: `0x${string}`;
   /** The signed transaction; never logged or answered. */
   raw: `0x${string}`;
+  /** The settler's account nonce it was signed with. */
+  nonce: number;
 }
 
 export interface BroadcastJournal {

@@ -27,7 +27,12 @@ import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from 
 import type { LocalChain } from './local-chain.ts';
 import { authorizationKey } from './exact-authorization.ts';
 import { tracked } from './rpc-faults.ts';
-import { nonceManagerFor, processNonces, type SettlerNoncesFor } from './settler-nonces.ts';
+import {
+  nonceManagerFor,
+  processNonces,
+  type SettlerNonces,
+  type SettlerNoncesFor,
+} from './settler-nonces.ts';
 
 // The local chain mines each transaction at once; poll its receipts often rather than every second.
 const LOCAL_RECEIPT_POLL_MS = 50;
@@ -50,8 +55,8 @@ export interface Facilitator {
   chain?: ChainView;
   /** Settlement transactions signed in-process; absent with a remote facilitator. */
   broadcasts?: BroadcastJournal;
-  /** Reissues the settler's account nonce after a signed transaction was abandoned. */
-  onAbandoned?: () => Promise<void>;
+  /** Gives back the settler's account nonce `nonce` after the transaction signed with it was abandoned. */
+  onAbandoned?: (nonce: number) => Promise<void>;
 }
 
 /**
@@ -140,7 +145,7 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     {
       client: wallet,
       pendingNonce: () => wallet.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-      async filler(nonce) {
+      async fill(nonce) {
         const prepared = await wallet.prepareTransactionRequest({
           account,
           chain,
@@ -149,9 +154,10 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
           chainId: chain.id,
           parameters: ['fees', 'gas', 'type'],
         });
-        return account.signTransaction({ ...prepared, nonce } as Parameters<
+        const signed = await account.signTransaction({ ...prepared, nonce } as Parameters<
           typeof account.signTransaction
         >[0]);
+        return wallet.sendRawTransaction({ serializedTransaction: signed });
       },
     },
   );
@@ -181,6 +187,7 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
           broadcasts.record(authorizationKey(from, authorizationNonce), {
             hash: keccak256(signed),
             raw: signed,
+            nonce,
           });
         }
         return signed;
@@ -217,9 +224,22 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       // The facilitator answers synchronously and types `network` as a plain string.
       getSupported: async () => facilitator.getSupported() as SupportedResponse,
     },
-    chain: createChainView(wallet),
+    chain: behindGapsFilled(createChainView(wallet), nonces),
     broadcasts,
-    onAbandoned: () => nonces.reissue(),
+    onAbandoned: (nonce) => nonces.reissue(nonce),
+  };
+}
+
+/**
+ * `view`, where re-sending one of our transactions also fills the nonces other settlements
+ * abandoned: a transaction being reconciled may be waiting behind one of them.
+ */
+function behindGapsFilled(view: ChainView, nonces: Pick<SettlerNonces, 'fillAbandoned'>): ChainView {
+  return {
+    ...view,
+    async rebroadcast(raw) {
+      await view.rebroadcast(raw).finally(() => nonces.fillAbandoned().catch(() => {}));
+    },
   };
 }
 

@@ -65,8 +65,8 @@ export interface SettlementDeps {
   chain?: ChainView;
   /** Transactions signed in-process (self-settlement); absent with a remote facilitator. */
   broadcasts?: BroadcastJournal;
-  /** Called when a transaction we signed is known never to be used, so its account nonce is reissued. */
-  onAbandoned?: () => Promise<void>;
+  /** Called when a transaction we signed (at account nonce `nonce`) is known never to be used, so the nonce is reissued. */
+  onAbandoned?: (nonce: number) => Promise<void>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   deadlineMs?: number;
@@ -130,10 +130,10 @@ export function createSettlement(deps: SettlementDeps): Settle {
     if (verdict === 'settled') {
       return { status: 'settled', receipt: { success: true, transaction: hash ?? '', network, payer } };
     }
-    // Our transaction did not mine: its account nonce is read again from the chain, so no gap it
-    // may have left holds every later settlement back.
-    // Should that fail, the next settlement fills the gap (`redis/settler-nonces.ts`).
-    if (signed) await onAbandoned().catch(() => {});
+    // Our transaction did not mine: its account nonce is given back, so no gap it may have left
+    // holds every later settlement back. Should that fail, the next settlement fills the gap
+    // (`redis/settler-nonces.ts`).
+    if (signed) await onAbandoned(signed.nonce).catch(() => {});
     return verdict === 'unusable' ? { status: 'unavailable' } : unconfirmed(hash, payer);
 
     async function reconcile(

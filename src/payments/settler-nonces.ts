@@ -1,7 +1,8 @@
 /**
  * Who hands out the account nonces of a settler wallet. Concurrent settlements from one key collide
  * on the nonce without a single owner: in one process that owner is viem's nonce
- * manager; across instances it is the shared store (`redis/settler-nonces.ts`).
+ * manager; across instances it is the shared store (`redis/settler-nonces.ts`), which allocates
+ * them one by one without serializing the sends.
  */
 import type { Client } from 'viem';
 import { createNonceManager, jsonRpc, type NonceManager } from 'viem/nonce';
@@ -26,15 +27,21 @@ export interface SettlerNonces {
     broadcast: (raw: SignedTransaction) => Promise<unknown>,
   ): Promise<SignedTransaction>;
   /**
-   * A transaction we signed is known never to be used: the next nonce is read from the chain again.
-   * Resolves once that is so.
+   * The transaction we signed at `nonce` is known never to be used (it reverted, or its authorization
+   * expired unmined): the nonce is given back, so no later settlement waits behind it. Resolves once
+   * that is so.
    */
-  reissue(): Promise<void>;
+  reissue(nonce: number): Promise<void>;
+  /**
+   * Fills the nonces other settlements were given and abandoned (their process died before the
+   * send), which a transaction of ours may be waiting behind; nothing to do for a sole owner.
+   */
+  fillAbandoned(): Promise<void>;
 }
 
 /**
  * Makes the nonce owner of `wallet`, given the wallet client, how to read its pending nonce from
- * the chain, and how to sign a transaction at `nonce` that moves nothing (a transfer of 0 ETH from
+ * the chain, and how to send a transaction at `nonce` that moves nothing (a transfer of 0 ETH from
  * the settler to itself), to fill a nonce whose own transaction was abandoned.
  */
 export type SettlerNoncesFor = (
@@ -42,7 +49,7 @@ export type SettlerNoncesFor = (
   chain: {
     client: Client;
     pendingNonce: () => Promise<number>;
-    filler: (nonce: number) => Promise<SignedTransaction>;
+    fill: (nonce: number) => Promise<unknown>;
   },
 ) => SettlerNonces;
 
@@ -68,6 +75,8 @@ export function processNonces(manager: NonceManager): SettlerNoncesFor {
       await broadcast(raw);
       return raw;
     },
+    // The manager numbers from the chain's pending count once reset: no gap is left behind.
     reissue: async () => manager.reset(wallet),
+    fillAbandoned: async () => {},
   });
 }

@@ -1,108 +1,161 @@
 /**
- * The account nonces of one settler wallet shared by every instance. A lease per wallet is held
- * from the moment a nonce is assigned until its transaction has been handed to the node; under it
+ * The account nonces of one settler wallet shared by every instance. A nonce is allocated in one
+ * script, and its transaction signed and sent without holding anything fleet-wide, so settlements
+ * of one wallet go out side by side from every instance:
  *
  *   nonce = max(the chain's pending nonce, the next nonce the store remembers)
  *
- * and the store remembers nonce + 1 before anything is signed. The chain's count is the floor: it
- * covers what any instance (or anything else holding the key) has sent, and a store restarted
- * empty falls back to it. The store's count covers what was sent a moment ago and is not yet
- * counted by the node answering (a load-balanced RPC). Holding the lease through the send means
- * that when a nonce is reissued (`reissue`: our transaction is known never to be used), the next
- * holder reads the chain only once every nonce assigned before has reached the node.
+ * and the store remembers nonce + 1 in the same script. The chain's count is the floor: it covers
+ * what any instance (or anything else holding the key) has sent, and a store restarted empty falls
+ * back to it. The store's count covers what was allocated a moment ago and is not yet counted by the
+ * node answering (a send in flight, a load-balanced RPC).
  *
- * The lease is short and renewed by its live holder (`keepRenewed`), so a holder killed mid-send
- * frees the wallet within `LEASE_MS`. The chain's count behind the store's is a nonce assigned to a
- * settlement whose transaction never reached the node: its instance died before the send, or the
- * send failed. That transaction is never sent by anyone else: its paid call has no one left to
- * deliver the result, so sending it would charge the payer for nothing. The next holder fills the
- * gap with a transfer of 0 ETH from the settler to itself at that nonce (it charges no payer and
- * makes the abandoned transaction unusable), then sends its own.
- *
- * Settlements of one wallet go out one at a time fleet-wide, at one pending-nonce read and one send
- * each (and a store round trip or three).
+ * Each allocated nonce has a key of its own: a short lease (`LEASE_MS`) its live settlement renews
+ * until the node has taken the transaction, then a longer one (`SENT_MS`, the longest a settlement
+ * lasts) while its settlement may still re-send it. A nonce between the chain's pending count and the
+ * store's next one whose key is gone was allocated to a settlement that died before its send
+ * (`kill -9`, a paused process), whose send failed, or that gave up on its transaction: that transaction
+ * is never sent by anyone else (its paid call has no one left to deliver the result, so sending it
+ * would charge the payer for nothing). The gap is filled with a transfer of 0 ETH from the settler
+ * to itself at that nonce: it charges no payer and makes the abandoned transaction unusable. Gaps
+ * are filled by the next allocation, and by a settlement whose transaction waits behind one
+ * (`fillAbandoned`, on each re-send while it is reconciled).
  */
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { keepRenewed, LEASE_MS } from '../payments/lock-lease.ts';
+import { SETTLEMENT_MAX_MS } from '../payments/settlement.ts';
 import type { SettlerNoncesFor } from '../payments/settler-nonces.ts';
 import { luaScript, releaseIfHeld, renewIfHeld, type SharedStore } from './connection.ts';
 
-/** A settlement waits this long at most for the wallet's lease before it gives up, having sent nothing. */
-const LEASE_WAIT_MS = 10_000;
-const LEASE_POLL_MS = 5;
 /** A remembered next nonce older than this is left to the chain's count again. */
 const NEXT_NONCE_TTL_MS = 10 * 60_000;
-/** Most missing nonces filled before one's own. */
+/** A sent transaction is left to its settlement (which may re-send it) this long, then counts as abandoned. */
+const SENT_MS = SETTLEMENT_MAX_MS;
+/** Nonces looked at past the chain's count for abandoned ones, and most filled at once. */
+const GAP_SCAN = 64;
 const MAX_FILLED = 16;
 
 /**
- * KEYS: lease, next; ARGV: token, the chain's pending nonce, TTL. `{ nonce, next before }`, the store
- * remembering the nonce after this one; `{ -1 }` when the lease is no longer ours (it expired while
- * the chain was slow).
+ * Lua: claims for ARGV[2] (lease ARGV[3] ms) the nonces from `pending` below `next` whose key
+ * (KEYS[2] .. nonce) is gone, and returns them.
  */
-const assign = luaScript(`if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1, 0} end
-local next = tonumber(redis.call('GET', KEYS[2]) or '0')
-local nonce = math.max(next, tonumber(ARGV[2]))
-redis.call('SET', KEYS[2], nonce + 1, 'PX', ARGV[3])
-return {nonce, next}`);
+const CLAIM_ABANDONED = `local function abandoned(pending, next)
+  local claimed = {}
+  for n = pending, math.min(next, pending + ${GAP_SCAN}) - 1 do
+    if #claimed >= ${MAX_FILLED} then break end
+    if redis.call('SET', KEYS[2] .. n, ARGV[2], 'PX', ARGV[3], 'NX') then table.insert(claimed, n) end
+  end
+  return claimed
+end
+`;
+
+/**
+ * KEYS: next, nonce key prefix; ARGV: the chain's pending nonce, token, lease, next TTL. Allocates
+ * `{ nonce, abandoned... }`: the nonce leased to the token, the store remembering the one after it.
+ */
+const allocate = luaScript(`${CLAIM_ABANDONED}
+local pending = tonumber(ARGV[1])
+local next = tonumber(redis.call('GET', KEYS[1]) or '0')
+local nonce = math.max(next, pending)
+redis.call('SET', KEYS[1], nonce + 1, 'PX', ARGV[4])
+redis.call('SET', KEYS[2] .. nonce, ARGV[2], 'PX', ARGV[3])
+local result = abandoned(pending, next)
+table.insert(result, 1, nonce)
+return result`);
+
+/** KEYS: next, nonce key prefix; ARGV: the chain's pending nonce, token, lease. The abandoned nonces, claimed. */
+const claimAbandoned = luaScript(`${CLAIM_ABANDONED}
+return abandoned(tonumber(ARGV[1]), tonumber(redis.call('GET', KEYS[1]) or '0'))`);
 
 export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerNoncesFor {
   const { redis } = store;
-  return (wallet, { pendingNonce, filler }) => {
+  return (wallet, chain) => {
+    const { fill } = chain;
+    // Settlements starting together share one read of the chain's count: it is only a floor, the
+    // store's next nonce covering what was allocated since.
+    let reading: Promise<number> | undefined;
+    const pendingNonce = () =>
+      (reading ??= chain.pendingNonce().finally(() => {
+        reading = undefined;
+      }));
     const base = `wallet:${wallet.chainId}:${wallet.address.toLowerCase()}`;
-    const leaseKey = `${base}:lease`;
     const nextKey = `${base}:next`;
+    const noncePrefix = `${base}:nonce:`;
+    const nonceKey = (nonce: number) => `${noncePrefix}${nonce}`;
+    const sent = (nonce: number, token: string) => renewIfHeld(redis, [nonceKey(nonce)], token, SENT_MS);
 
-    /** Runs `work` holding the wallet's lease, renewed until `work` ends. */
-    async function leased<T>(work: (token: string) => Promise<T>): Promise<T> {
-      const token = randomUUID();
-      const deadline = performance.now() + LEASE_WAIT_MS;
-      while ((await redis.set(leaseKey, token, 'PX', LEASE_MS, 'NX')) !== 'OK') {
-        if (performance.now() > deadline)
-          throw new Error('the settler wallet stayed leased by another settlement');
-        await sleep(LEASE_POLL_MS + Math.random() * LEASE_POLL_MS);
-      }
-      const stop = keepRenewed(
-        () => renewIfHeld(redis, [leaseKey], token, LEASE_MS),
-        (error) => logger.warn({ err: error }, 'could not renew the settler wallet lease'),
+    /** Fills each claimed nonce; one not filled is released, for the next look to try again. */
+    async function fillAll(nonces: readonly number[], token: string): Promise<void> {
+      await Promise.all(
+        nonces.map(async (nonce) => {
+          try {
+            await fill(nonce);
+            await sent(nonce, token);
+          } catch (error) {
+            logger.warn({ err: error, nonce }, 'could not fill a settler nonce gap');
+            await releaseIfHeld(redis, [nonceKey(nonce)], token).catch(() => {});
+          }
+        }),
       );
-      try {
-        return await work(token);
-      } finally {
-        stop();
-        await releaseIfHeld(redis, [leaseKey], token).catch((error: unknown) =>
-          logger.warn({ err: error }, 'could not release the settler wallet lease'),
-        );
-      }
     }
 
     return {
-      send: (sign, broadcast) =>
-        leased(async (token) => {
-          const pending = await pendingNonce();
-          const [nonce, next] = (await assign(
-            redis,
-            [leaseKey, nextKey],
-            token,
-            pending,
-            NEXT_NONCE_TTL_MS,
-          )) as [number, number];
-          if (nonce < 0) throw new Error('the settler wallet lease expired before a nonce was assigned');
-          for (let gap = pending; gap < Math.min(next, pending + MAX_FILLED); gap += 1) {
-            // Another transaction may have taken the nonce meanwhile (a slow node): then nothing is lost.
-            await filler(gap)
-              .then(broadcast)
-              .catch((error: unknown) =>
-                logger.warn({ err: error, nonce: gap }, 'could not fill a settler nonce gap'),
-              );
-          }
-          const raw = await sign(nonce);
-          await broadcast(raw);
+      async send(sign, broadcast) {
+        const pending = await pendingNonce();
+        const token = randomUUID();
+        const [nonce, ...abandoned] = (await allocate(
+          redis,
+          [nextKey, noncePrefix],
+          pending,
+          token,
+          LEASE_MS,
+          NEXT_NONCE_TTL_MS,
+        )) as number[];
+        const stop = keepRenewed(
+          () => renewIfHeld(redis, [nonceKey(nonce!)], token, LEASE_MS),
+          (error) => logger.warn({ err: error }, 'could not renew a settler nonce lease'),
+        );
+        const filled = fillAll(abandoned, token);
+        try {
+          const raw = await sign(nonce!);
+          const handed = await broadcast(raw).then(
+            () => true,
+            (error: unknown) => error,
+          );
+          stop();
+          // Sent: left to its settlement, which re-sends it while reconciling and gives it back if it
+          // gives up (`reissue`). Not sent, or the node's answer lost: given back at once, so no later
+          // settlement waits behind it; if the node has it after all, the chain counts it and nobody
+          // fills it. A lease the store did not get to change ends on its own.
+          await (
+            handed === true ? sent(nonce!, token) : releaseIfHeld(redis, [nonceKey(nonce!)], token)
+          ).catch((error: unknown) => logger.warn({ err: error }, 'could not record a settler nonce sent'));
+          if (handed !== true) throw handed;
           return raw;
-        }),
-      reissue: () => leased(async () => void (await redis.del(nextKey))),
+        } finally {
+          stop();
+          await filled;
+        }
+      },
+      async fillAbandoned() {
+        const token = randomUUID();
+        const claimed = (await claimAbandoned(
+          redis,
+          [nextKey, noncePrefix],
+          await pendingNonce(),
+          token,
+          LEASE_MS,
+        )) as number[];
+        await fillAll(claimed, token);
+      },
+      async reissue(nonce) {
+        // Mined or replaced meanwhile: nothing left to fill.
+        if (nonce < (await pendingNonce())) return;
+        const token = randomUUID();
+        await redis.set(nonceKey(nonce), token, 'PX', LEASE_MS);
+        await fillAll([nonce], token);
+      },
     };
   };
 }

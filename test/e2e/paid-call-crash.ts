@@ -17,9 +17,9 @@ import { x402ClientFor } from '../world/paying-clients.ts';
 import type { SelfSettlingService, SettlementWorld } from '../world/self-settling-service.ts';
 
 /**
- * A retry is answered 409 (the dead holder's lock) or 503 (its wallet lease) until both leases end
- * (`LEASE_MS` each at most), then served: tenfold margin on the machine's load, still well below the
- * 110 s a dead holder's lock used to last.
+ * A retry is answered 409 (the dead holder's lock) until its lease ends (`LEASE_MS` at most), then
+ * served: tenfold margin on the machine's load, still well below the 110 s a dead holder's lock used
+ * to last.
  */
 export const SERVED_WITHIN_MS = 10 * LEASE_MS;
 const RETRY_EVERY_MS = 250;

@@ -149,7 +149,7 @@ describe("one settler wallet's nonces across instances", () => {
     const held = new Set<number>();
     let sending = 0;
     let mostAtOnce = 0;
-    const received: number[] = [];
+    const received: `0x${string}`[] = [];
     return {
       held,
       received,
@@ -164,131 +164,160 @@ describe("one settler wallet's nonces across instances", () => {
         mostAtOnce = Math.max(mostAtOnce, sending);
         await sleep(2);
         sending -= 1;
-        const nonce = nonceOf(raw);
-        received.push(nonce);
-        held.add(nonce);
+        received.push(raw);
+        held.add(nonceOf(raw));
       },
     };
   }
+  type Node = ReturnType<typeof node>;
   const sign = async (nonce: number) => `0x${nonce.toString(16).padStart(8, '0')}` as const;
   /** What fills an abandoned nonce: told apart from a settlement by its suffix. */
-  const filler = async (nonce: number) => `${await sign(nonce)}f0` as const;
+  const filler = (nonce: number) => `0x${nonce.toString(16).padStart(8, '0')}f0` as const;
   const nonceOf = (raw: string) => Number.parseInt(raw.slice(2, 10), 16);
   const isFiller = (raw: string) => raw.endsWith('f0');
+  const sorted = (nonces: number[]) => nonces.toSorted((x, y) => x - y);
+  /** A settlement that never gets past signing: its process died after the nonce was allocated. */
+  const dies = () => new Promise<`0x${string}`>(() => {});
   let wallets = 0;
   const freshWallet = () => ({
     address: `0x${(++wallets).toString(16).padStart(40, 'c')}` as `0x${string}`,
     chainId: 8453,
   });
-  const noncesOn = (
-    store: SharedStore,
-    wallet: ReturnType<typeof freshWallet>,
-    pendingNonce: () => Promise<number>,
-  ) => redisSettlerNonces(store, logger)(wallet, { client: undefined as never, pendingNonce, filler });
+  const nonceKey = (wallet: ReturnType<typeof freshWallet>, nonce: number) =>
+    `${KEY_PREFIX}wallet:8453:${wallet.address}:nonce:${nonce}`;
 
-  /** Two instances on a fresh wallet whose node answers `pending` (settable), recording what they send. */
-  function laggingNode(pending: number) {
+  /** Two instances settling with one fresh wallet on `chain`, filling gaps through it. */
+  function instancesOn(chain: Pick<Node, 'pending' | 'broadcast'>) {
     const wallet = freshWallet();
-    const used: number[] = [];
-    const fillers: number[] = [];
-    const view = { pending };
-    const [a, b] = stores.map((store) => noncesOn(store, wallet, async () => view.pending)) as [
-      SettlerNonces,
-      SettlerNonces,
-    ];
-    const record = async (raw: `0x${string}`) => {
-      used.push(nonceOf(raw));
-      if (isFiller(raw)) fillers.push(nonceOf(raw));
-    };
-    return Object.assign(view, { a, b, used, fillers, record });
+    const [a, b] = stores.map((store) =>
+      redisSettlerNonces(store, logger)(wallet, {
+        client: undefined as never,
+        pendingNonce: chain.pending,
+        fill: (nonce) => chain.broadcast(filler(nonce)),
+      }),
+    ) as [SettlerNonces, SettlerNonces];
+    return { wallet, a, b };
   }
 
-  it('never hands out one twice and sends one at a time, whichever instance sends', async () => {
-    const wallet = freshWallet();
+  it('never hands out one twice, and sends side by side whichever instance sends', async () => {
     const chain = node(5);
-    const [a, b] = stores.map((store) => noncesOn(store, wallet, chain.pending));
+    const { wallet, a, b } = instancesOn(chain);
     const sent = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b)!.send(sign, (raw) => chain.broadcast(raw))),
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).send(sign, (raw) => chain.broadcast(raw))),
     );
     expect(new Set(sent).size).toBe(30);
-    expect(chain.received.toSorted((x, y) => x - y)).toEqual(Array.from({ length: 30 }, (_, i) => 5 + i));
-    expect(chain.mostAtOnce()).toBe(1);
-    const keys = `${KEY_PREFIX}wallet:8453:${wallet.address}`;
-    expect(await server.client.exists(`${keys}:lease`)).toBe(0);
-    expect(await server.client.pttl(`${keys}:next`)).toBeGreaterThan(0);
+    expect(sorted(chain.received.map(nonceOf))).toEqual(Array.from({ length: 30 }, (_, i) => 5 + i));
+    expect(chain.received.some(isFiller)).toBe(false);
+    // No fleet-wide lease is held across a send: sends of one wallet overlap.
+    expect(chain.mostAtOnce()).toBeGreaterThan(1);
+    // A sent nonce is left to its settlement for longer than a live one's lease.
+    expect(await server.client.pttl(nonceKey(wallet, 5))).toBeGreaterThan(LEASE_MS);
+    const base = `${KEY_PREFIX}wallet:8453:${wallet.address}`;
+    expect(await server.client.exists(`${base}:lease`)).toBe(0);
+    expect(await server.client.pttl(`${base}:next`)).toBeGreaterThan(0);
   });
 
   it('covers sends the node does not count yet, and follows the chain when it is ahead', async () => {
-    const lagging = laggingNode(7);
-    const { a, b, used, fillers, record } = lagging;
+    const view = { pending: 7 };
+    const received: `0x${string}`[] = [];
+    const { a, b } = instancesOn({
+      pending: async () => view.pending,
+      broadcast: async (raw) => void received.push(raw),
+    });
+    const record = async (raw: `0x${string}`) => void received.push(raw);
     await a.send(sign, record);
     await b.send(sign, record);
-    // The lagging node still says 7: the store's count wins, and the nonce it misses is filled with a
-    // transfer that charges nobody, never with a's transaction.
-    expect(used).toEqual([7, 7, 8]);
-    expect(fillers).toEqual([7]);
-    lagging.pending = 50; // another program sent with the key, or the store forgot
-    used.length = 0;
+    // The lagging node still says 7: the store's count wins, and a's nonce, sent, is left alone.
+    expect(received.map(nonceOf)).toEqual([7, 8]);
+    expect(received.some(isFiller)).toBe(false);
+    view.pending = 50; // another program sent with the key, or the store forgot
+    received.length = 0;
     await a.send(sign, record);
-    expect(used).toEqual([50]);
+    expect(received.map(nonceOf)).toEqual([50]);
   });
 
-  it("fills the nonce of another instance's send that never reached the node, never sending it", async () => {
-    const wallet = freshWallet();
+  it("fills the nonce of another instance's settlement that died before its send, never sending it", async () => {
     const chain = node(0);
-    const [a, b] = stores.map((store) => noncesOn(store, wallet, chain.pending));
-    const seen: string[] = [];
-    const broadcast = (raw: `0x${string}`) => (seen.push(raw), chain.broadcast(raw));
-    await a!.send(sign, broadcast);
-    const dropped = await sign(1);
-    await expect(
-      a!.send(sign, async () => Promise.reject(new Error('the RPC dropped it'))),
-    ).rejects.toThrow();
-    expect(await chain.pending()).toBe(1);
-    await b!.send(sign, broadcast);
-    expect([...chain.held].toSorted()).toEqual([0, 1, 2]);
-    expect(seen).toEqual([await sign(0), await filler(1), await sign(2)]);
-    expect(seen).not.toContain(dropped);
+    const { wallet, a, b } = instancesOn(chain);
+    await a.send(sign, (raw) => chain.broadcast(raw));
+    void a.send(dies, (raw) => chain.broadcast(raw));
+    while (!(await server.client.exists(nonceKey(wallet, 1)))) await sleep(5);
+    // Its process is gone: the lease of nonce 1 ends unrenewed (here at once rather than after LEASE_MS).
+    await server.client.del(nonceKey(wallet, 1));
+    await b.send(sign, (raw) => chain.broadcast(raw));
+    expect(sorted([...chain.held])).toEqual([0, 1, 2]);
+    expect(chain.received.toSorted()).toEqual([await sign(0), filler(1), await sign(2)].toSorted());
+    expect(chain.received).not.toContain(await sign(1));
   });
 
-  it('reissues from the chain once a transaction is known never to be used', async () => {
-    // Nonce 3 is sent, never mined, and its authorization expires: the node still says 3.
-    const { a, b, used, record } = laggingNode(3);
-    await a.send(sign, record);
-    await b.reissue();
-    used.length = 0;
-    await a.send(sign, record);
-    expect(used).toEqual([3]);
+  it("leaves a live settlement's nonce alone, and fills it once abandoned, from the settlement waiting behind it", async () => {
+    const chain = node(0);
+    const { wallet, a, b } = instancesOn(chain);
+    void a.send(dies, (raw) => chain.broadcast(raw));
+    while (!(await server.client.exists(nonceKey(wallet, 0)))) await sleep(5);
+    await b.send(sign, (raw) => chain.broadcast(raw));
+    await b.fillAbandoned();
+    // Nonce 0's settlement is alive (its lease held): b's transaction waits behind it.
+    expect(await chain.pending()).toBe(0);
+    await server.client.del(nonceKey(wallet, 0));
+    await b.fillAbandoned();
+    expect(await chain.pending()).toBe(2);
+    expect(chain.received).toEqual([await sign(1), filler(0)]);
   });
 
-  it('counts a nonce as used once signed, but not after a failed chain read', async () => {
-    const wallet = freshWallet();
+  it('gives back at once a nonce whose send failed: the next allocation fills it', async () => {
+    const chain = node(3);
+    const { a, b } = instancesOn(chain);
+    await expect(a.send(sign, async () => Promise.reject(new Error('the RPC dropped it')))).rejects.toThrow();
+    await b.send(sign, (raw) => chain.broadcast(raw));
+    expect(chain.received.toSorted()).toEqual([filler(3), await sign(4)].toSorted());
+    expect(await chain.pending()).toBe(5);
+  });
+
+  it('leaves a sent nonce to its settlement until it gives it back, then fills it', async () => {
+    // Nonce 3 is taken by the node, never mined, and its authorization expires: the node still says 3.
+    const received: `0x${string}`[] = [];
+    const record = async (raw: `0x${string}`) => void received.push(raw);
+    const { a, b } = instancesOn({ pending: async () => 3, broadcast: record });
+    await a.send(sign, record);
+    await b.send(sign, record);
+    await b.fillAbandoned();
+    expect(received).toEqual([await sign(3), await sign(4)]);
+    await a.reissue(3);
+    expect(received).toEqual([await sign(3), await sign(4), filler(3)]);
+    // A nonce the chain already counts is left alone.
+    await a.reissue(2);
+    expect(received).toHaveLength(3);
+  });
+
+  it('allocates nothing after a failed chain read', async () => {
     let fail = true;
-    const nonces = noncesOn(stores[0]!, wallet, async () => {
-      if (fail) throw new Error('the RPC is down');
-      return 3;
+    const chain = node(3);
+    const { a } = instancesOn({
+      pending: async () => {
+        if (fail) throw new Error('the RPC is down');
+        return chain.pending();
+      },
+      broadcast: (raw) => chain.broadcast(raw),
     });
-    await expect(nonces.send(sign, async () => {})).rejects.toThrow('the RPC is down');
+    await expect(a.send(sign, (raw) => chain.broadcast(raw))).rejects.toThrow('the RPC is down');
     fail = false;
-    await expect(nonces.send(sign, async () => Promise.reject(new Error('send failed')))).rejects.toThrow();
-    const used: number[] = [];
-    await nonces.send(sign, async (raw) => void used.push(nonceOf(raw)));
-    // Nonce 3 was signed and never reached the node: it is filled, then 4 is the settlement's.
-    expect(used).toEqual([3, 4]);
+    await a.send(sign, (raw) => chain.broadcast(raw));
+    expect(chain.received).toEqual([await sign(3)]);
   });
+
   it('never hands out a nonce twice after Redis restarts empty: the chain is the floor', async () => {
-    const wallet = freshWallet();
     const chain = node(40);
-    const [a, b] = stores.map((store) => noncesOn(store, wallet, chain.pending));
-    for (let i = 0; i < 3; i += 1) await a!.send(sign, (raw) => chain.broadcast(raw));
+    const { a, b } = instancesOn(chain);
+    for (let i = 0; i < 3; i += 1) await a.send(sign, (raw) => chain.broadcast(raw));
     await server.stop();
     while (stores.some((store) => store.reachable())) await sleep(10);
     await server.start();
     await server.client.connect().catch(() => {});
     await Promise.all(stores.map(ready));
     expect(await server.client.dbsize()).toBe(0);
-    await b!.send(sign, (raw) => chain.broadcast(raw));
-    expect(chain.received).toEqual([40, 41, 42, 43]);
+    await b.send(sign, (raw) => chain.broadcast(raw));
+    expect(chain.received.map(nonceOf)).toEqual([40, 41, 42, 43]);
   }, 20_000);
 });
 

@@ -7,6 +7,7 @@
  *   proxy.rule('eth_sendRawTransaction', { respond: 'reset' });             // executed, answer lost
  *   proxy.rule('eth_call', { forward: false });                               // never reaches the node
  *   proxy.rule('eth_getTransactionReceipt', { holdRequest: 'until-released' }); // pending until release()
+ *   proxy.rule('*', { holdRequest: 150 });                                    // every method without a rule of its own
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -56,7 +57,7 @@ export interface RpcCall {
 }
 
 export interface RpcFaultProxy extends LoopbackServer {
-  /** Sets (replaces) the rule of `method`. */
+  /** Sets (replaces) the rule of `method`; `*` applies to every method without a rule of its own. */
   rule(method: string, rule: FaultRule): void;
   /** Calls of `method` (every method when omitted), in arrival order. */
   calls(method?: string): readonly RpcCall[];
@@ -119,7 +120,7 @@ export async function startRpcFaultProxy(nodeUrl: URL): Promise<RpcFaultProxy> {
     const method = typeof request.method === 'string' ? request.method : '';
     const index = (counters.get(method) ?? 0) + 1;
     counters.set(method, index);
-    const candidate = rules.get(method);
+    const candidate = rules.get(method) ?? rules.get('*');
     const from = candidate?.from ?? 1;
     const applies =
       candidate !== undefined &&

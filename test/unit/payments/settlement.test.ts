@@ -71,7 +71,8 @@ class FakeChain implements ChainView {
 
 let clock: number;
 let chain: FakeChain;
-let abandoned: number;
+/** The account nonces given back by settlements. */
+let abandoned: number[];
 const journal = createBroadcastJournal();
 
 /** A settlement whose resource server answers with `answer` (after `broadcast`, if given). */
@@ -81,7 +82,7 @@ function settlementWith(
 ) {
   const resourceServer = {
     settlePayment: async () => {
-      if (broadcast) journal.record(KEY, { hash: HASH, raw: RAW });
+      if (broadcast) journal.record(KEY, { hash: HASH, raw: RAW, nonce: 7 });
       return answer();
     },
   } as unknown as x402ResourceServer;
@@ -90,7 +91,7 @@ function settlementWith(
     network: NETWORK,
     ...(withChain ? { chain } : {}),
     ...(withJournal ? { broadcasts: journal } : {}),
-    onAbandoned: async () => void (abandoned += 1),
+    onAbandoned: async (nonce) => void abandoned.push(nonce),
     now: () => clock,
     sleep: async (ms) => void (clock += ms),
     deadlineMs: 50_000,
@@ -114,7 +115,7 @@ const afterRpcFault = (response: SettleResponse) => async () => {
 beforeEach(() => {
   clock = START_MS;
   chain = new FakeChain();
-  abandoned = 0;
+  abandoned = [];
   journal.take(KEY);
 });
 
@@ -213,7 +214,7 @@ describe('settlement', () => {
       broadcast: true,
     });
     expect(await settle(payload, requirements)).toMatchObject({ status: 'unconfirmed' });
-    expect(abandoned).toBe(1);
+    expect(abandoned).toEqual([7]);
   });
 
   it('runs past its deadline until an authorization with a later validBefore is proven unusable', async () => {
@@ -239,7 +240,7 @@ describe('settlement', () => {
     };
     expect(await settle(payload, requirements)).toEqual({ status: 'unavailable' });
     expect(clock).toBeGreaterThanOrEqual(VALID_BEFORE_S * 1000);
-    expect(abandoned).toBe(1);
+    expect(abandoned).toEqual([7]);
   });
 
   it('is unavailable past validBefore by the wall clock when no block is mined', async () => {
