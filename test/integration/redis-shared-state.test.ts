@@ -191,7 +191,6 @@ describe("one settler wallet's nonces across instances", () => {
     const wallet = freshWallet();
     const [a, b] = stores.map((store) =>
       redisSettlerNonces(store, logger)(wallet, {
-        client: undefined as never,
         pendingNonce: chain.pending,
         fill: (nonce) => chain.broadcast(filler(nonce)),
       }),
