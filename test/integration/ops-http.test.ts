@@ -20,7 +20,7 @@ import { isFreeWork } from '../../src/http/ops/free-work.ts';
 import { peerClient } from '../../src/ops/client-address.ts';
 import { memoryRateBuckets, RATE_LIMIT_MAX_CLIENTS } from '../../src/ops/rate-buckets.ts';
 import { createRateLimiter, type RateLimiter } from '../../src/http/ops/rate-limit.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createPayments, type Payments } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../world/check-upstream.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';

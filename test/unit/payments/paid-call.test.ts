@@ -9,11 +9,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../../src/checks/outcome.ts';
 import { createLifecycle, type Lifecycle } from '../../../src/lifecycle.ts';
 import { noMetrics } from '../../../src/ops/metrics.ts';
-import { createInFlightLock } from '../../../src/payments/in-flight-lock.ts';
-import { createPaidCall, type PaidCallRequest } from '../../../src/payments/paid-call.ts';
-import type { PaymentTerms } from '../../../src/payments/payment-terms.ts';
-import type { Settle } from '../../../src/payments/settlement.ts';
-import { createUndelivered, type Undelivered } from '../../../src/payments/undelivered.ts';
+import { createInFlightLock } from '../../../src/payments/server/in-flight-lock.ts';
+import { createPaidCall, type PaidCallRequest } from '../../../src/payments/server/paid-call.ts';
+import type { PaymentTerms } from '../../../src/payments/server/payment-terms.ts';
+import type { Settle } from '../../../src/payments/facilitator/settlement.ts';
+import { createUndelivered, type Undelivered } from '../../../src/payments/server/undelivered.ts';
 
 const requirements = {
   scheme: 'exact',

@@ -12,10 +12,10 @@ import {
   type SettleResponse,
 } from '@x402/core/types';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createBroadcastJournal } from '../../../src/payments/broadcast-journal.ts';
-import type { ChainView, ReceiptStatus } from '../../../src/payments/chain-view.ts';
-import { tracked } from '../../../src/payments/rpc-faults.ts';
-import { createSettlement, EXPIRY_MARGIN_MS } from '../../../src/payments/settlement.ts';
+import { createBroadcastJournal } from '../../../src/payments/facilitator/broadcast-journal.ts';
+import type { ChainView, ReceiptStatus } from '../../../src/payments/chain/chain-view.ts';
+import { tracked } from '../../../src/payments/chain/rpc-faults.ts';
+import { createSettlement, EXPIRY_MARGIN_MS } from '../../../src/payments/facilitator/settlement.ts';
 
 const NETWORK = 'eip155:8453';
 const ASSET = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';

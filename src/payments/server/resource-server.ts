@@ -7,8 +7,8 @@ import type { Network } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { paymentIdentifierResourceServerExtension } from '@x402/extensions/payment-identifier';
-import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation, usdToAtomic } from '../catalog.ts';
-import type { Config } from '../config.ts';
+import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation, usdToAtomic } from '../../catalog.ts';
+import type { Config } from '../../config.ts';
 import { outputExampleFor } from './output-examples.ts';
 import { outputSummarySchema } from './output-schema.ts';
 
@@ -20,7 +20,7 @@ export const USDC_EIP712_DOMAIN = { name: 'USD Coin', version: '2' } as const;
  * a settlement that normally confirms within a few 2 s blocks, the facilitator's `validBefore >= now
  * + 6 s` rule and clock skew. Kept short on purpose: once it has passed, an
  * unused authorization provably can never be used, which bounds how long an uncertain settlement
- * takes to decide (`settlement.ts`).
+ * takes to decide (`facilitator/settlement.ts`).
  */
 export const MAX_TIMEOUT_SECONDS = 45;
 
