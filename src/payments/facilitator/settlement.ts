@@ -25,8 +25,11 @@ import {
 } from '@x402/core/types';
 import type { BroadcastJournal } from './broadcast-journal.ts';
 import type { ChainView } from '../chain/chain-view.ts';
-import { type ExactAuthorization, exactAuthorizationOf } from '../exact-authorization.ts';
-import { MAX_TIMEOUT_SECONDS } from '../server/resource-server.ts';
+import {
+  type ExactAuthorization,
+  exactAuthorizationOf,
+  MAX_TIMEOUT_SECONDS,
+} from '../exact-authorization.ts';
 import { faultScope } from '../chain/rpc-faults.ts';
 
 /**

@@ -17,12 +17,15 @@ import type { RunOutcome } from '../../checks/outcome.ts';
 import type { Lifecycle } from '../../lifecycle.ts';
 import type { Metrics } from '../../ops/metrics.ts';
 import type { ChainView } from '../chain/chain-view.ts';
-import { type ExactAuthorization, exactAuthorizationOf } from '../exact-authorization.ts';
+import {
+  type ExactAuthorization,
+  exactAuthorizationOf,
+  MAX_TIMEOUT_SECONDS,
+} from '../exact-authorization.ts';
 import type { InFlightLock } from './in-flight-lock.ts';
 import { exactPayloadProblem, type PaymentRead, resourceProblem } from './payment-payload.ts';
 import type { PaymentTerms } from './payment-terms.ts';
 import { faultScope } from '../chain/rpc-faults.ts';
-import { MAX_TIMEOUT_SECONDS } from './resource-server.ts';
 import { authorizationWindowTooLong, type Settle } from '../facilitator/settlement.ts';
 import type { Undelivered } from './undelivered.ts';
 

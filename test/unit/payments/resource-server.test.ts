@@ -6,7 +6,8 @@ import { loadConfig } from '../../../src/config.ts';
 import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
 import { CHECK_BUDGET_MS } from '../../../src/checks/check-budget.ts';
 import { RECEIPT_WAIT_MS } from '../../../src/payments/facilitator/facilitator.ts';
-import { MAX_TIMEOUT_SECONDS, paymentRequirementsFor } from '../../../src/payments/server/resource-server.ts';
+import { MAX_TIMEOUT_SECONDS } from '../../../src/payments/exact-authorization.ts';
+import { paymentRequirementsFor } from '../../../src/payments/server/resource-server.ts';
 import {
   CLOCK_SKEW_ALLOWANCE_S,
   EXPIRY_MARGIN_MS,
