@@ -62,7 +62,7 @@ export type SettlementOutcome =
   | { status: 'unavailable' };
 
 export interface SettlementDeps {
-  resourceServer: x402ResourceServer;
+  resourceServer: Pick<x402ResourceServer, 'settlePayment'>;
   network: Network;
   /** Read access to the chain; without it an inconclusive settlement cannot be reconciled. */
   chain?: ChainView;

@@ -56,7 +56,11 @@ export type PaidCallOutcome =
   | { kind: 'delivered'; result: unknown; receipt: SettleResponse };
 
 export interface PaidCallDeps {
-  resourceServer: x402ResourceServer;
+  /** What a paid call asks of the resource server: the challenge, the extensions, the match and verify. */
+  resourceServer: Pick<
+    x402ResourceServer,
+    'createPaymentRequiredResponse' | 'validateExtensions' | 'findMatchingRequirements' | 'verifyPayment'
+  >;
   settle: Settle;
   lock: InFlightLock;
   undelivered: Undelivered;
