@@ -27,7 +27,7 @@ export const layers: Layer[] = [
   },
   { name: 'ops', paths: ['src/ops/'] },
   {
-    // What the 402 gate and the transports both speak: problem bodies, standard headers, document paths.
+    // What payments and the transports both speak: problem bodies, standard headers, document paths.
     name: 'http vocabulary',
     paths: [
       'src/http/problems.ts',
@@ -81,7 +81,10 @@ export const ports: Port[] = [
   { from: 'src/payments/server/', into: 'src/payments/facilitator/', through: ['settlement.ts'] },
 ];
 
-/** Packages a folder never imports: the payment roles speak no transport (the HTTP adapter is src/http/payment-gate.ts). */
+/**
+ * Packages a folder never imports: the payment roles speak no transport (their adapters are
+ * src/http/payment-gate.ts and src/mcp/paid-tool.ts).
+ */
 export const unspokenPackages: { paths: string[]; packages: string[] }[] = [
   { paths: ['src/payments/'], packages: ['hono', '@hono/*', '@modelcontextprotocol/*'] },
 ];
