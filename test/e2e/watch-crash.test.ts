@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAID_CALL_MAX_MS } from '../../src/payments/identified-answers.ts';
+import { PAID_CALL_MAX_MS } from '../../src/payments/server/identified-answers.ts';
 import { authorizationOfHeader } from '../../src/watches/payment-signature.ts';
 import { SWEEP_EVERY_MS } from '../../src/watches/pending-sweep.ts';
 import { watchPriceAtomic } from '../../src/watches/pricing.ts';

@@ -20,13 +20,13 @@ import {
 } from 'viem';
 import { LRUCache } from 'lru-cache';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Config } from '../config.ts';
-import { baseChainAt } from './base-chain.ts';
+import type { Config } from '../../config.ts';
+import { baseChainAt } from '../chain/base-chain.ts';
 import { type BroadcastJournal, createBroadcastJournal } from './broadcast-journal.ts';
-import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from './chain-view.ts';
-import type { LocalChain } from './local-chain.ts';
-import { authorizationKey } from './exact-authorization.ts';
-import { tracked } from './rpc-faults.ts';
+import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from '../chain/chain-view.ts';
+import type { LocalChain } from '../chain/local-chain.ts';
+import { authorizationKey } from '../exact-authorization.ts';
+import { tracked } from '../chain/rpc-faults.ts';
 import {
   processNonces,
   type SettlerNonces,
