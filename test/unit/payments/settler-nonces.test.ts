@@ -5,7 +5,7 @@
  * until that settlement gives up.
  */
 import { describe, expect, it } from 'vitest';
-import { inProcessNonces, type SignedTransaction } from '../../src/payments/settler-nonces.ts';
+import { inProcessNonces, type SignedTransaction } from '../../../src/payments/facilitator/settler-nonces.ts';
 
 /**
  * A node's view of one account, as anvil keeps it: every transaction taken is held; those from the
