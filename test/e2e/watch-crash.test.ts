@@ -206,7 +206,12 @@ describe('one instance with its SQLite store, killed after its settlement reache
     const fleet: Fleet = {
       settlement,
       settlerPrivateKey: generatePrivateKey(),
-      env: { WATCH_DB_PATH: join(mkdtempSync(join(dir, 'retry-')), 'watches.db'), ...WATCH_ENV },
+      // The restarted process listens on another port: the public URL (what payments are signed for) stays.
+      env: {
+        WATCH_DB_PATH: join(mkdtempSync(join(dir, 'retry-')), 'watches.db'),
+        PUBLIC_BASE_URL: 'https://checks.example.test',
+        ...WATCH_ENV,
+      },
     };
     const payer = await settlement.newPayer(FUNDS);
     const request = buying('healthy-shop.com');
