@@ -7,7 +7,7 @@
  * 503 at 2.3 paid calls/s against one instance's 48 of 48 at 13.3/s.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeRace, type PaceLab, startPaceLab } from '../world/fleet-pace.ts';
+import { type Burst, describeRace, type PaceLab, paceOf, startPaceLab } from '../world/fleet-pace.ts';
 import type { SelfSettlingService } from '../world/self-settling-service.ts';
 
 /** The fleet's pace against one instance's, with slack for a loaded 2-core machine that runs both, their chain and their clients. */
@@ -22,17 +22,31 @@ afterAll(async () => {
   await lab?.close();
 });
 
-/** A race (`PaceLab.race`) on `one` against the fleet: nothing lost, charged exactly, at its pace. */
+/**
+ * Races run at most before the pace is judged over all their bursts: one race's ratio moves with
+ * whatever else the shared machine runs at that moment, so a ratio under the slack is measured
+ * again rather than taken from 4 bursts. Every burst of every race must lose nothing.
+ */
+const MAX_RACES = 3;
+
+/** Races (`PaceLab.race`) on `one` against the fleet: nothing lost, charged exactly, at its pace. */
 async function race(what: string, one: SelfSettlingService, calls: number) {
-  const raced = await lab.race(one, calls);
-  // The measured numbers, for the record of the run.
-  process.stdout.write(`${what}\n${describeRace(raced)}\n`);
-  for (const burst of [...raced.alone, ...raced.fleet]) {
-    expect(burst.refused).toEqual({});
-    expect(burst.delivered).toBe(burst.calls);
-    expect(burst.charged).toBe(burst.owed);
+  const alone: Burst[] = [];
+  const fleet: Burst[] = [];
+  for (let run = 0; run < MAX_RACES; run += 1) {
+    const raced = await lab.race(one, calls);
+    // The measured numbers, for the record of the run.
+    process.stdout.write(`${what}\n${describeRace(raced)}\n`);
+    for (const burst of [...raced.alone, ...raced.fleet]) {
+      expect(burst.refused).toEqual({});
+      expect(burst.delivered).toBe(burst.calls);
+      expect(burst.charged).toBe(burst.owed);
+    }
+    alone.push(...raced.alone);
+    fleet.push(...raced.fleet);
+    if (paceOf(fleet) >= PACE_SLACK * paceOf(alone)) break;
   }
-  expect(raced.fleetPerSecond).toBeGreaterThanOrEqual(PACE_SLACK * raced.alonePerSecond);
+  expect(paceOf(fleet)).toBeGreaterThanOrEqual(PACE_SLACK * paceOf(alone));
 }
 
 describe('three instances sharing one settler key and one Redis', () => {
@@ -44,7 +58,7 @@ describe('three instances sharing one settler key and one Redis', () => {
     } finally {
       lab.rpcLatency(0);
     }
-  }, 90_000);
+  }, 240_000);
 
   it('lose no paid call with every Redis round trip 200 ms slower, at least at one instance’s pace', async () => {
     lab.redis.delayMs = 200;
@@ -54,5 +68,5 @@ describe('three instances sharing one settler key and one Redis', () => {
     } finally {
       lab.redis.delayMs = 0;
     }
-  }, 90_000);
+  }, 240_000);
 });

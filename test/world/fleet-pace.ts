@@ -159,7 +159,8 @@ async function paidCalls(
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
-const paceOf = (bursts: readonly Burst[]) =>
+/** Delivered calls per second over `bursts`. */
+export const paceOf = (bursts: readonly Burst[]) =>
   round(bursts.reduce((sum, b) => sum + b.delivered, 0) / bursts.reduce((sum, b) => sum + b.seconds, 0));
 
 /** One line per side of a race, for the record of a run. */
