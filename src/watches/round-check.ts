@@ -34,9 +34,9 @@ const MAX_WAIT_MS = CHECK_BUDGET_MS + 5_000;
 /** The window a round's result is shared in: half the interval, so a watch never reads one twice. */
 export const roundWindowMs = (intervalS: number) => intervalS * 500;
 
-/** How long `outcome` is handed out once checked. */
-export const keptFor = (outcome: CheckedOutcome, windowMs: number) =>
-  outcome.type === 'result' ? windowMs : Math.min(windowMs, FAILURE_KEEP_MS);
+/** How long an outcome is handed out once checked: a result for the window, a failure briefly. */
+export const keptFor = (isResult: boolean, windowMs: number) =>
+  isResult ? windowMs : Math.min(windowMs, FAILURE_KEEP_MS);
 
 /** Where the workers of a round meet. */
 export interface RoundBoard {
@@ -132,7 +132,9 @@ export function sharedRoundCheck(
       if (already) return already;
       const outcome = await check(domain);
       if (outcome.type !== 'invalid_input')
-        await board.outcomes.set(key, JSON.stringify(outcome), keptFor(outcome, windowMs)).catch(onError);
+        await board.outcomes
+          .set(key, JSON.stringify(outcome), keptFor(outcome.type === 'result', windowMs))
+          .catch(onError);
       return outcome;
     } finally {
       await release().catch(onError);

@@ -2,8 +2,11 @@
  * The two loops that keep a `WatchStore`'s word on a Node instance: checks and deliveries. Each
  * claims due work with a lease, so several instances can share one store (each watch checked and
  * each event delivered by one of them at a time) and a killed instance's work is claimed again
- * when its lease runs out. One round checks a domain once however many of the claimed watches
- * share it, and runs at most `concurrency` checks and `deliveryConcurrency` deliveries at once.
+ * when its lease runs out. All watches of a domain are due at the domain's slots (`slots.ts`), so a
+ * claim holds them together and checks the domain once; when a claim's limit cuts a domain's
+ * watches in two, the next claim (moments later) takes the outcome its predecessor had, under the
+ * rules of a shared round (`round-check.ts`). At most `concurrency` checks and
+ * `deliveryConcurrency` deliveries run at once.
  */
 import type { Logger } from 'pino';
 import { deliveriesFor, judgeAttempt, type PendingDelivery } from './delivery.ts';
@@ -11,6 +14,7 @@ import type { WatchMetrics } from './metrics.ts';
 import { noWatchMetrics } from './metrics.ts';
 import { advance, type CheckOutcome, checkDue, type WatchRecord } from './model.ts';
 import type { WatchCheck, WatchStore, WebhookSender } from './ports.ts';
+import { keptFor, roundWindowMs } from './round-check.ts';
 import type { WatchSecrets } from './secrets.ts';
 import { webhookHeaders } from './signature.ts';
 
@@ -24,8 +28,6 @@ export interface SchedulerDeps {
   logger: Logger;
   metrics?: WatchMetrics;
   now?: () => number;
-  /** Jitter source in [0, 1). */
-  random?: () => number;
   /** Site-health checks at once (default 4). */
   concurrency?: number;
   /** Webhook attempts at once (default 16). */
@@ -125,6 +127,12 @@ function createLoop(
   };
 }
 
+/** A check's outcome and when the check began. */
+interface Checked {
+  outcome: CheckOutcome;
+  at: number;
+}
+
 function checkOutcome(outcome: Awaited<ReturnType<WatchCheck>>): CheckOutcome {
   if (outcome.type === 'result') return { ok: true, result: outcome.result };
   return { ok: false, reason: outcome.type === 'invalid_input' ? outcome.reason.code : outcome.type };
@@ -134,7 +142,6 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
   const { store, check, send, secrets, dayS, logger } = deps;
   const metrics = deps.metrics ?? noWatchMetrics;
   const now = deps.now ?? Date.now;
-  const random = deps.random ?? Math.random;
   const batch = deps.batch ?? 256;
   const leaseMs = deps.leaseMs ?? 300_000;
   const maxSleepMs = deps.maxSleepMs ?? 30_000;
@@ -153,12 +160,24 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
 
   async function moveOn(watch: WatchRecord, outcome: CheckOutcome | undefined): Promise<boolean> {
     const at = now();
-    const { watch: next, events } = advance(watch, outcome, at, { dayS, jitter: random() });
+    const { watch: next, events } = advance(watch, outcome, at, dayS);
     const deliveries = deliveriesFor(next, events, at);
     const committed = await store.commit({ watch: next, expectedVersion: watch.version, events, deliveries });
     if (!committed) return false;
     for (const event of events) metrics.event(event.type);
     return deliveries.length > 0;
+  }
+
+  /** The outcomes the last claim's checks took, by domain: what the rest of a cut domain takes. */
+  let lastClaim = new Map<string, Checked>();
+
+  /** The outcome for the `checking` watches of `domain`: the last claim's while shared, else a check. */
+  async function roundOutcome(domain: string, checking: WatchRecord[], claimedAt: number): Promise<Checked> {
+    const windowMs = roundWindowMs(Math.min(...checking.map((watch) => watch.intervalS)));
+    const earlier = lastClaim.get(domain);
+    if (earlier && claimedAt - earlier.at < keptFor(earlier.outcome.ok, windowMs)) return earlier;
+    const at = now();
+    return { outcome: await runCheck(domain), at };
   }
 
   async function checkRound(): Promise<boolean> {
@@ -171,11 +190,17 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
       if (same) same.push(watch);
       else byDomain.set(watch.domain, [watch]);
     }
+    const thisClaim = new Map<string, Checked>();
     let enqueued = false;
     await pool([...byDomain], deps.concurrency ?? 4, async ([domain, watches]) => {
       const checking = watches.filter((watch) => checkDue(watch, claimedAt));
       for (const watch of checking) metrics.checkLag(Math.max(0, claimedAt - watch.nextCheckAt) / 1000);
-      const outcome = checking.length > 0 ? await runCheck(domain) : undefined;
+      let outcome: CheckOutcome | undefined;
+      if (checking.length > 0) {
+        const checked = await roundOutcome(domain, checking, claimedAt);
+        thisClaim.set(domain, checked);
+        outcome = checked.outcome;
+      }
       for (const watch of watches) {
         const moved = await moveOn(watch, checking.includes(watch) ? outcome : undefined).catch(
           (error: unknown) => {
@@ -186,6 +211,7 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
         enqueued ||= moved;
       }
     });
+    lastClaim = thisClaim;
     if (enqueued) deliveryLoop.wake();
     return claimed.length === batch;
   }
