@@ -30,7 +30,8 @@ describe('a domain’s slots', () => {
     const buckets = new Array<number>(20).fill(0);
     for (let i = 0; i < 10_000; i += 1) {
       const offset = slotOffsetMs(`site${i}.example.com`, INTERVAL_MS);
-      buckets[Math.floor((offset / INTERVAL_MS) * buckets.length)] += 1;
+      const bucket = Math.floor((offset / INTERVAL_MS) * buckets.length);
+      buckets[bucket] = (buckets[bucket] ?? 0) + 1;
     }
     // 500 expected per bucket; a uniform spread strays by about 22 (one standard deviation).
     for (const count of buckets) {
