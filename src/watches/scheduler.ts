@@ -66,6 +66,13 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
   await Promise.all(lanes);
 }
 
+/**
+ * Lets timers and I/O run before the next round. A store that answers synchronously (SQLite) and
+ * checks that answer at once would otherwise chain rounds as microtasks for as long as work is
+ * due — with watches spread over the interval, that is always — and starve the process.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /** A loop that runs `round` until it reports no more work, then sleeps until due or woken. */
 function createLoop(
   round: () => Promise<boolean>,
@@ -86,7 +93,7 @@ function createLoop(
     }
     const at = await nextAt().catch(() => null);
     const ms = at === null ? maxSleepMs : Math.min(maxSleepMs, Math.max(0, at - now()));
-    if (ms === 0) return;
+    if (ms === 0) return nextTurn();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => finish(), ms);
       const finish = () => {
@@ -105,7 +112,8 @@ function createLoop(
         logger.error({ err: error }, 'watch round failed');
         return false;
       });
-      if (!more && running) await sleep();
+      if (!running) break;
+      await (more ? nextTurn() : sleep());
     }
   }
 
