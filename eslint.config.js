@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
-import { layers } from './eslint.layers.ts';
+import { layers, ports, unspokenPackages } from './eslint.layers.ts';
 
 /**
  * One zone per (layer, path of a higher layer): the layer's files may not import from that path.
@@ -26,6 +26,17 @@ function layerZones() {
       })),
     ),
   );
+}
+
+/** One zone per port: the folder may import from the lower one only the files the port names. */
+function portZones() {
+  const trim = (path) => path.replace(/\/$/, '');
+  return ports.map((port) => ({
+    target: trim(port.from),
+    from: trim(port.into),
+    except: port.through.map((file) => `./${file}`),
+    message: `${port.from} reaches ${port.into} only through ${port.through.join(', ')} (eslint.layers.ts).`,
+  }));
 }
 
 export default tseslint.config(
@@ -62,8 +73,24 @@ export default tseslint.config(
     files: ['src/**/*.{ts,js}'],
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createNodeResolver()] },
-    rules: { 'import-x/no-restricted-paths': ['error', { zones: layerZones() }] },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...layerZones(), ...portZones()] }] },
   },
+  ...unspokenPackages.map(({ paths, packages }) => ({
+    files: paths.map((path) => `${path}**`),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: packages.flatMap((name) => (name.endsWith('/*') ? [name] : [name, `${name}/*`])),
+              message: `${paths.join(', ')} speak no transport; the adapters live in src/http/ and src/mcp/ (eslint.layers.ts).`,
+            },
+          ],
+        },
+      ],
+    },
+  })),
   // The page's own script runs in the browser, beside Swagger UI's bundle.
   {
     files: ['src/http/discovery/assets/**'],

@@ -27,7 +27,7 @@ export const layers: Layer[] = [
   },
   { name: 'ops', paths: ['src/ops/'] },
   {
-    // What the 402 gate and the transports both speak: problem bodies, standard headers, document paths.
+    // What payments and the transports both speak: problem bodies, standard headers, document paths.
     name: 'http vocabulary',
     paths: [
       'src/http/problems.ts',
@@ -38,7 +38,17 @@ export const layers: Layer[] = [
       'src/http/discovery/page-assets.ts',
     ],
   },
-  { name: 'payments', paths: ['src/payments/'] },
+  // The x402 layer by role: the one reader of an authorization and the chain (Base over a chosen
+  // RPC, the RPC fault scope, the embedded development chain); the facilitator role (verify and
+  // settle, settler nonces, the broadcast journal); the resource-server role (the paid call, its
+  // terms, locks and lost results); and payments.ts, which composes them for the transports.
+  {
+    name: 'payment authorization and chain',
+    paths: ['src/payments/exact-authorization.ts', 'src/payments/chain/'],
+  },
+  { name: 'payment facilitator', paths: ['src/payments/facilitator/'] },
+  { name: 'payment server', paths: ['src/payments/server/'] },
+  { name: 'payments composition', paths: ['src/payments/payments.ts'] },
   { name: 'transports', paths: ['src/http/', 'src/mcp/', 'src/watches/', 'src/startup-messages.ts'] },
   {
     name: 'platforms and entry points',
@@ -56,4 +66,25 @@ export const layers: Layer[] = [
       'src/node-version-check.js',
     ],
   },
+];
+
+/** A folder that may reach into another, lower one only through the files named in `through`. */
+export interface Port {
+  from: string;
+  into: string;
+  through: string[];
+}
+
+export const ports: Port[] = [
+  // The resource server asks the facilitator side to settle and how long a settlement may take;
+  // the facilitator itself, its nonces and its journal are payments.ts's to wire.
+  { from: 'src/payments/server/', into: 'src/payments/facilitator/', through: ['settlement.ts'] },
+];
+
+/**
+ * Packages a folder never imports: the payment roles speak no transport (their adapters are
+ * src/http/payment-gate.ts and src/mcp/paid-tool.ts).
+ */
+export const unspokenPackages: { paths: string[]; packages: string[] }[] = [
+  { paths: ['src/payments/'], packages: ['hono', '@hono/*', '@modelcontextprotocol/*'] },
 ];

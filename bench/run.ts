@@ -147,7 +147,7 @@ if (json) {
       ['every Redis round trip +200 ms, bursts of 36 (one instance of the fleet)', slowRedis],
     ] as const) {
       out.push(
-        `three instances against one, ${what}: ${pace.fleet_per_s} vs ${pace.one_per_s} paid calls/s (ratio ${pace.ratio}), lost ${pace.fleet_lost} vs ${pace.one_lost}`,
+        `three instances against one, ${what}: ${pace.fleet_per_s} vs ${pace.one_per_s} paid calls/s (ratio ${pace.ratio}), lost ${pace.fleet_lost} vs ${pace.one_lost} (target none on either side, charged exactly: ${verdict(pace.fleet_lost === 0 && pace.one_lost === 0 && pace.charged_as_owed)})`,
         ...pace.detail.split('\n').map((line) => `  ${line}`),
       );
     }

@@ -32,6 +32,8 @@ export interface FleetPace {
   /** Calls not delivered, over all bursts of each side. */
   one_lost: number;
   fleet_lost: number;
+  /** Whether every burst's payers were charged exactly the price of the calls delivered. */
+  charged_as_owed: boolean;
   ratio: number;
   /** The bursts, one line per side. */
   detail: string;
@@ -103,6 +105,7 @@ function paceOf(race: Race): FleetPace {
     fleet_per_s: race.fleetPerSecond,
     one_lost: lost(race.alone),
     fleet_lost: lost(race.fleet),
+    charged_as_owed: [...race.alone, ...race.fleet].every((burst) => burst.charged === burst.owed),
     ratio: ratio(race.fleetPerSecond, race.alonePerSecond),
     detail: describeRace(race),
   };

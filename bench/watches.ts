@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import type { SiteHealthResult } from '../src/checks/site-health/result.ts';
-import { outputExampleFor } from '../src/payments/output-examples.ts';
+import { outputExampleFor } from '../src/payments/server/output-examples.ts';
 import { activate, newWatch } from '../src/watches/model.ts';
 import { noWatchMetrics } from '../src/watches/metrics.ts';
 import { createWatchScheduler } from '../src/watches/scheduler.ts';

@@ -3,7 +3,7 @@
  * `npm start`. Without a facilitator or settler it starts the embedded local chain, as `npm start`
  * does, and settles on it through the Worker's settler object. Stops on SIGTERM or Ctrl-C.
  */
-import { type LocalChain, startLocalChain } from '../src/payments/local-chain.ts';
+import { type LocalChain, startLocalChain } from '../src/payments/chain/local-chain.ts';
 import { listenFailure, loadConfigOrExit, localChainBanner } from '../src/startup-messages.ts';
 import { startLocalEdge } from './local-edge.ts';
 

@@ -14,7 +14,7 @@ import { createBreakerBoard } from './sources/breaker.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from './ops/metrics.ts';
 import type { ClientKey } from './ops/client-address.ts';
 import type { RateBuckets } from './ops/rate-buckets.ts';
-import type { LocalChain } from './payments/local-chain.ts';
+import type { LocalChain } from './payments/chain/local-chain.ts';
 import { createPayments, type SharedPaymentState } from './payments/payments.ts';
 import type { SharedAnswers } from './sources/cache.ts';
 import type { Reach } from './sources/reach.ts';

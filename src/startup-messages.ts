@@ -5,7 +5,7 @@
  */
 import { EXAMPLE_DOMAIN } from './catalog.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
-import type { LocalChain } from './payments/local-chain.ts';
+import type { LocalChain } from './payments/chain/local-chain.ts';
 
 /** The configuration from the environment, or the one line naming the bad variable and exit 1. */
 export function loadConfigOrExit(): Config {

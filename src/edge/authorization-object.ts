@@ -2,7 +2,7 @@
  * One Durable Object per payment authorization (`payer:nonce`): its in-flight lock, so a signature
  * runs once whichever isolate or location its copies reach, and its settling record or lost result,
  * claimable once. One per payment identifier (`payment-id:<payer>:<id>`): the answer kept for it
- * (`payments/identified-answers.ts`). All live in the object's storage, so they survive the object's eviction; a lease
+ * (`payments/server/identified-answers.ts`). All live in the object's storage, so they survive the object's eviction; a lease
  * is short and renewed by the isolate holding it, so it ends within seconds when that isolate dies,
  * and an alarm clears what has expired.
  */
@@ -14,9 +14,9 @@ import {
   type IdentifiedAnswers,
   type IdentifiedRecord,
   type StoredAnswer,
-} from '../payments/identified-answers.ts';
-import type { InFlightLock } from '../payments/in-flight-lock.ts';
-import { keepRenewed, LEASE_MS } from '../payments/lock-lease.ts';
+} from '../payments/server/identified-answers.ts';
+import type { InFlightLock } from '../payments/server/in-flight-lock.ts';
+import { keepRenewed, LEASE_MS } from '../payments/server/lock-lease.ts';
 import {
   type Claimed,
   claimOf,
@@ -25,7 +25,7 @@ import {
   SETTLING_RECORD_MS,
   type SettlingRecord,
   type Undelivered,
-} from '../payments/undelivered.ts';
+} from '../payments/server/undelivered.ts';
 
 interface Lease {
   token: string;

@@ -1,17 +1,21 @@
 /**
  * Self-settlement on Workers: one Durable Object per settler wallet signs, journals and sends every
  * settlement transaction of that wallet, so the account nonce has one owner however many isolates
- * take payments. It runs the same settlement state machine as Node (`payments/settlement.ts`),
+ * take payments. It runs the same settlement state machine as Node (`payments/facilitator/settlement.ts`),
  * reconciliation included; isolates verify payments themselves and only settle through it.
  */
-import type { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
 import type { Config } from '../config.ts';
-import type { ChainView } from '../payments/chain-view.ts';
-import { createFacilitator } from '../payments/facilitator.ts';
-import { createResourceServer } from '../payments/resource-server.ts';
-import { createSettlement, type Settle, type SettlementOutcome } from '../payments/settlement.ts';
+import type { ChainView } from '../payments/chain/chain-view.ts';
+import { createFacilitator } from '../payments/facilitator/facilitator.ts';
+import { createResourceServer } from '../payments/server/resource-server.ts';
+import {
+  createSettlement,
+  type Settle,
+  type SettlementDeps,
+  type SettlementOutcome,
+} from '../payments/facilitator/settlement.ts';
 import { edgeConfig, type EdgeVariables } from './edge-config.ts';
 
 export class SettlerObject extends DurableObject<EdgeVariables> {
@@ -67,6 +71,6 @@ export function settleThrough(
 }
 
 /** A resource server whose settlement never answers: what is left is to read the chain. */
-const unreachableSettler = {
+const unreachableSettler: SettlementDeps['resourceServer'] = {
   settlePayment: () => Promise.reject(new Error('the settler object did not answer')),
-} as unknown as x402ResourceServer;
+};

@@ -11,7 +11,7 @@
  */
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
 import type { Logger } from 'pino';
-import { createChainView, rpcClient } from '../payments/chain-view.ts';
+import { createChainView, rpcClient } from '../payments/chain/chain-view.ts';
 import type { OpenWatch, WatchService } from '../watches/ports.ts';
 import {
   createPendingSweep,

@@ -12,7 +12,7 @@ import { PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../http/problems
 import { connectingIpClient } from '../ops/client-address.ts';
 import { createPrometheusMetrics } from '../ops/metrics.ts';
 import { rememberRefusals } from '../ops/rate-buckets.ts';
-import { createChainView, rpcClient } from '../payments/chain-view.ts';
+import { createChainView, rpcClient } from '../payments/chain/chain-view.ts';
 import { createService, globalFetch, type Service } from '../service.ts';
 import { AuthorizationObject, authorizationState } from './authorization-object.ts';
 import { createConsoleLogger } from './console-logger.ts';

@@ -13,7 +13,7 @@ import { type FreeWorkDeps, freeWorkLimit } from './ops/free-work.ts';
 import { instrumentRunners, requestCounter } from './ops/instrument.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
 import { opsRoutes } from './ops/routes.ts';
-import { createPaymentGate } from '../payments/gate.ts';
+import { createPaymentGate } from './payment-gate.ts';
 import type { Watches } from '../watches/ports.ts';
 import { watchRoutes } from '../watches/routes.ts';
 import type { Payments } from '../payments/payments.ts';

@@ -6,11 +6,14 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { CheckRunners, PaidOperation } from '../catalog.ts';
 import { normalizeDomain, type ValidDomain } from '../domain/normalize.ts';
-import { PAYMENT_IN_FLIGHT } from '../payments/in-flight-lock.ts';
-import { invalidPaymentIdentifier, PAYMENT_IDENTIFIER_CONFLICT } from '../payments/payment-identifier.ts';
-import { type PaymentRead, readPaymentPayload } from '../payments/payment-payload.ts';
-import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/payment-problem.ts';
-import type { PaidCallOutcome } from '../payments/paid-call.ts';
+import { PAYMENT_IN_FLIGHT } from '../payments/server/in-flight-lock.ts';
+import {
+  invalidPaymentIdentifier,
+  PAYMENT_IDENTIFIER_CONFLICT,
+} from '../payments/server/payment-identifier.ts';
+import { type PaymentRead, readPaymentPayload } from '../payments/server/payment-payload.ts';
+import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/server/payment-problem.ts';
+import type { PaidCallOutcome } from '../payments/server/paid-call.ts';
 import type { Payments } from '../payments/payments.ts';
 import {
   invalidDomainResult,

@@ -14,12 +14,18 @@ export interface BucketTake {
   tokens: number;
 }
 
+/**
+ * Every store of buckets has this one shape: in memory, in Redis (`src/redis/rate-buckets.ts`) and in
+ * the Worker's Durable Objects (`src/edge/rate-bucket-object.ts`).
+ */
 export interface RateBuckets {
   /**
    * Refills `client`'s bucket at `perMs` tokens a millisecond since its last take, up to `burst` (a
    * bucket never seen, or forgotten, starts full), as of `now` (epoch milliseconds), then takes one
    * token if a whole one is there. A `Promise` (a real one: the limiter tells the two apart with
-   * `instanceof`) only when the store is not in this process.
+   * `instanceof`) only when the store is not in this process: the in-memory store answers at once,
+   * so free requests on one instance take no asynchronous step (bench/README.md, "The free-work
+   * limit").
    */
   take(client: string, burst: number, perMs: number, now: number): BucketTake | Promise<BucketTake>;
 }
@@ -30,18 +36,11 @@ export interface Bucket {
   at: number;
 }
 
-/** `RateBuckets` in this process: always synchronous. */
-export interface MemoryRateBuckets extends RateBuckets {
-  take(client: string, burst: number, perMs: number, now: number): BucketTake;
-  /** Buckets currently kept (for the memory bound). */
-  readonly size: number;
-}
-
 /**
  * Buckets in a bounded LRU, so that any number of addresses costs bounded memory (an evicted client
- * starts again with a full bucket). Synchronous.
+ * starts again with a full bucket). Answers synchronously.
  */
-export function memoryRateBuckets(maxClients = RATE_LIMIT_MAX_CLIENTS): MemoryRateBuckets {
+export function memoryRateBuckets(maxClients = RATE_LIMIT_MAX_CLIENTS): RateBuckets {
   const buckets = new LRUCache<string, Bucket>({ max: maxClients });
   return {
     take(client, burst, perMs, now) {
@@ -51,9 +50,6 @@ export function memoryRateBuckets(maxClients = RATE_LIMIT_MAX_CLIENTS): MemoryRa
         buckets.set(client, bucket);
       }
       return takeFrom(bucket, burst, perMs, now);
-    },
-    get size() {
-      return buckets.size;
     },
   };
 }

@@ -8,6 +8,15 @@ import type { PaymentPayload } from '@x402/core/types';
 import { isAddress } from 'viem';
 import { z } from 'zod';
 
+/**
+ * Validity window a client signs for (`validBefore = now + maxTimeoutSeconds`): the check (≤ 12 s),
+ * a settlement that normally confirms within a few 2 s blocks, the facilitator's `validBefore >= now
+ * + 6 s` rule and clock skew. Kept short on purpose: once it has passed, an
+ * unused authorization provably can never be used, which bounds how long an uncertain settlement
+ * takes to decide (`facilitator/settlement.ts`).
+ */
+export const MAX_TIMEOUT_SECONDS = 45;
+
 const UINT256_MAX = 2n ** 256n - 1n;
 /**
  * An ERC-6492-wrapped smart-wallet signature carries its factory calldata; 8 KiB of bytes is far

@@ -10,8 +10,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SettleResponse } from '@x402/core/types';
 import type { Logger } from 'pino';
-import type { InFlightLock } from '../payments/in-flight-lock.ts';
-import { keepRenewed, LEASE_MS } from '../payments/lock-lease.ts';
+import type { InFlightLock } from '../payments/server/in-flight-lock.ts';
+import { keepRenewed, LEASE_MS } from '../payments/server/lock-lease.ts';
 import {
   type Claimed,
   claimOf,
@@ -19,7 +19,7 @@ import {
   SETTLING_RECORD_MS,
   signatureDigest as digest,
   type Undelivered,
-} from '../payments/undelivered.ts';
+} from '../payments/server/undelivered.ts';
 import { releaseIfHeld, renewIfHeld, type SharedStore } from './connection.ts';
 
 const lockKey = (key: string) => `lock:${key}`;

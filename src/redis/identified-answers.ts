@@ -1,6 +1,6 @@
 /**
  * The answers of payments that carried a payment identifier, in Redis: the same semantics as the
- * process store (`payments/identified-answers.ts`), fleet-wide. A record is a hash (`binding`, the
+ * process store (`payments/server/identified-answers.ts`), fleet-wide. A record is a hash (`binding`, the
  * holder's `token` while pending, the `answer` JSON once answered) that expires with its lease or its
  * redelivery window; each step is one script, so two instances never both take an identifier.
  */
@@ -9,8 +9,8 @@ import {
   IDENTIFIED_LEASE_MS,
   type IdentifiedAnswers,
   type StoredAnswer,
-} from '../payments/identified-answers.ts';
-import { REDELIVERY_WINDOW_MS } from '../payments/undelivered.ts';
+} from '../payments/server/identified-answers.ts';
+import { REDELIVERY_WINDOW_MS } from '../payments/server/undelivered.ts';
 import { luaScript, type SharedStore } from './connection.ts';
 
 /** KEYS[1] record; ARGV binding, token, lease ms. Returns the kind, and the answer when answered. */

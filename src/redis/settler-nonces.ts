@@ -23,9 +23,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { keepRenewed, LEASE_MS } from '../payments/lock-lease.ts';
-import { SETTLEMENT_MAX_MS } from '../payments/settlement.ts';
-import type { SettlerNoncesFor } from '../payments/settler-nonces.ts';
+import { keepRenewed, LEASE_MS } from '../payments/server/lock-lease.ts';
+import { SETTLEMENT_MAX_MS } from '../payments/facilitator/settlement.ts';
+import type { SettlerNoncesFor } from '../payments/facilitator/settler-nonces.ts';
 import { luaScript, releaseIfHeld, renewIfHeld, type SharedStore } from './connection.ts';
 
 /** A remembered next nonce older than this is left to the chain's count again. */

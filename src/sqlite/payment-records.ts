@@ -20,14 +20,14 @@ import {
   IDENTIFIED_LEASE_MS,
   type IdentifiedAnswers,
   type StoredAnswer,
-} from '../payments/identified-answers.ts';
+} from '../payments/server/identified-answers.ts';
 import {
   claimOf,
   REDELIVERY_WINDOW_MS,
   SETTLING_RECORD_MS,
   signatureDigest,
   type Undelivered,
-} from '../payments/undelivered.ts';
+} from '../payments/server/undelivered.ts';
 
 export const PAYMENTS_DB_FILE_NAME = 'payments.db';
 

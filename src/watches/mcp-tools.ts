@@ -12,7 +12,7 @@ import { PROBLEM_CODES } from '../http/problems.ts';
 import { PAYMENT_META_KEY, paidOutcomeResult, readToolPayment } from '../mcp/paid-tool.ts';
 import { problemResult, refusedResult, successResult } from '../mcp/tool-result.ts';
 import { paidOutputSchema, withCachedJsonSchema } from '../mcp/tool-schemas.ts';
-import { PAYMENT_UNAVAILABLE } from '../payments/payment-problem.ts';
+import { PAYMENT_UNAVAILABLE } from '../payments/server/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
 import { eventSeqOf } from './model.ts';
 import { authorizationOfPayload } from './payment-signature.ts';

@@ -8,9 +8,10 @@ import { declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { z } from 'zod';
 import { EXAMPLE_DOMAIN, WATCHES_ROUTE, type WatchOperation, watchOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
-import type { PaymentTerms, PaymentTransport } from '../payments/payment-terms.ts';
-import { toolResourceUrl } from '../payments/payment-terms.ts';
-import { MAX_TIMEOUT_SECONDS, USDC_EIP712_DOMAIN } from '../payments/resource-server.ts';
+import type { PaymentTerms, PaymentTransport } from '../payments/server/payment-terms.ts';
+import { toolResourceUrl } from '../payments/server/payment-terms.ts';
+import { MAX_TIMEOUT_SECONDS } from '../payments/exact-authorization.ts';
+import { USDC_EIP712_DOMAIN } from '../payments/server/resource-server.ts';
 import { watchInputShape } from './schemas.ts';
 import { watchPriceAtomic } from './pricing.ts';
 

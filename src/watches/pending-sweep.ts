@@ -12,9 +12,9 @@
  * events raised once) and removal takes only a watch still pending.
  */
 import type { Logger } from 'pino';
-import type { ChainView } from '../payments/chain-view.ts';
-import { PAID_CALL_MAX_MS } from '../payments/identified-answers.ts';
-import { EXPIRY_MARGIN_MS } from '../payments/settlement.ts';
+import type { ChainView } from '../payments/chain/chain-view.ts';
+import { PAID_CALL_MAX_MS } from '../payments/server/identified-answers.ts';
+import { EXPIRY_MARGIN_MS } from '../payments/facilitator/settlement.ts';
 import type { PendingPayment, WatchRecord } from './model.ts';
 import type { WatchService, WatchStore } from './ports.ts';
 

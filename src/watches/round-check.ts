@@ -3,14 +3,14 @@
  * worker (a claim, an instance of a fleet) holds them. The first worker to want a domain takes its
  * lease, checks it and publishes the outcome for the round's window; a worker that finds the lease
  * held waits for that outcome instead of checking again. A holder that dies (`kill -9`) leaves a
- * lease that ends within `LEASE_MS` (`src/payments/lock-lease.ts`), and a waiter then takes it and
+ * lease that ends within `LEASE_MS` (`src/payments/server/lock-lease.ts`), and a waiter then takes it and
  * checks itself. The scheduler does not know: this is a `WatchCheck` like any other.
  */
 import { z } from 'zod';
 import { CHECK_BUDGET_MS } from '../checks/check-budget.ts';
 import type { RunOutcome } from '../checks/outcome.ts';
 import { type SiteHealthResult, siteHealthResultSchema } from '../checks/site-health/result.ts';
-import type { InFlightLock } from '../payments/in-flight-lock.ts';
+import type { InFlightLock } from '../payments/server/in-flight-lock.ts';
 import type { SharedAnswers } from '../sources/cache.ts';
 import type { SourceFailureCode } from '../sources/failure.ts';
 import type { WatchCheck } from './ports.ts';
@@ -44,7 +44,7 @@ export interface RoundBoard {
   outcomes: SharedAnswers;
   /**
    * A domain's single flight: a lease its holder keeps renewed, ending within `LEASE_MS` of the
-   * holder's death (`src/payments/lock-lease.ts`). Rejects when the board cannot be asked.
+   * holder's death (`src/payments/server/lock-lease.ts`). Rejects when the board cannot be asked.
    */
   leases: InFlightLock;
 }

@@ -10,7 +10,7 @@ import type { Config } from '../config.ts';
 import type { RequestLogVariables } from '../http/hygiene/request-log.ts';
 import { replyJson } from '../http/hygiene/standard-headers.ts';
 import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
-import type { PaymentGate } from '../payments/gate.ts';
+import type { PaymentGate } from '../http/payment-gate.ts';
 import type { Payments } from '../payments/payments.ts';
 import { eventSeqOf } from './model.ts';
 import { authorizationOfHeader } from './payment-signature.ts';

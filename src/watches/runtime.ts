@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { normalizeDomain } from '../domain/normalize.ts';
-import type { ChainView } from '../payments/chain-view.ts';
+import type { ChainView } from '../payments/chain/chain-view.ts';
 import type { WatchMetrics } from './metrics.ts';
 import type { WatchStatus } from './model.ts';
 import { createPendingSweep, SWEEP_EVERY_MS, sweepEvery } from './pending-sweep.ts';

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorker, type WorkerBundle } from '../../scripts/local-edge.ts';
 import { loadConfig } from '../../src/config.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createService } from '../../src/service.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { type ServedApp, serveApp } from '../support/serve-app.ts';

@@ -13,7 +13,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { LocalChain } from '../../src/payments/local-chain.ts';
+import type { LocalChain } from '../../src/payments/chain/local-chain.ts';
 import type { EdgeService } from '../world/edge-service.ts';
 import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-world.ts';
 import type { World } from '../world/index.ts';

@@ -18,7 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorker, type WorkerBundle } from '../../scripts/local-edge.ts';
 import { paidOperations, usdToAtomic } from '../../src/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createService } from '../../src/service.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { storeWatchRuntime } from '../../src/watches/runtime.ts';

@@ -11,8 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createPublicClient, http, keccak256 } from 'viem';
 import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
-import { baseChainAt } from '../../src/payments/base-chain.ts';
-import { LEASE_MS } from '../../src/payments/lock-lease.ts';
+import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
+import { LEASE_MS } from '../../src/payments/server/lock-lease.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import type { SelfSettlingService, SettlementWorld } from '../world/self-settling-service.ts';
 

@@ -9,7 +9,7 @@ import {
 } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { paidOperations, usdToAtomic } from '../../src/catalog.ts';
-import { MAX_TIMEOUT_SECONDS } from '../../src/payments/resource-server.ts';
+import { MAX_TIMEOUT_SECONDS } from '../../src/payments/exact-authorization.ts';
 import { type PaidService, startPaidService } from '../world/paid-service.ts';
 
 let service: PaidService;

@@ -15,7 +15,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorker } from '../../scripts/local-edge.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { callTool, type PaidMcpService, startPaidMcpService } from '../world/mcp-service.ts';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PAID_CALL_MAX_MS } from '../../src/payments/identified-answers.ts';
+import { PAID_CALL_MAX_MS } from '../../src/payments/server/identified-answers.ts';
 import { authorizationOfHeader } from '../../src/watches/payment-signature.ts';
 import { SWEEP_EVERY_MS } from '../../src/watches/pending-sweep.ts';
 import { watchPriceAtomic } from '../../src/watches/pricing.ts';
@@ -206,7 +206,12 @@ describe('one instance with its SQLite store, killed after its settlement reache
     const fleet: Fleet = {
       settlement,
       settlerPrivateKey: generatePrivateKey(),
-      env: { WATCH_DB_PATH: join(mkdtempSync(join(dir, 'retry-')), 'watches.db'), ...WATCH_ENV },
+      // The restarted process listens on another port: the public URL (what payments are signed for) stays.
+      env: {
+        WATCH_DB_PATH: join(mkdtempSync(join(dir, 'retry-')), 'watches.db'),
+        PUBLIC_BASE_URL: 'https://checks.example.test',
+        ...WATCH_ENV,
+      },
     };
     const payer = await settlement.newPayer(FUNDS);
     const request = buying('healthy-shop.com');

@@ -20,7 +20,7 @@ import { isFreeWork } from '../../src/http/ops/free-work.ts';
 import { peerClient } from '../../src/ops/client-address.ts';
 import { memoryRateBuckets, RATE_LIMIT_MAX_CLIENTS } from '../../src/ops/rate-buckets.ts';
 import { createRateLimiter, type RateLimiter } from '../../src/http/ops/rate-limit.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createPayments, type Payments } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../world/check-upstream.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
@@ -253,14 +253,18 @@ describe('free-work limit store', () => {
       buckets,
     });
     const app = limitedApp(limiter).get('/', (c) => c.text('ok'));
+    const addressOf = (i: number) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
     for (let i = 0; i < 100_000; i += 1) {
-      const address = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
-      const res = await app.request('/', {}, from(address));
+      const res = await app.request('/', {}, from(addressOf(i)));
       expect(res.status).toBe(200);
     }
-    expect(buckets.size).toBe(RATE_LIMIT_MAX_CLIENTS);
-    // The newest address still has its bucket: a second call from it is limited.
-    expect((await app.request('/', {}, from('10.1.134.159'))).status).toBe(429);
+    // The newest address and the oldest of the last RATE_LIMIT_MAX_CLIENTS still have their buckets:
+    // a second call from them is limited; the one before those was forgotten and starts full.
+    expect((await app.request('/', {}, from(addressOf(99_999)))).status).toBe(429);
+    expect((await app.request('/', {}, from(addressOf(100_000 - RATE_LIMIT_MAX_CLIENTS)))).status).toBe(429);
+    expect((await app.request('/', {}, from(addressOf(100_000 - RATE_LIMIT_MAX_CLIENTS - 1)))).status).toBe(
+      200,
+    );
   }, 60_000);
 
   it('takes from an asynchronous store, and lets free work through (saying so once) while the store fails', async () => {

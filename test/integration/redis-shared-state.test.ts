@@ -7,9 +7,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LEASE_MS } from '../../src/payments/lock-lease.ts';
-import type { SettlerNonces } from '../../src/payments/settler-nonces.ts';
-import { REDELIVERY_WINDOW_MS } from '../../src/payments/undelivered.ts';
+import { LEASE_MS } from '../../src/payments/server/lock-lease.ts';
+import type { SettlerNonces } from '../../src/payments/facilitator/settler-nonces.ts';
+import { REDELIVERY_WINDOW_MS } from '../../src/payments/server/undelivered.ts';
 import { redisAuthorizations } from '../../src/redis/authorizations.ts';
 import {
   connectSharedStore,
@@ -191,7 +191,6 @@ describe("one settler wallet's nonces across instances", () => {
     const wallet = freshWallet();
     const [a, b] = stores.map((store) =>
       redisSettlerNonces(store, logger)(wallet, {
-        client: undefined as never,
         pendingNonce: chain.pending,
         fill: (nonce) => chain.broadcast(filler(nonce)),
       }),

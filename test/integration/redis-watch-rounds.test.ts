@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { LEASE_MS } from '../../src/payments/lock-lease.ts';
+import { LEASE_MS } from '../../src/payments/server/lock-lease.ts';
 import { redisAuthorizations } from '../../src/redis/authorizations.ts';
 import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redis/connection.ts';
 import { redisRoundBoard } from '../../src/redis/watch-rounds.ts';

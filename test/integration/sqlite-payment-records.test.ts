@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SettleResponse } from '@x402/core/types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IDENTIFIED_LEASE_MS } from '../../src/payments/identified-answers.ts';
-import { REDELIVERY_WINDOW_MS, SETTLING_RECORD_MS } from '../../src/payments/undelivered.ts';
+import { IDENTIFIED_LEASE_MS } from '../../src/payments/server/identified-answers.ts';
+import { REDELIVERY_WINDOW_MS, SETTLING_RECORD_MS } from '../../src/payments/server/undelivered.ts';
 import {
   openSqlitePaymentRecords,
   PaymentRecordsFull,

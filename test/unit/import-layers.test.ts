@@ -7,11 +7,15 @@ import { layers } from '../../eslint.layers.ts';
 const root = join(import.meta.dirname, '../..');
 const eslint = new ESLint({ cwd: root });
 
-/** The messages ESLint gives `code` as if it were the file `filePath` (which need not exist). */
-async function layerErrors(filePath: string, code: string): Promise<string[]> {
+/** The messages of `rule` ESLint gives `code` as if it were the file `filePath` (which need not exist). */
+async function layerErrors(
+  filePath: string,
+  code: string,
+  rule = 'import-x/no-restricted-paths',
+): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: join(root, filePath) });
   return (result?.messages ?? [])
-    .filter((message) => message.ruleId === 'import-x/no-restricted-paths')
+    .filter((message) => message.ruleId === rule)
     .map((message) => message.message);
 }
 
@@ -77,9 +81,34 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
       'ops sits below http vocabulary',
     ],
     [
-      'src/payments/fixture.ts',
-      "export { createApp } from '../http/app.ts';",
-      'payments sits below transports',
+      'src/payments/server/fixture.ts',
+      "export { createApp } from '../../http/app.ts';",
+      'payment server sits below transports',
+    ],
+    [
+      'src/payments/server/fixture.ts',
+      "export type { Payments } from '../payments.ts';",
+      'payment server sits below payments composition',
+    ],
+    [
+      'src/payments/facilitator/fixture.ts',
+      "export { createPaidCall } from '../server/paid-call.ts';",
+      'payment facilitator sits below payment server',
+    ],
+    [
+      'src/payments/chain/fixture.ts',
+      "export type { Settle } from '../facilitator/settlement.ts';",
+      'payment authorization and chain sits below payment facilitator',
+    ],
+    [
+      'src/payments/server/fixture.ts',
+      "export { createFacilitator } from '../facilitator/facilitator.ts';",
+      'src/payments/server/ reaches src/payments/facilitator/ only through settlement.ts',
+    ],
+    [
+      'src/payments/server/fixture.ts',
+      "export type { BroadcastJournal } from '../facilitator/broadcast-journal.ts';",
+      'src/payments/server/ reaches src/payments/facilitator/ only through settlement.ts',
     ],
     [
       'src/http/fixture.ts',
@@ -96,11 +125,35 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
   it.each([
     ['src/checks/fixture.ts', "export type { ValidDomain } from '../domain/normalize.ts';"],
     ['src/sources/fixture.ts', "export { createBreakerBoard } from './breaker.ts';"],
-    ['src/payments/fixture.ts', "export { sendProblem } from '../http/problems.ts';"],
+    ['src/payments/server/fixture.ts', "export { sendProblem } from '../../http/problems.ts';"],
+    ['src/payments/server/fixture.ts', "export type { Settle } from '../facilitator/settlement.ts';"],
+    ['src/payments/facilitator/fixture.ts', "export { baseChainAt } from '../chain/base-chain.ts';"],
+    ['src/payments/fixture.ts', "export { createFacilitator } from './facilitator/facilitator.ts';"],
     ['src/http/fixture.ts', "export type { Payments } from '../payments/payments.ts';"],
     ['src/edge/fixture.ts', "export { createApp } from '../http/app.ts';"],
   ])('%s: %s is allowed', async (file, code) => {
     expect(await layerErrors(file, code)).toEqual([]);
+  });
+
+  it.each([
+    ['src/payments/server/fixture.ts', "import type { Context } from 'hono';"],
+    ['src/payments/facilitator/fixture.ts', "export { Hono } from 'hono';"],
+    ['src/payments/fixture.ts', "export { streamSSE } from 'hono/streaming';"],
+    ['src/payments/server/fixture.ts', "export type { CallToolResult } from '@modelcontextprotocol/server';"],
+  ])('%s: %s is refused (payments speak no transport)', async (file, code) => {
+    const errors = await layerErrors(file, code, 'no-restricted-imports');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('speak no transport');
+  });
+
+  it('lets the HTTP adapter of payments import Hono', async () => {
+    expect(
+      await layerErrors(
+        'src/http/fixture.ts',
+        "import type { Context } from 'hono';",
+        'no-restricted-imports',
+      ),
+    ).toEqual([]);
   });
 
   it('places every module of src/ in exactly one layer', () => {

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { CheckRunners, PaidOperationId } from '../../src/catalog.ts';
 import type { RunOutcome } from '../../src/checks/outcome.ts';
 import type { ValidDomain } from '../../src/domain/normalize.ts';
-import { outputExampleFor } from '../../src/payments/output-examples.ts';
+import { outputExampleFor } from '../../src/payments/server/output-examples.ts';
 import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 
 export interface CheckUpstream extends LoopbackServer {

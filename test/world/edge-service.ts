@@ -7,8 +7,8 @@
 import { createTestClient, http } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { type LocalEdge, startLocalEdge, type WorkerBundle } from '../../scripts/local-edge.ts';
-import { baseChainAt } from '../../src/payments/base-chain.ts';
-import type { LocalChain } from '../../src/payments/local-chain.ts';
+import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
+import type { LocalChain } from '../../src/payments/chain/local-chain.ts';
 import type { World } from './index.ts';
 import { onFreePorts } from './service-process.ts';
 

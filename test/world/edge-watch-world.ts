@@ -4,7 +4,7 @@
  * webhook receiver on loopback.
  */
 import { buildWorker } from '../../scripts/local-edge.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { type EdgeService, startEdgeService } from './edge-service.ts';
 import { type HoldingWebhookReceiver, startHoldingWebhookReceiver } from './holding-webhook-receiver.ts';
 import { startWorld, type World } from './index.ts';

@@ -15,15 +15,15 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { x402Client } from '@x402/core/client';
 import type { FacilitatorClient } from '@x402/core/server';
-import type { Facilitator } from '../../src/payments/facilitator.ts';
+import type { Facilitator } from '../../src/payments/facilitator/facilitator.ts';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { pino } from 'pino';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
-import { createFacilitator } from '../../src/payments/facilitator.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { createFacilitator } from '../../src/payments/facilitator/facilitator.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createPayments } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from './check-upstream.ts';
 

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createPayments, type SharedPaymentState } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from './check-upstream.ts';
 import { clientFor, payingFetchFor } from './payer-client.ts';

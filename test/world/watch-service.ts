@@ -15,8 +15,8 @@ import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 
 import type { SiteHealthResult } from '../../src/checks/site-health/result.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
-import { type LocalChain, startLocalChain } from '../../src/payments/local-chain.ts';
-import { outputExampleFor } from '../../src/payments/output-examples.ts';
+import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
+import { outputExampleFor } from '../../src/payments/server/output-examples.ts';
 import { createPayments } from '../../src/payments/payments.ts';
 import {
   createNodeTransport,

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { artifactUrl, CONTRACT_NAMES, renderArtifacts } from '../../../scripts/compile-contracts.ts';
-import { TEST_USDC_ABI } from '../../../src/payments/local-contracts.ts';
+import { TEST_USDC_ABI } from '../../../src/payments/chain/local-contracts.ts';
 
 interface AbiEntry {
   type: string;

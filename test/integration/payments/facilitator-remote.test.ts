@@ -5,7 +5,7 @@
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config.ts';
-import { createFacilitatorClient } from '../../../src/payments/facilitator.ts';
+import { createFacilitatorClient } from '../../../src/payments/facilitator/facilitator.ts';
 import { FAKE_TX_HASH, type FakeFacilitator, startFakeFacilitator } from '../../world/facilitator.ts';
 
 const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';

@@ -12,9 +12,9 @@ import { createPublicClient, createTestClient, http, parseEther } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
-import { baseChainAt } from '../../../src/payments/base-chain.ts';
-import { createFacilitatorClient } from '../../../src/payments/facilitator.ts';
-import { type LocalChain, startLocalChain } from '../../../src/payments/local-chain.ts';
+import { baseChainAt } from '../../../src/payments/chain/base-chain.ts';
+import { createFacilitatorClient } from '../../../src/payments/facilitator/facilitator.ts';
+import { type LocalChain, startLocalChain } from '../../../src/payments/chain/local-chain.ts';
 
 const PRICE_ATOMIC = 10_000n; // $0.01 in USDC atomic units
 const CONCURRENT_SETTLEMENTS = 20;

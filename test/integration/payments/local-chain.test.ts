@@ -4,18 +4,18 @@
  */
 import { createPublicClient, encodeFunctionData, http, type PublicClient, parseAbi } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseChainAt } from '../../../src/payments/base-chain.ts';
+import { baseChainAt } from '../../../src/payments/chain/base-chain.ts';
 import {
   anvilBinaryPath,
   DEMO_PAYER_FUNDS_ATOMIC,
   type LocalChain,
   startLocalChain,
-} from '../../../src/payments/local-chain.ts';
+} from '../../../src/payments/chain/local-chain.ts';
 import {
   BASE_USDC_ADDRESS,
   MULTICALL3_ADDRESS,
   TEST_USDC_ABI,
-} from '../../../src/payments/local-contracts.ts';
+} from '../../../src/payments/chain/local-contracts.ts';
 import { startLoopbackServer } from '../../world/loopback-server.ts';
 
 const MULTICALL3_ABI = parseAbi([

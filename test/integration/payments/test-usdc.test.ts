@@ -18,9 +18,9 @@ import {
 } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseChainAt } from '../../../src/payments/base-chain.ts';
-import { type LocalChain, startLocalChain } from '../../../src/payments/local-chain.ts';
-import { BASE_USDC_ADDRESS, TEST_USDC_ABI } from '../../../src/payments/local-contracts.ts';
+import { baseChainAt } from '../../../src/payments/chain/base-chain.ts';
+import { type LocalChain, startLocalChain } from '../../../src/payments/chain/local-chain.ts';
+import { BASE_USDC_ADDRESS, TEST_USDC_ABI } from '../../../src/payments/chain/local-contracts.ts';
 
 // secp256k1 group order n (SEC 2 §2.4.1): s and n - s both verify, only s <= n/2 is canonical.
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

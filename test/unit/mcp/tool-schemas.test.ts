@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { paidOperations } from '../../../src/catalog.ts';
 import { paidOutputSchema } from '../../../src/mcp/tool-schemas.ts';
-import { outputExampleFor } from '../../../src/payments/output-examples.ts';
+import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
 
 const challenge = {
   x402Version: 2,

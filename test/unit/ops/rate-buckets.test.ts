@@ -3,20 +3,31 @@
  * could say yes (a flood from one refused client does not reach it again before a token is due).
  */
 import { describe, expect, it } from 'vitest';
-import { memoryRateBuckets, type RateBuckets, rememberRefusals } from '../../../src/ops/rate-buckets.ts';
+import {
+  type BucketTake,
+  memoryRateBuckets,
+  type RateBuckets,
+  rememberRefusals,
+} from '../../../src/ops/rate-buckets.ts';
 
 const PER_MS = 1 / 1_000; // one token a second
+
+/** `take`'s answer, which must have come at once (no `Promise`): free requests take no asynchronous step. */
+function atOnce(take: BucketTake | Promise<BucketTake>): BucketTake {
+  expect(take).not.toBeInstanceOf(Promise);
+  return take as BucketTake;
+}
 
 describe('memoryRateBuckets', () => {
   it('starts full, refills with time up to the burst, and ignores a clock that went back', () => {
     const buckets = memoryRateBuckets();
-    const takes = [0, 0, 0, 0].map(() => buckets.take('a', 3, PER_MS, 10_000));
+    const takes = [0, 0, 0, 0].map(() => atOnce(buckets.take('a', 3, PER_MS, 10_000)));
     expect(takes.map((take) => take.allowed)).toEqual([true, true, true, false]);
     expect(takes.at(-1)?.tokens).toBe(0);
-    expect(buckets.take('a', 3, PER_MS, 9_000)).toEqual({ allowed: false, tokens: 0 });
-    expect(buckets.take('a', 3, PER_MS, 11_500)).toEqual({ allowed: true, tokens: 0.5 });
-    expect(buckets.take('a', 3, PER_MS, 100_000)).toEqual({ allowed: true, tokens: 2 });
-    expect(buckets.take('b', 3, PER_MS, 11_500)).toEqual({ allowed: true, tokens: 2 });
+    expect(atOnce(buckets.take('a', 3, PER_MS, 9_000))).toEqual({ allowed: false, tokens: 0 });
+    expect(atOnce(buckets.take('a', 3, PER_MS, 11_500))).toEqual({ allowed: true, tokens: 0.5 });
+    expect(atOnce(buckets.take('a', 3, PER_MS, 100_000))).toEqual({ allowed: true, tokens: 2 });
+    expect(atOnce(buckets.take('b', 3, PER_MS, 11_500))).toEqual({ allowed: true, tokens: 2 });
   });
 });
 
@@ -56,8 +67,7 @@ describe('rememberRefusals', () => {
 
   it('stays synchronous over a synchronous store', () => {
     const buckets = rememberRefusals(memoryRateBuckets());
-    const answers = [0, 1, 2].map(() => buckets.take('a', 1, PER_MS, 0));
-    expect(answers.map((answer) => answer instanceof Promise)).toEqual([false, false, false]);
-    expect(answers.map((answer) => (answer as { allowed: boolean }).allowed)).toEqual([true, false, false]);
+    const answers = [0, 1, 2].map(() => atOnce(buckets.take('a', 1, PER_MS, 0)));
+    expect(answers.map((answer) => answer.allowed)).toEqual([true, false, false]);
   });
 });

@@ -2,7 +2,7 @@
 import type { PaymentPayload } from '@x402/core/types';
 import { describe, expect, it } from 'vitest';
 import { authorizationKey, exactAuthorizationOf } from '../../../src/payments/exact-authorization.ts';
-import { createInFlightLock } from '../../../src/payments/in-flight-lock.ts';
+import { createInFlightLock } from '../../../src/payments/server/in-flight-lock.ts';
 
 const FROM = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
 const NONCE = `0x${'AB'.repeat(32)}`;

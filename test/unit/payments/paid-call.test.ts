@@ -2,18 +2,21 @@
  * The transport-neutral paid call on hand-written fakes of the resource server and the settlement:
  * what is settled, when, and the one-time claim of a paid result that never reached its client.
  */
-import type { x402ResourceServer } from '@x402/core/server';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../../src/checks/outcome.ts';
 import { createLifecycle, type Lifecycle } from '../../../src/lifecycle.ts';
 import { noMetrics } from '../../../src/ops/metrics.ts';
-import { createInFlightLock } from '../../../src/payments/in-flight-lock.ts';
-import { createPaidCall, type PaidCallRequest } from '../../../src/payments/paid-call.ts';
-import type { PaymentTerms } from '../../../src/payments/payment-terms.ts';
-import type { Settle } from '../../../src/payments/settlement.ts';
-import { createUndelivered, type Undelivered } from '../../../src/payments/undelivered.ts';
+import { createInFlightLock } from '../../../src/payments/server/in-flight-lock.ts';
+import {
+  createPaidCall,
+  type PaidCallDeps,
+  type PaidCallRequest,
+} from '../../../src/payments/server/paid-call.ts';
+import type { PaymentTerms } from '../../../src/payments/server/payment-terms.ts';
+import type { Settle } from '../../../src/payments/facilitator/settlement.ts';
+import { createUndelivered, type Undelivered } from '../../../src/payments/server/undelivered.ts';
 
 const requirements = {
   scheme: 'exact',
@@ -53,18 +56,20 @@ function payment(nonce: string) {
 let events: string[];
 let lifecycle: Lifecycle;
 /** A resource server that admits every payment, recording each verification in `events`. */
-const resourceServer = {
+const resourceServer: PaidCallDeps['resourceServer'] = {
   validateExtensions: () => ({ valid: true }),
   findMatchingRequirements: () => requirements,
   verifyPayment: async () => {
     events.push('verify');
     return { isValid: true, payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' };
   },
-  createPaymentRequiredResponse: async (_r: unknown, _res: unknown, error: string) => ({
+  createPaymentRequiredResponse: async (accepts, resource, error) => ({
     x402Version: 2,
     error,
+    resource,
+    accepts,
   }),
-} as unknown as x402ResourceServer;
+};
 let paidCall: ReturnType<typeof createPaidCall>;
 
 beforeEach(() => {

@@ -17,15 +17,18 @@ import {
   createIdentifiedAnswers,
   IDENTIFIED_LEASE_MS,
   type IdentifiedAnswers,
-} from '../../../src/payments/identified-answers.ts';
-import type { PaidCall, PaidCallOutcome, PaidCallRequest } from '../../../src/payments/paid-call.ts';
+} from '../../../src/payments/server/identified-answers.ts';
+import type { PaidCall, PaidCallOutcome, PaidCallRequest } from '../../../src/payments/server/paid-call.ts';
 import {
   bindingOf,
   readPaymentIdentifier,
   withPaymentIdentifiers,
-} from '../../../src/payments/payment-identifier.ts';
-import { PAYMENT_IDENTIFIER_DECLARATION, type PaymentTerms } from '../../../src/payments/payment-terms.ts';
-import { REDELIVERY_WINDOW_MS } from '../../../src/payments/undelivered.ts';
+} from '../../../src/payments/server/payment-identifier.ts';
+import {
+  PAYMENT_IDENTIFIER_DECLARATION,
+  type PaymentTerms,
+} from '../../../src/payments/server/payment-terms.ts';
+import { REDELIVERY_WINDOW_MS } from '../../../src/payments/server/undelivered.ts';
 
 const ACCEPTED: PaymentRequirements = {
   scheme: 'exact',

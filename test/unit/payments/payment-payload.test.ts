@@ -8,7 +8,7 @@ import {
   exactPayloadProblem,
   readPaymentPayload,
   resourceProblem,
-} from '../../../src/payments/payment-payload.ts';
+} from '../../../src/payments/server/payment-payload.ts';
 
 const authorization = {
   from: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',

@@ -3,16 +3,17 @@ import type { PaymentOption } from '@x402/core/http';
 import { describe, expect, it } from 'vitest';
 import { paidOperations } from '../../../src/catalog.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { outputExampleFor } from '../../../src/payments/output-examples.ts';
+import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
 import { CHECK_BUDGET_MS } from '../../../src/checks/check-budget.ts';
-import { RECEIPT_WAIT_MS } from '../../../src/payments/facilitator.ts';
-import { MAX_TIMEOUT_SECONDS, paymentRequirementsFor } from '../../../src/payments/resource-server.ts';
+import { RECEIPT_WAIT_MS } from '../../../src/payments/facilitator/facilitator.ts';
+import { MAX_TIMEOUT_SECONDS } from '../../../src/payments/exact-authorization.ts';
+import { paymentRequirementsFor } from '../../../src/payments/server/resource-server.ts';
 import {
   CLOCK_SKEW_ALLOWANCE_S,
   EXPIRY_MARGIN_MS,
   SETTLEMENT_DEADLINE_MS,
   SETTLEMENT_MAX_MS,
-} from '../../../src/payments/settlement.ts';
+} from '../../../src/payments/facilitator/settlement.ts';
 
 const PAY_TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 const config = loadConfig({

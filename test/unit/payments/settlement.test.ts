@@ -4,7 +4,6 @@
  * records every question. The same paths run against a real chain behind a fault-injecting RPC
  * proxy in the e2e suites; here each branch is pinned down with an injected clock.
  */
-import type { x402ResourceServer } from '@x402/core/server';
 import {
   type PaymentPayload,
   type PaymentRequirements,
@@ -12,10 +11,14 @@ import {
   type SettleResponse,
 } from '@x402/core/types';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createBroadcastJournal } from '../../../src/payments/broadcast-journal.ts';
-import type { ChainView, ReceiptStatus } from '../../../src/payments/chain-view.ts';
-import { tracked } from '../../../src/payments/rpc-faults.ts';
-import { createSettlement, EXPIRY_MARGIN_MS } from '../../../src/payments/settlement.ts';
+import { createBroadcastJournal } from '../../../src/payments/facilitator/broadcast-journal.ts';
+import type { ChainView, ReceiptStatus } from '../../../src/payments/chain/chain-view.ts';
+import { tracked } from '../../../src/payments/chain/rpc-faults.ts';
+import {
+  createSettlement,
+  EXPIRY_MARGIN_MS,
+  type SettlementDeps,
+} from '../../../src/payments/facilitator/settlement.ts';
 
 const NETWORK = 'eip155:8453';
 const ASSET = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -80,12 +83,12 @@ function settlementWith(
   answer: () => Promise<SettleResponse>,
   { withChain = true, withJournal = true, broadcast = false } = {},
 ) {
-  const resourceServer = {
+  const resourceServer: SettlementDeps['resourceServer'] = {
     settlePayment: async () => {
       if (broadcast) journal.record(KEY, { hash: HASH, raw: RAW, nonce: 7 });
       return answer();
     },
-  } as unknown as x402ResourceServer;
+  };
   return createSettlement({
     resourceServer,
     network: NETWORK,

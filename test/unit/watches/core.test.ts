@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import type { SiteHealthResult } from '../../../src/checks/site-health/result.ts';
-import { outputExampleFor } from '../../../src/payments/output-examples.ts';
+import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
 import { conditionChange, conditionsOf, lifetimeLow } from '../../../src/watches/conditions.ts';
 import { deliveriesFor, judgeAttempt } from '../../../src/watches/delivery.ts';
 import { activate, advance, cancel, eventSeqOf, newWatch } from '../../../src/watches/model.ts';

@@ -5,8 +5,8 @@
  */
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { PAID_CALL_MAX_MS } from '../../../src/payments/identified-answers.ts';
-import { EXPIRY_MARGIN_MS } from '../../../src/payments/settlement.ts';
+import { PAID_CALL_MAX_MS } from '../../../src/payments/server/identified-answers.ts';
+import { EXPIRY_MARGIN_MS } from '../../../src/payments/facilitator/settlement.ts';
 import { activate, type PendingPayment, type WatchRecord } from '../../../src/watches/model.ts';
 import {
   createPendingSweep,

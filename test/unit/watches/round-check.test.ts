@@ -7,8 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../../src/checks/outcome.ts';
 import type { SiteHealthResult } from '../../../src/checks/site-health/result.ts';
-import { createInFlightLock } from '../../../src/payments/in-flight-lock.ts';
-import { outputExampleFor } from '../../../src/payments/output-examples.ts';
+import { createInFlightLock } from '../../../src/payments/server/in-flight-lock.ts';
+import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
 import type { WatchCheck } from '../../../src/watches/ports.ts';
 import {
   FAILURE_KEEP_MS,

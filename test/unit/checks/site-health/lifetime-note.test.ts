@@ -4,7 +4,7 @@ import { lifetimeNote } from '../../../../src/checks/site-health/lifetime-note.t
 import { lifetimeNoteSchema } from '../../../../src/checks/site-health/result.ts';
 import { loadConfig } from '../../../../src/config.ts';
 import { buildPricing } from '../../../../src/mcp/pricing.ts';
-import { outputExampleFor } from '../../../../src/payments/output-examples.ts';
+import { outputExampleFor } from '../../../../src/payments/server/output-examples.ts';
 import { createDiscoveryApp } from '../../http/discovery/discovery-app.ts';
 
 /** What the note must say, each as a pattern one fact matches (the five first published, then the confirmed ones). */

@@ -7,22 +7,14 @@ import type { Network } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/server';
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from '@x402/extensions/bazaar';
 import { paymentIdentifierResourceServerExtension } from '@x402/extensions/payment-identifier';
-import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation, usdToAtomic } from '../catalog.ts';
-import type { Config } from '../config.ts';
+import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation, usdToAtomic } from '../../catalog.ts';
+import type { Config } from '../../config.ts';
+import { MAX_TIMEOUT_SECONDS } from '../exact-authorization.ts';
 import { outputExampleFor } from './output-examples.ts';
 import { outputSummarySchema } from './output-schema.ts';
 
 /** EIP-712 domain of USDC on Base mainnet; the test token on the local chain uses the same one (x402 `exact` scheme on EVM). */
 export const USDC_EIP712_DOMAIN = { name: 'USD Coin', version: '2' } as const;
-
-/**
- * Validity window a client signs for (`validBefore = now + maxTimeoutSeconds`): the check (≤ 12 s),
- * a settlement that normally confirms within a few 2 s blocks, the facilitator's `validBefore >= now
- * + 6 s` rule and clock skew. Kept short on purpose: once it has passed, an
- * unused authorization provably can never be used, which bounds how long an uncertain settlement
- * takes to decide (`settlement.ts`).
- */
-export const MAX_TIMEOUT_SECONDS = 45;
 
 /**
  * An `x402ResourceServer` that verifies and settles through `facilitator`, with the exact EVM server

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import type { SettleResponse } from '@x402/core/types';
 import { LRUCache } from 'lru-cache';
-import { SETTLEMENT_MAX_MS } from './settlement.ts';
+import { SETTLEMENT_MAX_MS } from '../facilitator/settlement.ts';
 
 /** How long a lost result can be claimed back. */
 export const REDELIVERY_WINDOW_MS = 10 * 60_000;

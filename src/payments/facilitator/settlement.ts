@@ -24,10 +24,13 @@ import {
   type SettleResponse,
 } from '@x402/core/types';
 import type { BroadcastJournal } from './broadcast-journal.ts';
-import type { ChainView } from './chain-view.ts';
-import { type ExactAuthorization, exactAuthorizationOf } from './exact-authorization.ts';
-import { MAX_TIMEOUT_SECONDS } from './resource-server.ts';
-import { faultScope } from './rpc-faults.ts';
+import type { ChainView } from '../chain/chain-view.ts';
+import {
+  type ExactAuthorization,
+  exactAuthorizationOf,
+  MAX_TIMEOUT_SECONDS,
+} from '../exact-authorization.ts';
+import { faultScope } from '../chain/rpc-faults.ts';
 
 /**
  * How long a settlement may take in all, reconciliation included; it runs on past this to 2 s after
@@ -59,7 +62,7 @@ export type SettlementOutcome =
   | { status: 'unavailable' };
 
 export interface SettlementDeps {
-  resourceServer: x402ResourceServer;
+  resourceServer: Pick<x402ResourceServer, 'settlePayment'>;
   network: Network;
   /** Read access to the chain; without it an inconclusive settlement cannot be reconciled. */
   chain?: ChainView;

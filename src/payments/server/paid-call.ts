@@ -1,7 +1,7 @@
 /**
  * One paid call, whatever the transport: challenge → lock the authorization → verify → run the
  * check → settle, settling only a result whose client is still there and only while the process
- * accepts settlements. HTTP (`gate.ts`) and MCP (`mcp/paid-tool.ts`) map the outcome to their wire.
+ * accepts settlements. HTTP (`http/payment-gate.ts`) and MCP (`mcp/paid-tool.ts`) map the outcome to their wire.
  */
 import type { x402ResourceServer } from '@x402/core/server';
 import {
@@ -13,17 +13,20 @@ import {
   type VerifyResponse,
 } from '@x402/core/types';
 import type { Logger } from 'pino';
-import type { RunOutcome } from '../checks/outcome.ts';
-import type { Lifecycle } from '../lifecycle.ts';
-import type { Metrics } from '../ops/metrics.ts';
-import type { ChainView } from './chain-view.ts';
-import { type ExactAuthorization, exactAuthorizationOf } from './exact-authorization.ts';
+import type { RunOutcome } from '../../checks/outcome.ts';
+import type { Lifecycle } from '../../lifecycle.ts';
+import type { Metrics } from '../../ops/metrics.ts';
+import type { ChainView } from '../chain/chain-view.ts';
+import {
+  type ExactAuthorization,
+  exactAuthorizationOf,
+  MAX_TIMEOUT_SECONDS,
+} from '../exact-authorization.ts';
 import type { InFlightLock } from './in-flight-lock.ts';
 import { exactPayloadProblem, type PaymentRead, resourceProblem } from './payment-payload.ts';
 import type { PaymentTerms } from './payment-terms.ts';
-import { faultScope } from './rpc-faults.ts';
-import { MAX_TIMEOUT_SECONDS } from './resource-server.ts';
-import { authorizationWindowTooLong, type Settle } from './settlement.ts';
+import { faultScope } from '../chain/rpc-faults.ts';
+import { authorizationWindowTooLong, type Settle } from '../facilitator/settlement.ts';
 import type { Undelivered } from './undelivered.ts';
 
 /** The SDK's reason on a first, unpaid challenge (x402 v2 specification). */
@@ -53,7 +56,11 @@ export type PaidCallOutcome =
   | { kind: 'delivered'; result: unknown; receipt: SettleResponse };
 
 export interface PaidCallDeps {
-  resourceServer: x402ResourceServer;
+  /** What a paid call asks of the resource server: the challenge, the extensions, the match and verify. */
+  resourceServer: Pick<
+    x402ResourceServer,
+    'createPaymentRequiredResponse' | 'validateExtensions' | 'findMatchingRequirements' | 'verifyPayment'
+  >;
   settle: Settle;
   lock: InFlightLock;
   undelivered: Undelivered;

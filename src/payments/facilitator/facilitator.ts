@@ -20,18 +20,18 @@ import {
 } from 'viem';
 import { LRUCache } from 'lru-cache';
 import { privateKeyToAccount } from 'viem/accounts';
-import type { Config } from '../config.ts';
-import { baseChainAt } from './base-chain.ts';
+import type { Config } from '../../config.ts';
+import { baseChainAt } from '../chain/base-chain.ts';
 import { type BroadcastJournal, createBroadcastJournal } from './broadcast-journal.ts';
-import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from './chain-view.ts';
-import type { LocalChain } from './local-chain.ts';
-import { authorizationKey } from './exact-authorization.ts';
-import { tracked } from './rpc-faults.ts';
+import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from '../chain/chain-view.ts';
+import type { LocalChain } from '../chain/local-chain.ts';
+import { authorizationKey } from '../exact-authorization.ts';
+import { tracked } from '../chain/rpc-faults.ts';
 import {
-  nonceManagerFor,
   processNonces,
   type SettlerNonces,
   type SettlerNoncesFor,
+  type SignedTransaction,
 } from './settler-nonces.ts';
 
 // The local chain mines each transaction at once; poll its receipts often rather than every second.
@@ -128,10 +128,7 @@ interface InProcessOptions {
  */
 export function createInProcessFacilitator(options: InProcessOptions): Facilitator {
   const { network, rpcUrl, settlerPrivateKey, receiptPollMs = SELF_RECEIPT_POLL_MS } = options;
-  const nonceManager = nonceManagerFor(rpcUrl);
-  // The account's own manager numbers what viem sends itself (`sendTransaction`); settlements take
-  // their nonces from `nonces`, which is the same manager unless instances share a store.
-  const account = privateKeyToAccount(settlerPrivateKey, { nonceManager });
+  const account = privateKeyToAccount(settlerPrivateKey);
   const chain = baseChainAt(rpcUrl);
   const wallet = createWalletClient({
     account,
@@ -140,61 +137,58 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     pollingInterval: receiptPollMs,
   }).extend(publicActions);
   const broadcasts = createBroadcastJournal();
-  const nonces = (options.nonces ?? processNonces(nonceManager))(
+
+  /** `request` from the settler, with its fees, gas and type; the nonce is taken apart. */
+  const prepare = (request: { to: `0x${string}`; data?: `0x${string}`; value?: bigint }) =>
+    wallet.prepareTransactionRequest({
+      account,
+      chain,
+      ...request,
+      // The chain id is known; the nonce is taken last, once nothing that can fail stands between
+      // it and the send.
+      chainId: chain.id,
+      parameters: ['fees', 'gas', 'type'],
+    });
+  // Signed by the account itself: the wallet action would ask the node for its chain id again.
+  const signAt = (prepared: Awaited<ReturnType<typeof prepare>>, nonce: number) =>
+    account.signTransaction({ ...prepared, nonce } as Parameters<typeof account.signTransaction>[0]);
+  const sendRaw = (signed: SignedTransaction) => wallet.sendRawTransaction({ serializedTransaction: signed });
+
+  // One nonce sequence per settler: concurrent settlements never share one.
+  const nonces = (options.nonces ?? processNonces(rpcUrl))(
     { address: account.address, chainId: chain.id },
     {
-      client: wallet,
       pendingNonce: () => wallet.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-      async fill(nonce) {
-        const prepared = await wallet.prepareTransactionRequest({
-          account,
-          chain,
-          to: account.address,
-          value: 0n,
-          chainId: chain.id,
-          parameters: ['fees', 'gas', 'type'],
-        });
-        const signed = await account.signTransaction({ ...prepared, nonce } as Parameters<
-          typeof account.signTransaction
-        >[0]);
-        return wallet.sendRawTransaction({ serializedTransaction: signed });
-      },
+      fill: async (nonce) => sendRaw(await signAt(await prepare({ to: account.address, value: 0n }), nonce)),
     },
   );
 
   /** Signs, journals, then sends: the hash is known whatever becomes of the send. */
   async function signAndSend(args: WriteArgs): Promise<`0x${string}`> {
     const data = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args });
-    const prepared = await wallet.prepareTransactionRequest({
-      account,
-      chain,
+    const prepared = await prepare({
       to: args.address,
       data: args.dataSuffix ? concat([data, args.dataSuffix]) : data,
-      // The chain id is known; the nonce is taken last, once nothing that can fail stands between it
-      // and the journal.
-      chainId: chain.id,
-      parameters: ['fees', 'gas', 'type'],
     });
-    // One nonce sequence per settler: concurrent settlements never share one.
-    const raw = await nonces.send(
-      async (nonce) => {
-        // Signed by the account itself: the wallet action would ask the node for its chain id again.
-        const signed = await account.signTransaction({ ...prepared, nonce } as Parameters<
-          typeof account.signTransaction
-        >[0]);
-        const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
-        if (typeof from === 'string' && typeof authorizationNonce === 'string') {
-          broadcasts.record(authorizationKey(from, authorizationNonce), {
-            hash: keccak256(signed),
-            raw: signed,
-            nonce,
-          });
-        }
-        return signed;
-      },
-      (signed) => wallet.sendRawTransaction({ serializedTransaction: signed }),
-    );
+    const raw = await nonces.send(async (nonce) => {
+      const signed = await signAt(prepared, nonce);
+      const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
+      if (typeof from === 'string' && typeof authorizationNonce === 'string') {
+        broadcasts.record(authorizationKey(from, authorizationNonce), {
+          hash: keccak256(signed),
+          raw: signed,
+          nonce,
+        });
+      }
+      return signed;
+    }, sendRaw);
     return keccak256(raw);
+  }
+
+  /** Any other transaction of the settler (a smart wallet's deployment), numbered by the same owner. */
+  async function send(args: { to: `0x${string}`; data: `0x${string}` }): Promise<`0x${string}`> {
+    const prepared = await prepare(args);
+    return keccak256(await nonces.send((nonce) => signAt(prepared, nonce), sendRaw));
   }
 
   const code = memo<Awaited<ReturnType<typeof wallet.getCode>>>(CODE_TTL_MS);
@@ -208,7 +202,7 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
         tracked(() => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0])),
       ),
     writeContract: (args) => tracked(() => signAndSend(args as WriteArgs)),
-    sendTransaction: (args) => tracked(() => wallet.sendTransaction(args)),
+    sendTransaction: (args) => tracked(() => send(args)),
     waitForTransactionReceipt: (args) =>
       tracked(() => wallet.waitForTransactionReceipt({ ...args, timeout: RECEIPT_WAIT_MS })),
   });

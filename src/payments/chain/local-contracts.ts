@@ -3,8 +3,8 @@
  * and Multicall3 at its canonical address. Runtime code comes from contracts/build (npm run contracts).
  */
 import { parseAbi } from 'viem';
-import multicall3Artifact from '../../contracts/build/Multicall3.json' with { type: 'json' };
-import testUsdcArtifact from '../../contracts/build/TestUSDC.json' with { type: 'json' };
+import multicall3Artifact from '../../../contracts/build/Multicall3.json' with { type: 'json' };
+import testUsdcArtifact from '../../../contracts/build/TestUSDC.json' with { type: 'json' };
 
 /** USDC on Base mainnet (the default `X402_ASSET`); the test token is placed here. */
 export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';

@@ -13,22 +13,25 @@ import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
 import type { PaidOperation } from '../catalog.ts';
 import type { RunOutcome } from '../checks/outcome.ts';
-import { outcomeProblem } from '../http/outcome-problem.ts';
-import { reply, replyJson } from '../http/hygiene/standard-headers.ts';
-import { sendProblem } from '../http/problems.ts';
-import { PAYMENT_IN_FLIGHT } from './in-flight-lock.ts';
-import { UNPAID_REASON } from './paid-call.ts';
-import { invalidPaymentIdentifier, PAYMENT_IDENTIFIER_CONFLICT } from './payment-identifier.ts';
-import { type PaymentRead, readPaymentPayload } from './payment-payload.ts';
+import { outcomeProblem } from './outcome-problem.ts';
+import { reply, replyJson } from './hygiene/standard-headers.ts';
+import { sendProblem } from './problems.ts';
+import { PAYMENT_IN_FLIGHT } from '../payments/server/in-flight-lock.ts';
+import { UNPAID_REASON } from '../payments/server/paid-call.ts';
+import {
+  invalidPaymentIdentifier,
+  PAYMENT_IDENTIFIER_CONFLICT,
+} from '../payments/server/payment-identifier.ts';
+import { type PaymentRead, readPaymentPayload } from '../payments/server/payment-payload.ts';
 import {
   PAYMENT_UNAVAILABLE,
   paymentRequiredProblem,
   RETRY_AFTER_SECONDS,
   SERVICE_STOPPING,
   x402V1Problem,
-} from './payment-problem.ts';
-import type { PaymentTerms } from './payment-terms.ts';
-import type { Payments } from './payments.ts';
+} from '../payments/server/payment-problem.ts';
+import type { PaymentTerms } from '../payments/server/payment-terms.ts';
+import type { Payments } from '../payments/payments.ts';
 
 /**
  * Answers one paid request about `subject` (the normalized domain), running the check through `run`

@@ -10,8 +10,8 @@
  */
 import type { SettleResponse } from '@x402/core/types';
 import { LRUCache } from 'lru-cache';
-import { CHECK_BUDGET_MS } from '../checks/check-budget.ts';
-import { SETTLEMENT_MAX_MS } from './settlement.ts';
+import { CHECK_BUDGET_MS } from '../../checks/check-budget.ts';
+import { SETTLEMENT_MAX_MS } from '../facilitator/settlement.ts';
 import { REDELIVERY_WINDOW_MS } from './undelivered.ts';
 
 /** What a paid call answered: the check's result and its settlement receipt (`PAYMENT-RESPONSE`). */

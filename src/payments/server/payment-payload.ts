@@ -7,7 +7,7 @@
  */
 import { PaymentPayloadV2Schema } from '@x402/core/schemas';
 import type { PaymentPayload } from '@x402/core/types';
-import { ExactEip3009Schema } from './exact-authorization.ts';
+import { ExactEip3009Schema } from '../exact-authorization.ts';
 
 /** The reason prefix of a payload that is not a valid exact EIP-3009 payload. */
 const INVALID_PAYLOAD = 'invalid_exact_evm_payload';

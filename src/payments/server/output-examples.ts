@@ -2,13 +2,13 @@
  * One illustrative result per paid operation, published as the bazaar `output.example` in each 402
  *. Typed against the result schemas; a unit test validates them too.
  */
-import type { PaidOperationId } from '../catalog.ts';
-import type { CertResult } from '../checks/cert/result.ts';
-import type { DnsResult } from '../checks/dns/result.ts';
-import type { ExpiryResult } from '../checks/expiry/result.ts';
-import { DISCLAIMER } from '../checks/result-common.ts';
-import { lifetimeNote } from '../checks/site-health/lifetime-note.ts';
-import type { SiteHealthResult } from '../checks/site-health/result.ts';
+import type { PaidOperationId } from '../../catalog.ts';
+import type { CertResult } from '../../checks/cert/result.ts';
+import type { DnsResult } from '../../checks/dns/result.ts';
+import type { ExpiryResult } from '../../checks/expiry/result.ts';
+import { DISCLAIMER } from '../../checks/result-common.ts';
+import { lifetimeNote } from '../../checks/site-health/lifetime-note.ts';
+import type { SiteHealthResult } from '../../checks/site-health/result.ts';
 
 const CHECKED_AT = '2026-11-22T10:00:00Z';
 

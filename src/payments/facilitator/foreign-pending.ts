@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { getTransactionCount } from 'viem/actions';
 import { privateKeyToAccount } from 'viem/accounts';
-import { rpcClient } from './chain-view.ts';
+import { rpcClient } from '../chain/chain-view.ts';
 
 export const FOREIGN_PENDING_WARNING =
   'the settler wallet has pending transactions this instance did not send: another instance or program settles with the same X402_SETTLER_PRIVATE_KEY, and their account nonces will collide (settlements lost after the full deadline); give instances that share a settler key REDIS_URL, or each its own key';

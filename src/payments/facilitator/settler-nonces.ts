@@ -1,0 +1,133 @@
+/**
+ * Who hands out the account nonces of a settler wallet. Concurrent settlements from one key collide
+ * on the nonce without a single owner: in one process (a Node instance alone, the Worker's
+ * `SettlerObject`) that owner is `processNonces`; across instances it is the shared store
+ * (`redis/settler-nonces.ts`). Both allocate nonces one by one without serializing the sends, and
+ * fill a nonce whose transaction will never be sent with a transfer of 0 ETH, so no later
+ * transaction waits behind it.
+ */
+export interface SettlerWallet {
+  address: `0x${string}`;
+  chainId: number;
+}
+
+/** A signed transaction, as the node takes it. */
+export type SignedTransaction = `0x${string}`;
+
+/** The account nonces of one settler wallet. */
+export interface SettlerNonces {
+  /**
+   * Signs a transaction with the next account nonce (`sign`) and hands it to the node (`broadcast`);
+   * no other settlement of the wallet gets that nonce, which counts as used once `sign` is called.
+   * Resolves with what was sent; rejects when the nonce could not be had or the broadcast failed.
+   */
+  send(
+    sign: (nonce: number) => Promise<SignedTransaction>,
+    broadcast: (raw: SignedTransaction) => Promise<unknown>,
+  ): Promise<SignedTransaction>;
+  /**
+   * The transaction we signed at `nonce` is known never to be used (it reverted, or its authorization
+   * expired unmined): the nonce is given back, so no later settlement waits behind it. Resolves once
+   * that is so.
+   */
+  reissue(nonce: number): Promise<void>;
+  /**
+   * Fills the nonces other settlements were given and abandoned (their process died before the
+   * send, their send failed), which a transaction of ours may be waiting behind.
+   */
+  fillAbandoned(): Promise<void>;
+}
+
+/**
+ * Makes the nonce owner of `wallet`, given the wallet client, how to read its pending nonce from
+ * the chain, and how to send a transaction at `nonce` that moves nothing (a transfer of 0 ETH from
+ * the settler to itself), to fill a nonce whose own transaction was abandoned.
+ */
+export type SettlerNoncesFor = (
+  wallet: SettlerWallet,
+  chain: {
+    pendingNonce: () => Promise<number>;
+    fill: (nonce: number) => Promise<unknown>;
+  },
+) => SettlerNonces;
+
+// One nonce owner per settler wallet and RPC endpoint: shared by every facilitator settling there
+// from this process, and not carried over to another chain.
+const owners = new Map<string, SettlerNonces>();
+
+/** In this process: the one nonce owner of each settler wallet settling on the RPC endpoint `rpcUrl`. */
+export function processNonces(rpcUrl: URL): SettlerNoncesFor {
+  return (wallet, chain) => {
+    const key = `${rpcUrl.href} ${wallet.chainId}:${wallet.address.toLowerCase()}`;
+    let owner = owners.get(key);
+    if (!owner) {
+      owner = inProcessNonces(chain);
+      owners.set(key, owner);
+    }
+    return owner;
+  };
+}
+
+/**
+ * The nonces of one wallet, allocated in this process as the shared store does across instances:
+ *
+ *   nonce = max(the chain's pending nonce, the next nonce allocated here)
+ *
+ * The chain's count is the floor (anything else that sent with the key); the count here covers the
+ * sends in flight that the node does not count yet. The count here is never wound back: a
+ * transaction the node holds behind a gap keeps its nonce, so no later settlement is given it again.
+ * A nonce whose transaction will never reach the node (its signing or its send failed, or its
+ * settlement gave it up) is given back and filled with a transfer of 0 ETH by the next allocation
+ * or the next re-send of a settlement being reconciled, so nothing waits behind it until that
+ * settlement's authorization expires. A send that failed while the node took it after all keeps its
+ * nonce: the node refuses the fill.
+ */
+export function inProcessNonces({
+  pendingNonce,
+  fill,
+}: Pick<Parameters<SettlerNoncesFor>[1], 'pendingNonce' | 'fill'>): SettlerNonces {
+  let next = 0;
+  const givenBack = new Set<number>();
+  // Settlements starting together share one read of the chain's count: it is only a floor.
+  let reading: Promise<number> | undefined;
+  const chainCount = () =>
+    (reading ??= pendingNonce().finally(() => {
+      reading = undefined;
+    }));
+
+  /** Fills the given-back nonces the chain does not count yet; one not filled is given back again. */
+  async function fillGivenBack(pending: number): Promise<void> {
+    const nonces = [...givenBack].filter((nonce) => nonce >= pending);
+    givenBack.clear();
+    await Promise.all(nonces.map((nonce) => fillOrGiveBack(nonce)));
+  }
+  const fillOrGiveBack = (nonce: number) =>
+    fill(nonce).then(
+      () => {},
+      () => void givenBack.add(nonce),
+    );
+
+  return {
+    async send(sign, broadcast) {
+      const pending = await chainCount();
+      const nonce = Math.max(pending, next);
+      next = nonce + 1;
+      const filled = fillGivenBack(pending);
+      try {
+        const raw = await sign(nonce);
+        await broadcast(raw);
+        return raw;
+      } catch (error) {
+        givenBack.add(nonce);
+        throw error;
+      } finally {
+        await filled;
+      }
+    },
+    async reissue(nonce) {
+      // Mined or replaced meanwhile: nothing left to fill.
+      if (nonce >= (await chainCount())) await fillOrGiveBack(nonce);
+    },
+    fillAbandoned: async () => fillGivenBack(await chainCount()),
+  };
+}
