@@ -197,13 +197,15 @@ export function checkDue(watch: WatchRecord, now: number): boolean {
 /**
  * A due watch moved on at `now`: the check's outcome when one was made (`undefined`: only time
  * was due), then the passing of its days (`dayS`: `WATCH_DAY_S`); the next check at the domain's
- * next slot.
+ * first slot an interval after `checkedAt`, when the outcome was taken (a result another watch's
+ * check took earlier aligns this watch with that one).
  */
 export function advance(
   current: WatchRecord,
   outcome: CheckOutcome | undefined,
   now: number,
   dayS: number,
+  checkedAt = now,
 ): Transition {
   const watch: WatchRecord = { ...current, version: current.version + 1 };
   const events: WatchEvent[] = [];
@@ -222,7 +224,7 @@ export function advance(
         raise(watch, events, 'watch.check_failed', now, { failures: watch.failures, reason: outcome.reason });
       }
     }
-    watch.nextCheckAt = nextCheckAfter(watch.domain, watch.intervalS, now);
+    watch.nextCheckAt = nextCheckAfter(watch.domain, watch.intervalS, checkedAt);
   }
   passTime(watch, events, now, dayS);
   recompute(watch, dayS);

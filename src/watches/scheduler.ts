@@ -2,11 +2,11 @@
  * The two loops that keep a `WatchStore`'s word on a Node instance: checks and deliveries. Each
  * claims due work with a lease, so several instances can share one store (each watch checked and
  * each event delivered by one of them at a time) and a killed instance's work is claimed again
- * when its lease runs out. All watches of a domain are due at the domain's slots (`slots.ts`), so a
- * claim holds them together and checks the domain once; when a claim's limit cuts a domain's
- * watches in two, the next claim (moments later) takes the outcome its predecessor had, under the
- * rules of a shared round (`round-check.ts`). At most `concurrency` checks and
- * `deliveryConcurrency` deliveries run at once.
+ * when its lease runs out. Watches of a domain are due at the domain's slots (`slots.ts`), so a
+ * claim holds them together and checks the domain once; a claim that finds a domain checked in the
+ * last two slot spacings (a later slot, or the rest of a domain a claim's limit cut) takes that
+ * outcome under the rules of a shared round (`round-check.ts`) and moves its watches onto the same
+ * slot. At most `concurrency` checks and `deliveryConcurrency` deliveries run at once.
  */
 import type { Logger } from 'pino';
 import { deliveriesFor, judgeAttempt, type PendingDelivery } from './delivery.ts';
@@ -135,11 +135,18 @@ function createLoop(
   };
 }
 
-/** A check's outcome and when the check began. */
+/** A check's outcome, when the check began, and until when later claims may take it. */
 interface Checked {
   outcome: CheckOutcome;
   at: number;
+  keptUntil: number;
 }
+
+/**
+ * Most outcomes kept for later claims: a claim's worth of domains many times over, yet a bounded
+ * memory (a result is about 6.5 KB, so some 27 MB at most).
+ */
+const RECENT_OUTCOMES = 4_096;
 
 function checkOutcome(outcome: Awaited<ReturnType<WatchCheck>>): CheckOutcome {
   if (outcome.type === 'result') return { ok: true, result: outcome.result };
@@ -166,9 +173,9 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
     }
   }
 
-  async function moveOn(watch: WatchRecord, outcome: CheckOutcome | undefined): Promise<boolean> {
+  async function moveOn(watch: WatchRecord, checked: Checked | undefined): Promise<boolean> {
     const at = now();
-    const { watch: next, events } = advance(watch, outcome, at, dayS);
+    const { watch: next, events } = advance(watch, checked?.outcome, at, dayS, checked?.at);
     const deliveries = deliveriesFor(next, events, at);
     const committed = await store.commit({ watch: next, expectedVersion: watch.version, events, deliveries });
     if (!committed) return false;
@@ -176,16 +183,27 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
     return deliveries.length > 0;
   }
 
-  /** The outcomes the last claim's checks took, by domain: what the rest of a cut domain takes. */
-  let lastClaim = new Map<string, Checked>();
+  /** Recent outcomes by domain, oldest first: what a later claim of the domain takes while kept. */
+  const recent = new Map<string, Checked>();
 
-  /** The outcome for the `checking` watches of `domain`: the last claim's while shared, else a check. */
+  function forget(at: number): void {
+    for (const [domain, checked] of recent) {
+      if (checked.keptUntil > at && recent.size <= RECENT_OUTCOMES) break;
+      recent.delete(domain);
+    }
+  }
+
+  /** The outcome for the `checking` watches of `domain`: a recent one while kept, else a check. */
   async function roundOutcome(domain: string, checking: WatchRecord[], claimedAt: number): Promise<Checked> {
+    const earlier = recent.get(domain);
+    if (earlier && claimedAt < earlier.keptUntil) return earlier;
     const windowMs = roundWindowMs(Math.min(...checking.map((watch) => watch.intervalS)));
-    const earlier = lastClaim.get(domain);
-    if (earlier && claimedAt - earlier.at < keptFor(earlier.outcome.ok, windowMs)) return earlier;
     const at = now();
-    return { outcome: await runCheck(domain), at };
+    const outcome = await runCheck(domain);
+    const checked = { outcome, at, keptUntil: at + keptFor(outcome.ok, windowMs) };
+    recent.delete(domain);
+    recent.set(domain, checked);
+    return checked;
   }
 
   async function checkRound(): Promise<boolean> {
@@ -198,19 +216,14 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
       if (same) same.push(watch);
       else byDomain.set(watch.domain, [watch]);
     }
-    const thisClaim = new Map<string, Checked>();
+    forget(claimedAt);
     let enqueued = false;
     await pool([...byDomain], deps.concurrency ?? 4, async ([domain, watches]) => {
       const checking = watches.filter((watch) => checkDue(watch, claimedAt));
       for (const watch of checking) metrics.checkLag(Math.max(0, claimedAt - watch.nextCheckAt) / 1000);
-      let outcome: CheckOutcome | undefined;
-      if (checking.length > 0) {
-        const checked = await roundOutcome(domain, checking, claimedAt);
-        thisClaim.set(domain, checked);
-        outcome = checked.outcome;
-      }
+      const checked = checking.length > 0 ? await roundOutcome(domain, checking, claimedAt) : undefined;
       for (const watch of watches) {
-        const moved = await moveOn(watch, checking.includes(watch) ? outcome : undefined).catch(
+        const moved = await moveOn(watch, checking.includes(watch) ? checked : undefined).catch(
           (error: unknown) => {
             logger.error({ err: error, watch: watch.id }, 'could not commit a watch check');
             return false;
@@ -219,7 +232,6 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
         enqueued ||= moved;
       }
     });
-    lastClaim = thisClaim;
     if (enqueued) deliveryLoop.wake();
     return claimed.length === batch;
   }

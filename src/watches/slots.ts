@@ -1,9 +1,11 @@
 /**
  * When a domain is checked: on its own grid of slots, the instants t with
- * (t − offset(domain)) mod interval = 0. The offset is a stable hash of the (normalized) domain,
- * so every watch of a domain — whenever it was bought, on whichever instance or Durable Object —
- * is due at the same instant and one round checks the domain once, while different domains spread
- * over the interval so that watches bought together do not reach the upstreams together.
+ * (t − offset(domain)) mod spacing = 0, slots a tenth of the interval apart. The offset is a stable
+ * hash of the (normalized) domain, so watches of a domain bought at any time land on a few shared
+ * instants, and different domains spread over each spacing so that watches bought together do not
+ * reach the upstreams together. A watch's next check is the first slot at least one interval after
+ * the result it last used: every gap lies in [interval, 1.1 × interval), and a watch that took
+ * another's result (`scheduler.ts`, `round-check.ts`) moves onto that watch's slot for good.
  */
 
 /** FNV-1a over the name's UTF-16 units, then MurmurHash3's 32-bit finalizer so every bit avalanches. */
@@ -21,25 +23,25 @@ function hash32(text: string): number {
   return h >>> 0;
 }
 
-/** Where `domain`'s slots fall within an interval of `intervalMs`: in [0, intervalMs). */
-export function slotOffsetMs(domain: string, intervalMs: number): number {
-  return Math.floor((hash32(domain) / 2 ** 32) * intervalMs);
+/** The spacing of a domain's slots: a tenth of the interval (whole milliseconds, at least one). */
+export const slotSpacingMs = (intervalS: number) => Math.max(1, Math.floor(intervalS * 100));
+
+/** Where `domain`'s slots fall within a spacing of `spacingMs`: in [0, spacingMs). */
+export function slotOffsetMs(domain: string, spacingMs: number): number {
+  return hash32(domain) % spacingMs;
 }
 
 /** The first of `domain`'s slots at or after `earliest` (epoch ms). */
 export function slotAtOrAfter(domain: string, intervalS: number, earliest: number): number {
-  const intervalMs = intervalS * 1000;
-  const offset = slotOffsetMs(domain, intervalMs);
-  return offset + Math.ceil((earliest - offset) / intervalMs) * intervalMs;
+  const spacingMs = slotSpacingMs(intervalS);
+  const offset = slotOffsetMs(domain, spacingMs);
+  return offset + Math.ceil((earliest - offset) / spacingMs) * spacingMs;
 }
 
 /**
- * A watch's next check after one made at `checkedAt`: the domain's first slot at least half an
- * interval later. Checks of a watch are thus never closer than the window a round's outcome is
- * shared in (`roundWindowMs`), so no watch takes one outcome twice; a watch checked at its slot
- * (and less than half an interval late) is next checked one interval after that slot, and a new
- * watch joins its domain's slots within one and a half intervals of its first check.
+ * A watch's next check when the result (or failure) its last check used was taken at `checkedAt`:
+ * the domain's first slot at or after one interval later, so less than a tenth of an interval more.
  */
 export function nextCheckAfter(domain: string, intervalS: number, checkedAt: number): number {
-  return slotAtOrAfter(domain, intervalS, checkedAt + intervalS * 500);
+  return slotAtOrAfter(domain, intervalS, checkedAt + intervalS * 1000);
 }

@@ -1,16 +1,17 @@
 /**
- * A domain whose watches a claim's limit cuts in two is still checked once: the next claim takes
- * the outcome the last one had, under a shared round's rules — a result for half the interval, a
- * failed check for 10 s only (so `watch.check_failed` counts real attempts), never one from an
- * earlier round.
+ * A domain is checked once per round on one instance: a later claim (the rest of a domain a claim's
+ * limit cut, or watches due a slot or two later) takes the domain's recent outcome under a shared
+ * round's rules — a result for the round window (two and a half slot spacings), a failed check for
+ * 10 s only (so `watch.check_failed` counts real attempts), never one from an earlier round — and
+ * its watches move onto the slot of that result.
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { SiteHealthResult } from '../../../src/checks/site-health/result.ts';
 import type { RunOutcome } from '../../../src/checks/outcome.ts';
-import { outputExampleFor } from '../../../src/payments/output-examples.ts';
+import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
 import type { WatchStore } from '../../../src/watches/ports.ts';
-import { FAILURE_KEEP_MS } from '../../../src/watches/round-check.ts';
+import { FAILURE_KEEP_MS, roundWindowMs } from '../../../src/watches/round-check.ts';
 import { createWatchScheduler } from '../../../src/watches/scheduler.ts';
 import { createWatchSecrets } from '../../../src/watches/secrets.ts';
 import { openSqliteWatchStore } from '../../../src/watches/sqlite-store.ts';
@@ -23,17 +24,21 @@ const failed: RunOutcome<SiteHealthResult> = {
   upstreams: [{ name: 'crt.sh', error: 'timeout' }],
 };
 
-/** `count` active watches of each domain, due at `STORE_NOW`. */
-async function dueWatches(store: WatchStore, domains: string[], count: number) {
+/** `count` active watches of each domain, due at `dueAt` (ids after `tag`). */
+async function dueWatches(store: WatchStore, domains: string[], count: number, dueAt = STORE_NOW, tag = '') {
   for (const domain of domains)
     for (let i = 0; i < count; i += 1) {
-      const pending = watchRecord(`wat_${domain}_${i}`, { domain, webhookUrl: null, intervalS: INTERVAL_S });
+      const pending = watchRecord(`wat_${domain}_${tag}${i}`, {
+        domain,
+        webhookUrl: null,
+        intervalS: INTERVAL_S,
+      });
       await store.insert(pending);
       const active = {
         ...pending,
         status: 'active' as const,
-        nextCheckAt: STORE_NOW,
-        dueAt: STORE_NOW,
+        nextCheckAt: dueAt,
+        dueAt,
         version: 1,
       };
       await store.commit({ watch: active, expectedVersion: 0, events: [], deliveries: [] });
@@ -76,17 +81,34 @@ describe('claims that cut a domain', () => {
     await claim(STORE_NOW + 1_000);
     await claim(STORE_NOW + 2_000);
     expect(checked.sort()).toEqual(['a.example', 'b.example']);
-    expect(await store.nextDueAt()).toBeGreaterThan(STORE_NOW + INTERVAL_S * 500);
+    expect(await store.nextDueAt()).toBeGreaterThanOrEqual(STORE_NOW + INTERVAL_S * 1000);
     for (const id of ['wat_a.example_4', 'wat_b.example_4'])
       expect(await store.get(id)).toMatchObject({ version: 2, lastCheckedAt: expect.any(Number) });
   });
 
-  it('take a result no longer than half an interval', async () => {
+  it('take a result no longer than the round window', async () => {
     const { store, checked, claim } = harness(() => ({ type: 'result', result }));
     await dueWatches(store, ['a.example'], 6);
     await claim(STORE_NOW);
-    await claim(STORE_NOW + INTERVAL_S * 500);
+    await claim(STORE_NOW + roundWindowMs(INTERVAL_S));
     expect(checked).toEqual(['a.example', 'a.example']);
+  });
+
+  it('give watches due two slots later the domain’s result, past other claims, and their first slot', async () => {
+    const { store, checked, claim } = harness(() => ({ type: 'result', result }));
+    const twoSlotsOn = STORE_NOW + INTERVAL_S * 200;
+    await dueWatches(store, ['a.example'], 2);
+    await dueWatches(store, ['b.example'], 2, STORE_NOW + 1_000);
+    await dueWatches(store, ['a.example'], 3, twoSlotsOn, 'later');
+    await claim(STORE_NOW);
+    await claim(STORE_NOW + 1_000);
+    await claim(twoSlotsOn + 3);
+    expect(checked.sort()).toEqual(['a.example', 'b.example']);
+    const first = (await store.get('wat_a.example_0'))?.nextCheckAt;
+    expect(first).toBeGreaterThanOrEqual(STORE_NOW + INTERVAL_S * 1000);
+    expect(first).toBeLessThan(STORE_NOW + INTERVAL_S * 1100);
+    for (const id of ['wat_a.example_1', 'wat_a.example_later0', 'wat_a.example_later2'])
+      expect((await store.get(id))?.nextCheckAt).toBe(first);
   });
 
   it('take a failed check for 10 s only', async () => {
