@@ -1,9 +1,11 @@
 /**
  * One check of a domain per round on ONE Node instance (the SQLite store, no shared board): twenty
- * watches of one domain bought at different times, through the watch service with the real first
- * check, are all due at the domain's slots, so the real scheduler — claiming 7 at a time, so that
- * a claim's limit cuts the domain's watches — checks the domain once per round against the test
- * world, and every watch still commits its own state and its own event from that one result.
+ * watches of one domain bought 5 s apart, through the watch service with the real first check, are
+ * first due at three of the domain's slots (a tenth of an interval apart), each one interval to a
+ * tenth more after its purchase. The real scheduler — claiming 7 at a time, so that a claim's limit
+ * cuts the domain's watches — checks the domain once at the first slot, the later slots take that
+ * result, and from then on all twenty share one slot: one check per round against the test world,
+ * every watch still committing its own state and its own event from that one result.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,11 +59,12 @@ describe('a round on one instance', () => {
     };
     const store = openSqliteWatchStore(':memory:');
     const secrets = createWatchSecrets('one-instance-rounds-key-0123456789abcdef');
-    // The clock: the domain's slot `slot` falls 400 s after the first purchase; the purchases, 30 s
-    // apart, span most of an interval, so the first four are first checked at `slot` and the other
-    // sixteen one interval later.
-    const slot = slotAtOrAfter(DOMAIN, INTERVAL_S, Date.now() + INTERVAL_MS);
-    let clock = slot - 400_000;
+    // The clock: purchases 5 s apart from 30 s before `slot - INTERVAL`, so the first seven are first
+    // due at `slot`, the next twelve one slot (60 s) later, the last two slots later.
+    const SPACING_MS = INTERVAL_MS / 10;
+    const slot = slotAtOrAfter(DOMAIN, INTERVAL_S, Date.now() + 2 * INTERVAL_MS);
+    const boughtAt = (i: number) => slot - INTERVAL_MS - 30_000 + i * 5_000;
+    let clock = boughtAt(0);
     const service = createStoreWatchService({
       store,
       check,
@@ -74,7 +77,7 @@ describe('a round on one instance', () => {
     });
     const ids: string[] = [];
     for (let i = 0; i < WATCHES; i += 1) {
-      clock = slot - 400_000 + i * 30_000;
+      clock = boughtAt(i);
       const id = `wat_slots${String(i).padStart(2, '0')}`;
       expect(await service.open({ id, domain: DOMAIN, days: 30, webhookUrl: null })).toMatchObject({
         kind: 'opened',
@@ -86,7 +89,13 @@ describe('a round on one instance', () => {
     // Each purchase ran its buyer's own first check.
     expect(checks).toBe(WATCHES);
     const firstSlots = await Promise.all(ids.map(async (id) => (await store.get(id))?.nextCheckAt));
-    expect(firstSlots).toEqual(ids.map((_, i) => (i < 4 ? slot : slot + INTERVAL_MS)));
+    expect(firstSlots).toEqual(
+      ids.map((_, i) => (i < 7 ? slot : i < 19 ? slot + SPACING_MS : slot + 2 * SPACING_MS)),
+    );
+    for (const [i, at] of firstSlots.entries()) {
+      expect(at! - boughtAt(i)).toBeGreaterThanOrEqual(INTERVAL_MS);
+      expect(at! - boughtAt(i)).toBeLessThan(INTERVAL_MS * 1.1);
+    }
 
     const scheduler = createWatchScheduler({
       store,
@@ -122,6 +131,10 @@ describe('a round on one instance', () => {
     const healthy = await oneCheckProbes();
     expect(healthy).toBeGreaterThan(0);
     expect(await round(slot)).toEqual({ claims: 1, checks: 1, probes: healthy });
+    // The next two slots take that result: no check, no probe; every watch moves onto one slot.
+    expect(await round(slot + SPACING_MS)).toEqual({ claims: 2, checks: 0, probes: 0 });
+    expect(await round(slot + 2 * SPACING_MS)).toEqual({ claims: 1, checks: 0, probes: 0 });
+    for (const id of ids) expect(await store.get(id)).toMatchObject({ nextCheckAt: slot + INTERVAL_MS });
 
     // The site fails its probe: the next round (all twenty, in claims of 7, 7 and 6) raises it.
     world.site.mode = 'server-error';
@@ -147,7 +160,7 @@ describe('a round on one instance', () => {
     // One check's result, committed by every watch.
     expect(checkedAt.size).toBe(1);
 
-    // A claim long after (a later round) does not take the last claim's outcome: it checks.
+    // A later round does not take an earlier round's outcome: it checks.
     expect(await round(slot + 2 * INTERVAL_MS)).toMatchObject({ claims: 3, checks: 1 });
     await scheduler.stop();
     await store.close();
