@@ -41,7 +41,8 @@ export async function benchWatches({
   const result = outputExampleFor('v1_site_health') as SiteHealthResult;
   const start = Date.now();
   for (let i = 0; i < watches; i += 1) {
-    // Bought over one interval, as a busy service would sell them.
+    // Bought over the last interval, as a busy service sells them: each watch's first slot is at
+    // least an interval after its purchase, so none is overdue when the run starts.
     const now = start + Math.floor((i * intervalS * 1000) / watches) - intervalS * 1000;
     const pending = newWatch({
       id: `wat_bench${i}`,

@@ -42,7 +42,7 @@ export class DomainCheckObject extends DurableObject<EdgeVariables> {
     this.#check ??= siteHealthCheck(edgeRunners(edgeConfig(this.env)));
     const outcome = await this.#check(domain);
     if (outcome.type !== 'invalid_input') {
-      const until = Date.now() + keptFor(outcome, windowMs);
+      const until = Date.now() + keptFor(outcome.type === 'result', windowMs);
       await this.ctx.storage.put(ROUND, { until, outcome });
       await this.ctx.storage.setAlarm(until);
     }

@@ -6,6 +6,7 @@
  */
 import type { SiteHealthResult } from '../checks/site-health/result.ts';
 import { conditionChange, conditionsOf } from './conditions.ts';
+import { nextCheckAfter } from './slots.ts';
 
 export type WatchStatus = 'pending' | 'active' | 'ended' | 'cancelled';
 
@@ -20,9 +21,6 @@ export type WatchEventType = (typeof EVENT_TYPES)[number];
 
 /** Failed checks in a row that raise `watch.check_failed`. */
 export const FAILED_CHECKS_ALERT = 3;
-
-/** The share of `interval_s` a check's time may be pushed later by, to spread a round. */
-export const JITTER_SHARE = 0.1;
 
 /**
  * The EIP-3009 authorization that pays for a pending watch: what the chain is asked about when the
@@ -48,7 +46,7 @@ export interface WatchRecord {
   createdAt: number;
   expiresAt: number;
   intervalS: number;
-  /** When the next check is due. */
+  /** When the next check is due: one of the domain's slots (`slots.ts`), shared by its every watch. */
   nextCheckAt: number;
   /** When the scheduler must next look at the watch: the next check, `watch.ending` or the end. */
   dueAt: number;
@@ -96,13 +94,6 @@ export interface Transition {
   events: WatchEvent[];
 }
 
-export interface WatchTiming {
-  /** `WATCH_DAY_S`. */
-  dayS: number;
-  /** A number in [0, 1): how far into the jitter window the next check goes. */
-  jitter: number;
-}
-
 export interface NewWatch {
   id: string;
   domain: string;
@@ -121,7 +112,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 /** The pending watch a paid call creates after its first check, before settlement. */
 export function newWatch(input: NewWatch): WatchRecord {
   const expiresAt = input.now + input.days * input.dayS * 1000;
-  const nextCheckAt = input.now + input.intervalS * 1000;
+  const nextCheckAt = nextCheckAfter(input.domain, input.intervalS, input.now);
   return {
     id: input.id,
     domain: input.domain,
@@ -205,13 +196,16 @@ export function checkDue(watch: WatchRecord, now: number): boolean {
 
 /**
  * A due watch moved on at `now`: the check's outcome when one was made (`undefined`: only time
- * was due), then the passing of its days; the next check one interval later plus jitter.
+ * was due), then the passing of its days (`dayS`: `WATCH_DAY_S`); the next check at the domain's
+ * first slot an interval after `checkedAt`, when the outcome was taken (a result another watch's
+ * check took earlier aligns this watch with that one).
  */
 export function advance(
   current: WatchRecord,
   outcome: CheckOutcome | undefined,
   now: number,
-  timing: WatchTiming,
+  dayS: number,
+  checkedAt = now,
 ): Transition {
   const watch: WatchRecord = { ...current, version: current.version + 1 };
   const events: WatchEvent[] = [];
@@ -230,11 +224,10 @@ export function advance(
         raise(watch, events, 'watch.check_failed', now, { failures: watch.failures, reason: outcome.reason });
       }
     }
-    const jitterMs = Math.floor(timing.jitter * JITTER_SHARE * watch.intervalS * 1000);
-    watch.nextCheckAt = now + watch.intervalS * 1000 + jitterMs;
+    watch.nextCheckAt = nextCheckAfter(watch.domain, watch.intervalS, checkedAt);
   }
-  passTime(watch, events, now, timing.dayS);
-  recompute(watch, timing.dayS);
+  passTime(watch, events, now, dayS);
+  recompute(watch, dayS);
   return { watch, events };
 }
 

@@ -31,12 +31,17 @@ const POLL_MS = 200;
  */
 const MAX_WAIT_MS = CHECK_BUDGET_MS + 5_000;
 
-/** The window a round's result is shared in: half the interval, so a watch never reads one twice. */
-export const roundWindowMs = (intervalS: number) => intervalS * 500;
+/**
+ * The window a round's result is shared in: two and a half of the domain's slot spacings
+ * (`slots.ts`), so a watch due one or two slots after another takes its result even when the check
+ * began a little after its slot; a watch never reads one twice, its next check coming at least an
+ * interval after the result it used.
+ */
+export const roundWindowMs = (intervalS: number) => intervalS * 250;
 
-/** How long `outcome` is handed out once checked. */
-export const keptFor = (outcome: CheckedOutcome, windowMs: number) =>
-  outcome.type === 'result' ? windowMs : Math.min(windowMs, FAILURE_KEEP_MS);
+/** How long an outcome is handed out once checked: a result for the window, a failure briefly. */
+export const keptFor = (isResult: boolean, windowMs: number) =>
+  isResult ? windowMs : Math.min(windowMs, FAILURE_KEEP_MS);
 
 /** Where the workers of a round meet. */
 export interface RoundBoard {
@@ -132,7 +137,9 @@ export function sharedRoundCheck(
       if (already) return already;
       const outcome = await check(domain);
       if (outcome.type !== 'invalid_input')
-        await board.outcomes.set(key, JSON.stringify(outcome), keptFor(outcome, windowMs)).catch(onError);
+        await board.outcomes
+          .set(key, JSON.stringify(outcome), keptFor(outcome.type === 'result', windowMs))
+          .catch(onError);
       return outcome;
     } finally {
       await release().catch(onError);

@@ -2,8 +2,11 @@
  * The two loops that keep a `WatchStore`'s word on a Node instance: checks and deliveries. Each
  * claims due work with a lease, so several instances can share one store (each watch checked and
  * each event delivered by one of them at a time) and a killed instance's work is claimed again
- * when its lease runs out. One round checks a domain once however many of the claimed watches
- * share it, and runs at most `concurrency` checks and `deliveryConcurrency` deliveries at once.
+ * when its lease runs out. Watches of a domain are due at the domain's slots (`slots.ts`), so a
+ * claim holds them together and checks the domain once; a claim that finds a domain checked in the
+ * last two slot spacings (a later slot, or the rest of a domain a claim's limit cut) takes that
+ * outcome under the rules of a shared round (`round-check.ts`) and moves its watches onto the same
+ * slot. At most `concurrency` checks and `deliveryConcurrency` deliveries run at once.
  */
 import type { Logger } from 'pino';
 import { deliveriesFor, judgeAttempt, type PendingDelivery } from './delivery.ts';
@@ -11,6 +14,7 @@ import type { WatchMetrics } from './metrics.ts';
 import { noWatchMetrics } from './metrics.ts';
 import { advance, type CheckOutcome, checkDue, type WatchRecord } from './model.ts';
 import type { WatchCheck, WatchStore, WebhookSender } from './ports.ts';
+import { keptFor, roundWindowMs } from './round-check.ts';
 import type { WatchSecrets } from './secrets.ts';
 import { webhookHeaders } from './signature.ts';
 
@@ -24,8 +28,6 @@ export interface SchedulerDeps {
   logger: Logger;
   metrics?: WatchMetrics;
   now?: () => number;
-  /** Jitter source in [0, 1). */
-  random?: () => number;
   /** Site-health checks at once (default 4). */
   concurrency?: number;
   /** Webhook attempts at once (default 16). */
@@ -64,6 +66,13 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
   await Promise.all(lanes);
 }
 
+/**
+ * Lets timers and I/O run before the next round. A store that answers synchronously (SQLite) and
+ * checks that answer at once would otherwise chain rounds as microtasks for as long as work is
+ * due — with watches spread over the interval, that is always — and starve the process.
+ */
+const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /** A loop that runs `round` until it reports no more work, then sleeps until due or woken. */
 function createLoop(
   round: () => Promise<boolean>,
@@ -84,7 +93,7 @@ function createLoop(
     }
     const at = await nextAt().catch(() => null);
     const ms = at === null ? maxSleepMs : Math.min(maxSleepMs, Math.max(0, at - now()));
-    if (ms === 0) return;
+    if (ms === 0) return nextTurn();
     await new Promise<void>((resolve) => {
       const timer = setTimeout(() => finish(), ms);
       const finish = () => {
@@ -103,7 +112,8 @@ function createLoop(
         logger.error({ err: error }, 'watch round failed');
         return false;
       });
-      if (!more && running) await sleep();
+      if (!running) break;
+      await (more ? nextTurn() : sleep());
     }
   }
 
@@ -125,6 +135,19 @@ function createLoop(
   };
 }
 
+/** A check's outcome, when the check began, and until when later claims may take it. */
+interface Checked {
+  outcome: CheckOutcome;
+  at: number;
+  keptUntil: number;
+}
+
+/**
+ * Most outcomes kept for later claims: a claim's worth of domains many times over, yet a bounded
+ * memory (a result is about 6.5 KB, so some 27 MB at most).
+ */
+const RECENT_OUTCOMES = 4_096;
+
 function checkOutcome(outcome: Awaited<ReturnType<WatchCheck>>): CheckOutcome {
   if (outcome.type === 'result') return { ok: true, result: outcome.result };
   return { ok: false, reason: outcome.type === 'invalid_input' ? outcome.reason.code : outcome.type };
@@ -134,7 +157,6 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
   const { store, check, send, secrets, dayS, logger } = deps;
   const metrics = deps.metrics ?? noWatchMetrics;
   const now = deps.now ?? Date.now;
-  const random = deps.random ?? Math.random;
   const batch = deps.batch ?? 256;
   const leaseMs = deps.leaseMs ?? 300_000;
   const maxSleepMs = deps.maxSleepMs ?? 30_000;
@@ -151,14 +173,37 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
     }
   }
 
-  async function moveOn(watch: WatchRecord, outcome: CheckOutcome | undefined): Promise<boolean> {
+  async function moveOn(watch: WatchRecord, checked: Checked | undefined): Promise<boolean> {
     const at = now();
-    const { watch: next, events } = advance(watch, outcome, at, { dayS, jitter: random() });
+    const { watch: next, events } = advance(watch, checked?.outcome, at, dayS, checked?.at);
     const deliveries = deliveriesFor(next, events, at);
     const committed = await store.commit({ watch: next, expectedVersion: watch.version, events, deliveries });
     if (!committed) return false;
     for (const event of events) metrics.event(event.type);
     return deliveries.length > 0;
+  }
+
+  /** Recent outcomes by domain, oldest first: what a later claim of the domain takes while kept. */
+  const recent = new Map<string, Checked>();
+
+  function forget(at: number): void {
+    for (const [domain, checked] of recent) {
+      if (checked.keptUntil > at && recent.size <= RECENT_OUTCOMES) break;
+      recent.delete(domain);
+    }
+  }
+
+  /** The outcome for the `checking` watches of `domain`: a recent one while kept, else a check. */
+  async function roundOutcome(domain: string, checking: WatchRecord[], claimedAt: number): Promise<Checked> {
+    const earlier = recent.get(domain);
+    if (earlier && claimedAt < earlier.keptUntil) return earlier;
+    const windowMs = roundWindowMs(Math.min(...checking.map((watch) => watch.intervalS)));
+    const at = now();
+    const outcome = await runCheck(domain);
+    const checked = { outcome, at, keptUntil: at + keptFor(outcome.ok, windowMs) };
+    recent.delete(domain);
+    recent.set(domain, checked);
+    return checked;
   }
 
   async function checkRound(): Promise<boolean> {
@@ -171,13 +216,14 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
       if (same) same.push(watch);
       else byDomain.set(watch.domain, [watch]);
     }
+    forget(claimedAt);
     let enqueued = false;
     await pool([...byDomain], deps.concurrency ?? 4, async ([domain, watches]) => {
       const checking = watches.filter((watch) => checkDue(watch, claimedAt));
       for (const watch of checking) metrics.checkLag(Math.max(0, claimedAt - watch.nextCheckAt) / 1000);
-      const outcome = checking.length > 0 ? await runCheck(domain) : undefined;
+      const checked = checking.length > 0 ? await roundOutcome(domain, checking, claimedAt) : undefined;
       for (const watch of watches) {
-        const moved = await moveOn(watch, checking.includes(watch) ? outcome : undefined).catch(
+        const moved = await moveOn(watch, checking.includes(watch) ? checked : undefined).catch(
           (error: unknown) => {
             logger.error({ err: error, watch: watch.id }, 'could not commit a watch check');
             return false;

@@ -9,6 +9,7 @@ import { watchPriceAtomic, watchPriceUsd } from '../../../src/watches/pricing.ts
 import { checkWatchRequest, checkWebhookUrl } from '../../../src/watches/request.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../../src/watches/retry.ts';
 import { createWatchSecrets } from '../../../src/watches/secrets.ts';
+import { slotAtOrAfter } from '../../../src/watches/slots.ts';
 import { webhookHeaders } from '../../../src/watches/signature.ts';
 
 const DAY_S = 86_400;
@@ -73,7 +74,7 @@ describe('transitions', () => {
     now,
     result: resultWith(),
   });
-  const timing = { dayS: DAY_S, jitter: 0 };
+  const timing = DAY_S;
 
   it('raises watch.created on activation, an alert once per state, and check_failed at the third failure', () => {
     const created = activate(pending, now, DAY_S);
@@ -100,11 +101,19 @@ describe('transitions', () => {
     expect(new Set([first, good].flatMap((t) => t.events.map((e) => e.id))).size).toBe(2);
   });
 
-  it('spreads the next check by up to a tenth of the interval', () => {
+  it('moves the next check to the domain’s first slot one interval after the result it used', () => {
     const { watch } = activate(pending, now, DAY_S);
-    const late = advance(watch, { ok: true, result: resultWith() }, now, { dayS: DAY_S, jitter: 0.999 });
-    expect(late.watch.nextCheckAt - now).toBeGreaterThan(3600_000);
-    expect(late.watch.nextCheckAt - now).toBeLessThan(3600_000 * 1.1);
+    const slot = watch.nextCheckAt;
+    expect(slotAtOrAfter('example.com', 3600, slot)).toBe(slot);
+    const checked = advance(watch, { ok: true, result: resultWith() }, slot + 60_000, timing, slot);
+    expect(checked.watch.nextCheckAt).toBe(slot + 3600_000);
+    // A result taken 5 s after it began: the first slot after one interval, within a tenth more.
+    const late = advance(watch, { ok: true, result: resultWith() }, slot + 60_000, timing, slot + 5_000);
+    expect(late.watch.nextCheckAt).toBe(slotAtOrAfter('example.com', 3600, slot + 3_605_000));
+    expect(late.watch.nextCheckAt - (slot + 5_000)).toBeLessThan(3600_000 * 1.1);
+    // Only time was due (watch.ending): the next check stays where it was.
+    const timeOnly = advance(checked.watch, undefined, slot + 120_000, timing);
+    expect(timeOnly.watch.nextCheckAt).toBe(slot + 3600_000);
   });
 
   it('sends watch.ending one day before the end and watch.ended at it, each once', () => {
