@@ -94,7 +94,9 @@ export async function fetchCertspotterIssuances(
     const last = reply.value.at(-1);
     // The documented end of the listing is an empty page.
     if (!last) return succeed(newestFirst(collected));
-    for (const item of reply.value) {
+    // Each item is let go once read (its raw names with it), not kept until the page is done.
+    const items = reply.value;
+    for (let item = items.shift(); item !== undefined; item = items.shift()) {
       const issuance = toIssuance(item, await normalize(item.dns_names));
       // Kept packed: at the cap, the names of all pages would otherwise be ~770,000 live strings.
       if (issuanceCovers(issuance, domain))
