@@ -2,6 +2,7 @@
  * Fetch with a deadline, a byte cap and a content-type check: the one way every upstream is read.
  * It never throws for upstream trouble; it returns a typed `SourceFailure` instead.
  */
+import { deadlineAfter } from './deadline.ts';
 import { fail, type SourceFailure, type SourceResult, succeed } from './failure.ts';
 import { OutboundRefusal } from './public-fetch/outbound-refusal.ts';
 
@@ -49,8 +50,8 @@ export async function boundedFetch(
 ): Promise<SourceResult<BoundedResponse>> {
   const { source, timeoutMs, maxBytes } = options;
   const started = performance.now();
-  const deadline = AbortSignal.timeout(timeoutMs);
-  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  const deadline = deadlineAfter(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline.signal, options.signal]) : deadline.signal;
   const failure = (code: SourceFailure['code'], detail: string, extra: Partial<SourceFailure> = {}) =>
     fail<BoundedResponse>({ code, source, detail, ...extra });
 
@@ -108,9 +109,12 @@ export async function boundedFetch(
     });
   } catch (error) {
     if (error instanceof OutboundRefusal) return failure(error.code, `${source}: ${error.message}`);
-    if (deadline.aborted) return failure('timeout', `${source} did not answer within ${timeoutMs} ms`);
+    if (deadline.signal.aborted) return failure('timeout', `${source} did not answer within ${timeoutMs} ms`);
     if (options.signal?.aborted) return failure('timeout', `${source} call was cancelled`, { cause: error });
     return failure('network', `${source} could not be reached`, { cause: error });
+  } finally {
+    // The body is read or cancelled by now.
+    deadline.clear();
   }
 }
 

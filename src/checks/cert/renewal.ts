@@ -2,7 +2,7 @@
  * Renewal cadence from CT history: the series of issuances the current certificate renews, the
  * median interval between them and the point in each lifetime at which the next one came.
  */
-import { type Issuance, issuanceCovers } from '../../sources/ct/issuance.ts';
+import { type Issuance, issuanceCovers, sameNames } from '../../sources/ct/issuance.ts';
 import { DAY_MS, lifetimeMs, median, oneDecimal } from './validity.ts';
 
 /** Issuances closer together than this are one renewal event (e.g. two servers renewing the same names). */
@@ -38,8 +38,8 @@ export function renewalSeriesOf(
     (issuance) => issuanceCovers(issuance, domain) && issuance.notBefore <= current.notBefore,
   );
   const sameCa = covering.filter((issuance) => issuance.issuer === current.issuer);
-  const sameNames = sameCa.filter((issuance) => sameNameSet(issuance, current));
-  const chosen = sameNames.length >= 2 ? sameNames : sameCa;
+  const withSameNames = sameCa.filter((issuance) => sameNames(issuance, current));
+  const chosen = withSameNames.length >= 2 ? withSameNames : sameCa;
   const series: Issuance[] = [];
   for (const issuance of [...chosen].sort((a, b) => a.notBefore.getTime() - b.notBefore.getTime())) {
     const previous = series.at(-1);
@@ -72,8 +72,4 @@ export function assessCadence(issuances: readonly Issuance[], current: Issuance,
     renewsAtPercent: percents.length ? oneDecimal(median(percents)) : null,
     renewsAtPercents: percents,
   };
-}
-
-function sameNameSet(a: Issuance, b: Issuance): boolean {
-  return a.names.length === b.names.length && a.names.every((name, i) => name === b.names[i]);
 }

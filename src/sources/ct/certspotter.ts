@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { boundedFetch, type FetchLike } from '../bounded-fetch.ts';
 import { fail, type SourceResult, succeed } from '../failure.ts';
-import { type Issuance, issuanceCovers, namesNormalizer } from './issuance.ts';
+import { type Issuance, issuanceCovers, namesNormalizer, withPackedNames } from './issuance.ts';
 import { issuerFriendlyName } from './issuer-name.ts';
 import { parseJsonArrayReply } from './parse-reply.ts';
 import { base64Der, readCertificate } from './x509.ts';
@@ -94,9 +94,13 @@ export async function fetchCertspotterIssuances(
     const last = reply.value.at(-1);
     // The documented end of the listing is an empty page.
     if (!last) return succeed(newestFirst(collected));
-    for (const item of reply.value) {
+    // Each item is let go once read (its raw names with it), not kept until the page is done.
+    const items = reply.value;
+    for (let item = items.shift(); item !== undefined; item = items.shift()) {
       const issuance = toIssuance(item, await normalize(item.dns_names));
-      if (issuanceCovers(issuance, domain)) collected.push({ issuance, certDer: item.cert_der });
+      // Kept packed: at the cap, the names of all pages would otherwise be ~770,000 live strings.
+      if (issuanceCovers(issuance, domain))
+        collected.push({ issuance: withPackedNames(issuance), certDer: item.cert_der });
     }
     after = last.id;
   }
@@ -159,5 +163,5 @@ function newestFirst(read: Read[]): Issuance[] {
  */
 function withDer(issuance: Issuance, certDer: string | undefined): Issuance {
   const der = certDer === undefined ? null : base64Der(certDer);
-  return der ? { ...issuance, der, serial: readCertificate(der)?.serial ?? null } : issuance;
+  return der ? withPackedNames({ ...issuance, der, serial: readCertificate(der)?.serial ?? null }) : issuance;
 }

@@ -6,6 +6,7 @@
  */
 import type { FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SharedAnswers } from '../cache.ts';
+import { deadlineAfter } from '../deadline.ts';
 import { fail, type SourceCall, type SourceResult } from '../failure.ts';
 import { beforeAbort } from '../public-fetch/before-abort.ts';
 import { createRdapBootstrap, RDAP_BOOTSTRAP_SOURCE, type ServerMatch } from './bootstrap.ts';
@@ -64,26 +65,34 @@ export function createRdapClient(deps: RdapClientDeps): RdapClient {
     findServer: (domain) => bootstrap.findServer(domain),
     async lookup(domain) {
       const name = domain.toLowerCase().replace(/\.$/, '');
-      const deadline = AbortSignal.timeout(deps.budgetMs);
-      // A shared bootstrap fetch may outlive this lookup's deadline; the lookup does not wait for it.
-      const server = await beforeAbort(bootstrap.findServer(name), deadline);
-      if (server === undefined) {
-        return fail({
-          code: 'timeout',
-          source: RDAP_BOOTSTRAP_SOURCE,
-          detail: `${RDAP_BOOTSTRAP_SOURCE} did not answer within the ${deps.budgetMs} ms budget`,
-        });
+      const deadline = deadlineAfter(deps.budgetMs);
+      try {
+        return await lookupBefore(name, deadline.signal);
+      } finally {
+        deadline.clear();
       }
-      if (!server.ok) return server;
-      const { base, call } = server.value;
-      if (!base) return { ok: true, value: { kind: 'unsupported', sources: [call] } };
-      const { result, cached } = await cache.get(`${base.href} ${name}`, () =>
-        lookupDomain(base, name, { fetch: deps.publicFetch, budgetMs: deps.budgetMs, deadline }),
-      );
-      if (!result.ok) return result;
-      // Contract §3: a cached answer reports `cached: true` and 0 ms.
-      const calls = result.value.sources.map((c) => (cached ? { ...c, ms: 0, cached: true } : c));
-      return { ok: true, value: { ...result.value, sources: [call, ...calls] } };
     },
   };
+
+  async function lookupBefore(name: string, deadline: AbortSignal): Promise<SourceResult<RdapAnswer>> {
+    // A shared bootstrap fetch may outlive this lookup's deadline; the lookup does not wait for it.
+    const server = await beforeAbort(bootstrap.findServer(name), deadline);
+    if (server === undefined) {
+      return fail({
+        code: 'timeout',
+        source: RDAP_BOOTSTRAP_SOURCE,
+        detail: `${RDAP_BOOTSTRAP_SOURCE} did not answer within the ${deps.budgetMs} ms budget`,
+      });
+    }
+    if (!server.ok) return server;
+    const { base, call } = server.value;
+    if (!base) return { ok: true, value: { kind: 'unsupported', sources: [call] } };
+    const { result, cached } = await cache.get(`${base.href} ${name}`, () =>
+      lookupDomain(base, name, { fetch: deps.publicFetch, budgetMs: deps.budgetMs, deadline }),
+    );
+    if (!result.ok) return result;
+    // Contract §3: a cached answer reports `cached: true` and 0 ms.
+    const calls = result.value.sources.map((c) => (cached ? { ...c, ms: 0, cached: true } : c));
+    return { ok: true, value: { ...result.value, sources: [call, ...calls] } };
+  }
 }
