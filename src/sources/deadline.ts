@@ -17,5 +17,7 @@ export function deadlineAfter(ms: number): Deadline {
     () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
     ms,
   );
+  // Like `AbortSignal.timeout`'s, the timer does not keep a Node process alive on its own.
+  if (typeof timer === 'object') timer.unref();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
