@@ -235,7 +235,8 @@ describe('one instance with its SQLite store, killed after its settlement reache
       const request = buying('healthy-shop.com');
       const { signature } = await killAfterSend(fleet, payer, request, PRICE, FUNDS);
       const restarted = await settlement.startService(fleet);
-      // The sweep judges the watch once it is older than any paid call, at its next round.
+      // The restarted instance's first sweep sees the watch pending and wakes when it is older than
+      // any paid call, then judges it from the chain.
       await expectBoughtOnce(restarted, payer, request, signature);
       expect(leaksIn(restarted.process.output(), restarted.secrets)).toEqual([]);
     },
