@@ -26,6 +26,14 @@ function payment(n: number, validBeforeMs: number): PendingPayment {
   return { from: PAYER, nonce: nonceOf(n), validBefore: Math.floor(validBeforeMs / 1000) };
 }
 
+/** A store over `pendings`: the pending ones opened by a time, oldest first (inserted in that order). */
+const storeOf = (pendings: Map<string, WatchRecord>) => ({
+  pendingOpenedBy: async (openedBy: number, limit: number) =>
+    [...pendings.values()]
+      .filter((watch) => watch.status === 'pending' && watch.createdAt <= openedBy)
+      .slice(0, limit),
+});
+
 describe('pendingVerdict', () => {
   const paid = payment(1, STORE_NOW + 45_000);
   const expiredAt = paid.validBefore * 1000 + EXPIRY_MARGIN_MS;
@@ -66,12 +74,7 @@ describe('createPendingSweep', () => {
     const pendings = new Map(watches.map((watch) => [watch.id, watch]));
     const sweep = (now: number) =>
       createPendingSweep({
-        store: {
-          pendingOpenedBy: async (openedBy, limit) =>
-            [...pendings.values()]
-              .filter((watch) => watch.status === 'pending' && watch.createdAt <= openedBy)
-              .slice(0, limit),
-        },
+        store: storeOf(pendings),
         service: {
           async activate(id) {
             done.push(`activate ${id}`);
@@ -289,12 +292,7 @@ describe('sweepWhenDue', () => {
     // The instance restarts 5 s after the call was cut off.
     const time = clock(STORE_NOW + 5_000);
     const sweep = createPendingSweep({
-      store: {
-        pendingOpenedBy: async (openedBy, limit) =>
-          [...pendings.values()]
-            .filter((watch) => watch.status === 'pending' && watch.createdAt <= openedBy)
-            .slice(0, limit),
-      },
+      store: storeOf(pendings),
       service: {
         async activate(id) {
           activatedAt.push(time.now());
