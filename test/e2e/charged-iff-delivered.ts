@@ -478,8 +478,13 @@ export function describeChargedIffDeliveredOver<T extends Transport>(
     const service = { settlerPrivateKey: generatePrivateKey(), env: { REDIS_URL: redis.url.href } };
     return startLab({ services: 2, runtime, service });
   };
+  // The labs start side by side; every one that started is closed, even when another failed.
   beforeAll(async () => {
-    for (const transport of transports) labs.set(transport, await startOne());
+    const started = await Promise.allSettled(transports.map(startOne));
+    for (const [i, lab] of started.entries())
+      if (lab.status === 'fulfilled') labs.set(transports[i] as Transport, lab.value);
+    const failed = started.find((lab) => lab.status === 'rejected');
+    if (failed) throw failed.reason;
   }, 120_000 * transports.length);
   afterAll(async () => {
     await Promise.all([...labs.values()].map((lab) => lab.close()));
