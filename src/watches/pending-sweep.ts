@@ -20,7 +20,10 @@ import type { WatchService, WatchStore } from './ports.ts';
 
 /** A pending watch is swept once it is older than any paid call can last. */
 export const SWEEP_PENDING_AFTER_MS = PAID_CALL_MAX_MS;
-/** How often a Node instance sweeps. */
+/**
+ * The longest a Node instance goes without sweeping: a watch opened by another instance, or whose
+ * chain read failed, is judged at most this late.
+ */
 export const SWEEP_EVERY_MS = 60_000;
 /** Pending watches judged per sweep. */
 const SWEEP_BATCH = 100;
@@ -56,6 +59,8 @@ export interface SweepReport {
   activated: string[];
   discarded: string[];
   waiting: string[];
+  /** When the earliest pending watch too young to judge becomes old enough (epoch ms); null if none. */
+  nextDueAt: number | null;
 }
 
 /** One sweep of the pending watches older than any paid call. */
@@ -72,9 +77,16 @@ export function createPendingSweep(deps: PendingSweepDeps): PendingSweep {
   }
 
   return async function sweep() {
-    const report: SweepReport = { activated: [], discarded: [], waiting: [] };
-    const stale = await store.pendingOpenedBy(now() - SWEEP_PENDING_AFTER_MS, SWEEP_BATCH);
-    for (const watch of stale) {
+    const report: SweepReport = { activated: [], discarded: [], waiting: [], nextDueAt: null };
+    const at = now();
+    // Oldest first: the stale ones, then the young ones, whose paid calls may still finish them.
+    const pending = await store.pendingOpenedBy(at, SWEEP_BATCH);
+    for (const watch of pending) {
+      if (watch.createdAt > at - SWEEP_PENDING_AFTER_MS) {
+        const dueAt = watch.createdAt + SWEEP_PENDING_AFTER_MS;
+        report.nextDueAt = Math.min(report.nextDueAt ?? dueAt, dueAt);
+        continue;
+      }
       const verdict = pendingVerdict(watch.payment, await used(watch), now());
       if (verdict === 'activate') {
         await service.activate(watch.id);
@@ -93,30 +105,55 @@ export function createPendingSweep(deps: PendingSweepDeps): PendingSweep {
   };
 }
 
-/** Runs `sweep` every `everyMs` until stopped; a failed sweep is logged and the next one runs. */
-export function sweepEvery(sweep: PendingSweep, everyMs: number, logger: Logger) {
-  let timer: ReturnType<typeof setTimeout> | undefined;
+/** Calls `run` in `ms`; the returned function cancels it. */
+export type SetTimer = (run: () => void, ms: number) => () => void;
+
+const unrefTimer: SetTimer = (run, ms) => {
+  const timer = setTimeout(run, ms);
+  timer.unref?.();
+  return () => clearTimeout(timer);
+};
+
+export interface SweepTiming {
+  /** The longest gap between sweeps (`SWEEP_EVERY_MS`). */
+  everyMs: number;
+  logger: Logger;
+  now?: () => number;
+  setTimer?: SetTimer;
+}
+
+/**
+ * Runs `sweep` at start, then when the earliest pending watch it saw becomes old enough to judge,
+ * and at least every `everyMs` (watches opened by other instances, authorizations still unused, a
+ * chain that could not be read). A failed sweep is logged and the next one runs `everyMs` later.
+ */
+export function sweepWhenDue(sweep: PendingSweep, timing: SweepTiming) {
+  const { everyMs, logger, now = Date.now, setTimer = unrefTimer } = timing;
+  let cancel = () => {};
   let running: Promise<unknown> = Promise.resolve();
   let stopped = true;
-  const next = () => {
-    timer = setTimeout(() => {
+  const next = (ms: number) => {
+    cancel = setTimer(() => {
       running = sweep()
-        .catch((error: unknown) => logger.error({ err: error }, 'pending watch sweep failed'))
-        .finally(() => {
-          if (!stopped) next();
+        .then(({ nextDueAt }) => (nextDueAt === null ? everyMs : Math.max(0, nextDueAt - now())))
+        .catch((error: unknown) => {
+          logger.error({ err: error }, 'pending watch sweep failed');
+          return everyMs;
+        })
+        .then((wait) => {
+          if (!stopped) next(Math.min(wait, everyMs));
         });
-    }, everyMs);
-    timer.unref?.();
+    }, ms);
   };
   return {
     start() {
       if (!stopped) return;
       stopped = false;
-      next();
+      next(0);
     },
     async stop() {
       stopped = true;
-      clearTimeout(timer);
+      cancel();
       await running;
     },
   };

@@ -10,7 +10,7 @@ import { normalizeDomain } from '../domain/normalize.ts';
 import type { ChainView } from '../payments/chain/chain-view.ts';
 import type { WatchMetrics } from './metrics.ts';
 import type { WatchStatus } from './model.ts';
-import { createPendingSweep, SWEEP_EVERY_MS, sweepEvery } from './pending-sweep.ts';
+import { createPendingSweep, SWEEP_EVERY_MS, sweepWhenDue } from './pending-sweep.ts';
 import type { WatchCheck, WatchService, WatchStore, WebhookSender } from './ports.ts';
 import { type RoundBoard, roundWindowMs, sharedRoundCheck } from './round-check.ts';
 import { createWatchScheduler, type SchedulerDeps } from './scheduler.ts';
@@ -99,11 +99,10 @@ export function storeWatchRuntime(
       wake: () => scheduler.wake(),
     });
     const sweeps = chain
-      ? sweepEvery(
-          createPendingSweep({ store, service, chain, asset: config.x402.asset, logger }),
-          SWEEP_EVERY_MS,
+      ? sweepWhenDue(createPendingSweep({ store, service, chain, asset: config.x402.asset, logger }), {
+          everyMs: SWEEP_EVERY_MS,
           logger,
-        )
+        })
       : undefined;
     return {
       service,

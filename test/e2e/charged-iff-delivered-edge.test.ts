@@ -10,14 +10,13 @@
  * not charged; leaving once the settlement was sent, it is charged, and the same request with the
  * same signature gets the result exactly once (a third attempt is a 402).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import type { Transport } from '../world/paying-clients.ts';
 import {
   type CaseContext,
   checkRunning,
-  describeChargedIffDelivered,
+  describeChargedIffDeliveredOver,
   FUNDS,
-  type Lab,
   OPERATION,
   PRICE,
   paidCall,
@@ -25,23 +24,14 @@ import {
   quiet,
 } from './charged-iff-delivered.ts';
 
-const labs: Record<Transport, () => Lab> = {
-  http: describeChargedIffDelivered(
-    'http',
-    'Worker, HTTP: the payer is charged the price if and only if the result was delivered',
-    { runtime: 'edge' },
-  ),
-  mcp: describeChargedIffDelivered(
-    'mcp',
-    'Worker, MCP: the payer is charged the price if and only if the result was delivered',
-    { runtime: 'edge' },
-  ),
-  'mcp-2026': describeChargedIffDelivered(
-    'mcp-2026',
-    'Worker, MCP 2026-07-28: the payer is charged the price if and only if the result was delivered',
-    { runtime: 'edge' },
-  ),
-};
+const TRANSPORTS = ['http', 'mcp', 'mcp-2026'] as const satisfies readonly Transport[];
+
+// The transports side by side, each on its own settlement world and pool of Worker processes.
+const labs = describeChargedIffDeliveredOver(
+  TRANSPORTS,
+  'Worker, over HTTP, MCP and MCP 2026-07-28: the payer is charged the price if and only if the result was delivered',
+  { runtime: 'edge' },
+);
 
 /** Whether `text` appears in the service's output after `from` within `withinMs`. */
 async function logged(
@@ -60,13 +50,13 @@ async function logged(
 
 /** Slow enough for the client to leave while the check runs. */
 const SLOW_CHECK_MS = 1_500;
-const TRANSPORTS: Transport[] = ['http', 'mcp', 'mcp-2026'];
 
-describe('Worker: a client that leaves', () => {
-  it.for(TRANSPORTS)(
-    '%s: during the check: nothing settled, the balance unchanged on chain',
+// Each transport on its own lab, so the transports run side by side; the two steps one after the other.
+describe('Worker: a client that leaves during the check', () => {
+  it.concurrent.for(TRANSPORTS)(
+    '%s: nothing settled, the balance unchanged on chain',
     { timeout: 60_000 },
-    async (transport) => {
+    async (transport, { expect }) => {
       const lab = labs[transport]();
       // A new isolate: its caches are cold, so the check asks crt.sh (which is slowed).
       await lab.withService(
@@ -94,11 +84,13 @@ describe('Worker: a client that leaves', () => {
       );
     },
   );
+});
 
-  it.for(TRANSPORTS)(
-    '%s: after the settlement was sent: charged, the result claimable once with the same signature, then 402',
+describe('Worker: a client that leaves after the settlement was sent', () => {
+  it.concurrent.for(TRANSPORTS)(
+    '%s: charged, the result claimable once with the same signature, then 402',
     { timeout: 60_000 },
-    async (transport) => {
+    async (transport, { expect }) => {
       const lab = labs[transport]();
       await lab.withService(async (service) => {
         const at: CaseContext = { settlement: lab.settlement, service };

@@ -134,12 +134,19 @@ export async function checkRunning({ settlement }: CaseContext): Promise<void> {
 }
 
 /**
- * The cases, by stage. Call order of one paid call on the current code (verify → check → settle):
- * eth_getCode ×2 (payer and asset, each once: settle reuses verify's answers), eth_call (verify
- * simulation); eth_call (settle simulation), eth_getTransactionCount (nonce), eth_fillTransaction,
- * eth_sendRawTransaction, eth_getTransactionReceipt.
+ * The cases, by stage after the longest one. Call order of one paid call on the current code
+ * (verify → check → settle): eth_getCode ×2 (payer and asset, each once: settle reuses verify's
+ * answers), eth_call (verify simulation); eth_call (settle simulation), eth_getTransactionCount
+ * (nonce), eth_fillTransaction, eth_sendRawTransaction, eth_getTransactionReceipt.
  */
 export const PAYMENT_CASES: readonly PaymentCase[] = [
+  // First: only the authorization's expiry (its 45 s window and the margin) proves that a transfer
+  // whose broadcast may have been lost was not paid, so this case lasts about 50 s; started first,
+  // the other cases run beside it on the other services of the pool.
+  {
+    name: 'broadcast: eth_sendRawTransaction never reaches the node',
+    faults: { eth_sendRawTransaction: dropRequest },
+  },
   { name: 'no fault: the normal paid path', mustDeliver: true },
   // Verify
   {
@@ -175,11 +182,7 @@ export const PAYMENT_CASES: readonly PaymentCase[] = [
     name: 'settle: eth_fillTransaction answer lost once',
     faults: { eth_fillTransaction: loseAnswer('reset', { times: 1 }) },
   },
-  // Broadcast
-  {
-    name: 'broadcast: eth_sendRawTransaction never reaches the node',
-    faults: { eth_sendRawTransaction: dropRequest },
-  },
+  // Broadcast (and the first case)
   {
     name: 'broadcast: eth_sendRawTransaction dropped once',
     faults: { eth_sendRawTransaction: { times: 1, forward: false } },
@@ -441,36 +444,67 @@ export async function expectChargedIffDelivered(
 export function describeChargedIffDelivered(
   transport: Transport,
   title: string,
+  options: LabOptions & { cases?: readonly PaymentCase[] } = {},
+): () => Lab {
+  return describeChargedIffDeliveredOver([transport], title, options)[transport];
+}
+
+interface LabOptions {
+  runtime?: Runtime;
+  /** Two instances settling with one wallet, sharing their state through one redis-server. */
+  sharedStore?: boolean;
+}
+
+/**
+ * Over several transports at once, each with a lab of its own: one concurrent test per case and
+ * transport (named `transport: case` when there are several), the cases' order kept, so every
+ * transport's longest case starts first; returns a getter for each transport's lab.
+ */
+export function describeChargedIffDeliveredOver<T extends Transport>(
+  transports: readonly T[],
+  title: string,
   {
     runtime = 'node',
     cases = PAYMENT_CASES,
     sharedStore = false,
-  }: {
-    runtime?: Runtime;
-    cases?: readonly PaymentCase[];
-    /** Two instances settling with one wallet, sharing their state through one redis-server. */
-    sharedStore?: boolean;
-  } = {},
-): () => Lab {
-  let lab: Lab;
-  let redis: RedisServer | undefined;
-  beforeAll(async () => {
-    if (!sharedStore) {
-      lab = await startLab({ services: 3, runtime });
-      return;
-    }
-    redis = await startRedisServer();
+  }: LabOptions & { cases?: readonly PaymentCase[] } = {},
+): Record<T, () => Lab> {
+  const labs = new Map<Transport, Lab>();
+  const redises: RedisServer[] = [];
+  const startOne = async (): Promise<Lab> => {
+    if (!sharedStore) return startLab({ services: 3, runtime });
+    const redis = await startRedisServer();
+    redises.push(redis);
     const service = { settlerPrivateKey: generatePrivateKey(), env: { REDIS_URL: redis.url.href } };
-    lab = await startLab({ services: 2, runtime, service });
-  }, 120_000);
+    return startLab({ services: 2, runtime, service });
+  };
+  // The labs start side by side; every one that started is closed, even when another failed.
+  beforeAll(async () => {
+    const started = await Promise.allSettled(transports.map(startOne));
+    for (const [i, lab] of started.entries())
+      if (lab.status === 'fulfilled') labs.set(transports[i] as Transport, lab.value);
+    const failed = started.find((lab) => lab.status === 'rejected');
+    if (failed) throw failed.reason;
+  }, 120_000 * transports.length);
   afterAll(async () => {
-    await lab?.close();
-    await redis?.close();
+    await Promise.all([...labs.values()].map((lab) => lab.close()));
+    await Promise.all(redises.map((redis) => redis.close()));
   });
+  const labOf = (transport: Transport) => () => labs.get(transport) as Lab;
+  const runs = cases.flatMap((paymentCase) =>
+    transports.map((transport) => ({
+      transport,
+      paymentCase,
+      name: transports.length > 1 ? `${transport}: ${paymentCase.name}` : paymentCase.name,
+    })),
+  );
   describe(title, () => {
-    it.concurrent.for(cases)('$name', { timeout: 90_000 }, async (paymentCase, { expect }) => {
-      await expectChargedIffDelivered(expect, lab, transport, paymentCase);
+    it.concurrent.for(runs)('$name', { timeout: 90_000 }, async ({ transport, paymentCase }, { expect }) => {
+      await expectChargedIffDelivered(expect, labOf(transport)(), transport, paymentCase);
     });
   });
-  return () => lab;
+  return Object.fromEntries(transports.map((transport) => [transport, labOf(transport)])) as Record<
+    T,
+    () => Lab
+  >;
 }

@@ -88,7 +88,7 @@ describe('an instance killed in the middle of a paid call', () => {
     // Not checked before on this fleet: its CT answer is not shared yet, so the check asks crt.sh.
     const domain = 'renewal-due.net';
     const request = checkRequest(OPERATION.route, domain);
-    const { signature } = await killDuringCheck(fleet, payer, request);
+    const { signature } = await killDuringCheck(fleet, payer, request, domain);
     expect(await charged(payer)).toBe(0n);
 
     const served = await retryUntilServed(survivor, signature, request);

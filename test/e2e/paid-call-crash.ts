@@ -158,16 +158,27 @@ export async function killBeforeSend(fleet: Fleet, payer: PrivateKeyAccount, req
 }
 
 /**
- * Killed while its check waits on crt.sh: `request` must be about a domain this fleet has not
- * checked (its CT answer is not shared yet, so the check asks crt.sh).
+ * Killed while its check waits on crt.sh: `request` must be about `domain`, one this fleet has not
+ * checked (its CT answer is not shared yet, so the check asks crt.sh). Killed once crt.sh is asked
+ * about `domain`: a search for another domain, by a case running beside, does not count.
  */
-export async function killDuringCheck(fleet: Fleet, payer: PrivateKeyAccount, request: PaidRequest) {
+export async function killDuringCheck(
+  fleet: Fleet,
+  payer: PrivateKeyAccount,
+  request: PaidRequest,
+  domain: string,
+) {
   const { crtsh } = fleet.settlement.world;
   crtsh.delayMs = 5_000;
   try {
-    const before = crtsh.requests.length;
+    const earlier = new Set(crtsh.requests);
+    const asked = crtsh.arrival(
+      (searched) =>
+        !earlier.has(searched) &&
+        [...searched.url.searchParams.values()].some((value) => value.includes(domain)),
+    );
     const { doomed, signature } = await doomedCall(fleet, payer, request);
-    while (crtsh.requests.length === before) await sleep(20);
+    await asked;
     await kill(doomed);
     return { signature };
   } finally {

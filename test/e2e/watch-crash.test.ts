@@ -151,7 +151,9 @@ async function expectBoughtOnce(
   expect(await charged(payer)).toBe(PRICE);
 }
 
-describe('buying a watch on a fleet whose instance is killed mid-call', () => {
+// The three groups run side by side (the no-retry case mostly waits for its watch to become old
+// enough to judge); the cases of a group one after the other.
+describe.concurrent('buying a watch on a fleet whose instance is killed mid-call', () => {
   let fleet: Fleet;
   let survivor: SelfSettlingService;
   beforeAll(async () => {
@@ -163,82 +165,103 @@ describe('buying a watch on a fleet whose instance is killed mid-call', () => {
     survivor = await settlement.startService(fleet);
   }, 120_000);
 
-  it('after its settlement reached the chain: the retry on another instance gets the same watch, active, charged once', async () => {
-    const payer = await settlement.newPayer(FUNDS);
-    const request = buying('healthy-shop.com');
-    const { signature } = await killAfterSend(fleet, payer, request, PRICE, FUNDS);
-    // Paid, and the watch was opened before the settlement: it waits, pending, for its payer.
-    expect((await statusOf(survivor, await watchOf(signature))).status).toBe(404);
-
-    const served = await retryUntilServed(survivor, signature, request);
-    expect(served.refusals.every((refusal) => refusal === '409 payment_in_flight')).toBe(true);
-    await expectBoughtOnce(survivor, payer, request, signature, served);
-    expect(leaksIn(survivor.process.output(), survivor.secrets)).toEqual([]);
-  }, 180_000);
-
-  it('before its signed settlement was sent: nothing charged until the retry, which buys the same watch once', async () => {
-    const payer = await settlement.newPayer(FUNDS);
-    const request = buying('healthy-shop.com');
-    const { signature, abandoned } = await killBeforeSend(fleet, payer, request);
-    await expectNothingBought(survivor, payer, signature);
-
-    const served = await retryUntilServed(survivor, signature, request);
-    await expectBoughtOnce(survivor, payer, request, signature, served);
-    expect(await mined(fleet, abandoned)).toBe(false);
-    await expectNoNonceGap(fleet);
-  }, 180_000);
-
-  it('during its first check: nothing charged or created until the retry, which buys the watch once', async () => {
-    const payer = await settlement.newPayer(FUNDS);
-    // Not checked before on this fleet: its CT answer is not shared yet, so the check asks crt.sh.
-    const request = buying('renewal-due.net');
-    const { signature } = await killDuringCheck(fleet, payer, request);
-    await expectNothingBought(survivor, payer, signature);
-
-    const served = await retryUntilServed(survivor, signature, request);
-    await expectBoughtOnce(survivor, payer, request, signature, served);
-    await expectNoNonceGap(fleet);
-  }, 180_000);
-});
-
-describe('one instance with its SQLite store, killed after its settlement reached the chain', () => {
-  it('restarted on the same files, the retry of the same request gets the same watch, active, charged once', async () => {
-    const fleet: Fleet = {
-      settlement,
-      settlerPrivateKey: generatePrivateKey(),
-      // The restarted process listens on another port: the public URL (what payments are signed for) stays.
-      env: {
-        WATCH_DB_PATH: join(mkdtempSync(join(dir, 'retry-')), 'watches.db'),
-        PUBLIC_BASE_URL: 'https://checks.example.test',
-        ...WATCH_ENV,
-      },
-    };
-    const payer = await settlement.newPayer(FUNDS);
-    const request = buying('healthy-shop.com');
-    const { signature } = await killAfterSend(fleet, payer, request, PRICE, FUNDS);
-    const restarted = await settlement.startService(fleet);
-    // The settling record survived in the instance's payment records (src/sqlite/payment-records.ts).
-    const served = await retryUntilServed(restarted, signature, request);
-    await expectBoughtOnce(restarted, payer, request, signature, served);
-    await restarted.close();
-  }, 180_000);
-
-  it(
-    'restarted on the same file, activates the paid watch from the chain without a retry: watch.created reaches the receiver',
+  it.sequential(
+    'after its settlement reached the chain: the retry on another instance gets the same watch, active, charged once',
     async () => {
-      const fleet: Fleet = {
-        settlement,
-        settlerPrivateKey: generatePrivateKey(),
-        env: { WATCH_DB_PATH: join(dir, 'watches.db'), ...WATCH_ENV },
-      };
       const payer = await settlement.newPayer(FUNDS);
       const request = buying('healthy-shop.com');
       const { signature } = await killAfterSend(fleet, payer, request, PRICE, FUNDS);
-      const restarted = await settlement.startService(fleet);
-      // The sweep judges the watch once it is older than any paid call, at its next round.
-      await expectBoughtOnce(restarted, payer, request, signature);
-      expect(leaksIn(restarted.process.output(), restarted.secrets)).toEqual([]);
+      // Paid, and the watch was opened before the settlement: it waits, pending, for its payer.
+      expect((await statusOf(survivor, await watchOf(signature))).status).toBe(404);
+
+      const served = await retryUntilServed(survivor, signature, request);
+      expect(served.refusals.every((refusal) => refusal === '409 payment_in_flight')).toBe(true);
+      await expectBoughtOnce(survivor, payer, request, signature, served);
+      expect(leaksIn(survivor.process.output(), survivor.secrets)).toEqual([]);
     },
-    10 * (PAID_CALL_MAX_MS + SWEEP_EVERY_MS),
+    180_000,
+  );
+
+  it.sequential(
+    'before its signed settlement was sent: nothing charged until the retry, which buys the same watch once',
+    async () => {
+      const payer = await settlement.newPayer(FUNDS);
+      const request = buying('healthy-shop.com');
+      const { signature, abandoned } = await killBeforeSend(fleet, payer, request);
+      await expectNothingBought(survivor, payer, signature);
+
+      const served = await retryUntilServed(survivor, signature, request);
+      await expectBoughtOnce(survivor, payer, request, signature, served);
+      expect(await mined(fleet, abandoned)).toBe(false);
+      await expectNoNonceGap(fleet);
+    },
+    180_000,
+  );
+
+  it.sequential(
+    'during its first check: nothing charged or created until the retry, which buys the watch once',
+    async () => {
+      const payer = await settlement.newPayer(FUNDS);
+      // Not checked before on this fleet: its CT answer is not shared yet, so the check asks crt.sh.
+      const domain = 'renewal-due.net';
+      const request = buying(domain);
+      const { signature } = await killDuringCheck(fleet, payer, request, domain);
+      await expectNothingBought(survivor, payer, signature);
+
+      const served = await retryUntilServed(survivor, signature, request);
+      await expectBoughtOnce(survivor, payer, request, signature, served);
+      await expectNoNonceGap(fleet);
+    },
+    180_000,
   );
 });
+
+describe.concurrent(
+  'one instance with its SQLite store, killed after its settlement reached the chain',
+  () => {
+    it.sequential(
+      'restarted on the same files, the retry of the same request gets the same watch, active, charged once',
+      async () => {
+        const fleet: Fleet = {
+          settlement,
+          settlerPrivateKey: generatePrivateKey(),
+          // The restarted process listens on another port: the public URL (what payments are signed for) stays.
+          env: {
+            WATCH_DB_PATH: join(mkdtempSync(join(dir, 'retry-')), 'watches.db'),
+            PUBLIC_BASE_URL: 'https://checks.example.test',
+            ...WATCH_ENV,
+          },
+        };
+        const payer = await settlement.newPayer(FUNDS);
+        const request = buying('healthy-shop.com');
+        const { signature } = await killAfterSend(fleet, payer, request, PRICE, FUNDS);
+        const restarted = await settlement.startService(fleet);
+        // The settling record survived in the instance's payment records (src/sqlite/payment-records.ts).
+        const served = await retryUntilServed(restarted, signature, request);
+        await expectBoughtOnce(restarted, payer, request, signature, served);
+        await restarted.close();
+      },
+      180_000,
+    );
+
+    it.sequential(
+      'restarted on the same file, activates the paid watch from the chain without a retry: watch.created reaches the receiver',
+      async () => {
+        const fleet: Fleet = {
+          settlement,
+          settlerPrivateKey: generatePrivateKey(),
+          env: { WATCH_DB_PATH: join(dir, 'watches.db'), ...WATCH_ENV },
+        };
+        const payer = await settlement.newPayer(FUNDS);
+        const request = buying('healthy-shop.com');
+        const { signature } = await killAfterSend(fleet, payer, request, PRICE, FUNDS);
+        const restarted = await settlement.startService(fleet);
+        // The restarted instance's first sweep sees the watch pending and wakes when it is older than
+        // any paid call, then judges it from the chain.
+        await expectBoughtOnce(restarted, payer, request, signature);
+        expect(leaksIn(restarted.process.output(), restarted.secrets)).toEqual([]);
+      },
+      10 * (PAID_CALL_MAX_MS + SWEEP_EVERY_MS),
+    );
+  },
+);

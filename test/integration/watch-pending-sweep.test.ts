@@ -189,7 +189,11 @@ describe.each(Object.keys(stores))('the pending sweep over %s', (name) => {
     await settle(paid);
 
     // Younger than any paid call: its own call may still finish it; the sweep leaves it.
-    expect(await sweepOf(store, service, 0)()).toEqual({ activated: [], discarded: [], waiting: [] });
+    const young = await sweepOf(store, service, 0)();
+    expect(young).toMatchObject({ activated: [], discarded: [], waiting: [] });
+    // Due once it is older than any paid call: the Node runner wakes then.
+    const opened = (await store.get(id))?.createdAt ?? Number.NaN;
+    expect(young.nextDueAt).toBe(opened + SWEEP_PENDING_AFTER_MS);
     expect((await store.get(id))?.status).toBe('pending');
 
     // Two instances sweep at once, past the bound: one transition, one watch.created.
