@@ -7,6 +7,7 @@
  * memory reducer starts after a full collection, and a burst of small requests makes none): so a
  * burst's growth is handed back the same way once the requests have stopped.
  */
+import { performance } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -32,21 +33,43 @@ export const IDLE_CHECK_MS = 2_000;
  */
 export const IDLE_RELEASE_GROWTH_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Share of a period the event loop may have been busy for the process to count as idle: background
+ * work (a busy watch scheduler, a sweep) keeps the heap in use, and a full collection every period
+ * would only cost it time.
+ */
+export const IDLE_MAX_UTILIZATION = 0.05;
+
+/** The event loop's utilization (0–1) since the previous call. */
+function utilizationSinceLastCall(): () => number {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const { utilization } = performance.eventLoopUtilization(now, last);
+    last = now;
+    return utilization;
+  };
+}
+
 export interface IdleReleaseDeps {
   /** Requests started so far, and whether any is in flight. */
   requests: () => { started: number; active: number };
+  /** The event loop's utilization since the previous call. */
+  utilization?: () => number;
   /** The heap's resident bytes (V8's `total_physical_size`). */
   heapBytes?: () => number;
   release?: () => void;
 }
 
 /**
- * Called every IDLE_CHECK_MS: releases memory when no request was in flight or started since the
- * previous call and the heap has grown by IDLE_RELEASE_GROWTH_BYTES since the last release. Start it
- * right after the start-up release, whose result is the first baseline.
+ * Called every IDLE_CHECK_MS: releases memory when the process was idle since the previous call (no
+ * request in flight or started, the event loop busy under IDLE_MAX_UTILIZATION of the time) and the
+ * heap has grown by IDLE_RELEASE_GROWTH_BYTES since the last release. Start it right after the
+ * start-up release, whose result is the first baseline.
  */
 export function idleRelease({
   requests,
+  utilization = utilizationSinceLastCall(),
   heapBytes = () => getHeapStatistics().total_physical_size,
   release = releaseStartupMemory,
 }: IdleReleaseDeps): () => void {
@@ -54,7 +77,8 @@ export function idleRelease({
   let seen = requests().started;
   return () => {
     const { started, active } = requests();
-    const quiet = active === 0 && started === seen;
+    const busy = utilization();
+    const quiet = active === 0 && started === seen && busy < IDLE_MAX_UTILIZATION;
     seen = started;
     if (!quiet || heapBytes() - baseline < IDLE_RELEASE_GROWTH_BYTES) return;
     release();

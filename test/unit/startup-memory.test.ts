@@ -1,13 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { IDLE_RELEASE_GROWTH_BYTES, idleRelease, releaseStartupMemory } from '../../src/startup-memory.ts';
+import {
+  IDLE_MAX_UTILIZATION,
+  IDLE_RELEASE_GROWTH_BYTES,
+  idleRelease,
+  releaseStartupMemory,
+} from '../../src/startup-memory.ts';
 
 const MIB = 1024 * 1024;
 
 /** A process seen by idleRelease: its request counters and heap size are set by the test. */
 function world() {
-  const state = { started: 0, active: 0, heap: 40 * MIB, releases: 0 };
+  const state = { started: 0, active: 0, utilization: 0.001, heap: 40 * MIB, releases: 0 };
   const check = idleRelease({
     requests: () => ({ started: state.started, active: state.active }),
+    utilization: () => state.utilization,
     heapBytes: () => state.heap,
     release: () => {
       state.releases += 1;
@@ -38,6 +44,17 @@ describe('idleRelease', () => {
     for (let period = 0; period < 5; period += 1) check();
     expect(state.releases).toBe(0);
     state.active = 0;
+    check();
+    expect(state.releases).toBe(1);
+  });
+
+  it('waits while background work keeps the event loop busy, with no request', () => {
+    const { state, check } = world();
+    state.heap += 30 * MIB;
+    state.utilization = IDLE_MAX_UTILIZATION;
+    for (let period = 0; period < 5; period += 1) check();
+    expect(state.releases).toBe(0);
+    state.utilization = IDLE_MAX_UTILIZATION / 2;
     check();
     expect(state.releases).toBe(1);
   });
