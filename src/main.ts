@@ -13,7 +13,7 @@ import { SETTLEMENT_MAX_MS } from './payments/facilitator/settlement.ts';
 import { createService } from './service.ts';
 import { nodeReach } from './sources/node-reach.ts';
 import { openSqlitePaymentRecords, paymentsDbBeside } from './sqlite/payment-records.ts';
-import { releaseStartupMemory } from './startup-memory.ts';
+import { IDLE_CHECK_MS, idleRelease, releaseStartupMemory } from './startup-memory.ts';
 import { listenFailure, loadConfigOrExit, localChainBanner } from './startup-messages.ts';
 import { stopGracefully } from './stop.ts';
 import { keyBeside } from './watches/key-file.ts';
@@ -74,9 +74,11 @@ async function main(): Promise<void> {
   watches?.start();
 
   let active = 0;
+  let started = 0;
   const server = serve(
     {
       fetch: async (request, env) => {
+        started += 1;
         active += 1;
         try {
           return await app.fetch(request, env);
@@ -91,6 +93,7 @@ async function main(): Promise<void> {
       logger.info({ port: info.port, host: config.host, mode: config.x402.mode.kind }, 'listening');
       if (local) process.stdout.write(localChainBanner(effective, local));
       releaseStartupMemory();
+      setInterval(idleRelease({ requests: () => ({ started, active }) }), IDLE_CHECK_MS).unref();
     },
   );
 
