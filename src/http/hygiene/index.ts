@@ -3,7 +3,9 @@
  * CORS preflight; request body limits; the free-work limit; then the route; afterwards the standard
  * headers on an answer made elsewhere, the request count and one log line. One layer rather than one
  * per concern: each layer of middleware is an asynchronous step of its own, and on a small request
- * seven such steps cost more than the route. A known path with the wrong method is for the app's
+ * seven such steps cost more than the route. And where a route has no middleware of its own, not
+ * even that layer: the hygiene and the route run as one handler (`single-step.ts`), synchronously
+ * when the route answers synchronously. A known path with the wrong method is for the app's
  * not-found handler to answer (`notFoundOrNotAllowed`).
  */
 import type { Context, Env, Hono, MiddlewareHandler } from 'hono';
