@@ -88,6 +88,9 @@ export function applyHttpHygiene<E extends Env>(app: Hono<E>, options: HttpHygie
 
 /** Runs `middleware` inside this one, keeping the answer it returns instead of calling `next`. */
 async function around(middleware: MiddlewareHandler, c: Context, next: Step): Promise<void> {
-  const answer = await middleware(c, async () => next());
+  // What `next` resolves to (Hono's composition resolves to the context) is not an answer.
+  const answer = await middleware(c, async () => {
+    await next();
+  });
   if (answer) c.res = answer;
 }

@@ -116,6 +116,26 @@ describe('the hygiene and the route as one step', () => {
     ]);
   });
 
+  it('keeps the answer of a POST, with its body limit, in one step and composed', async () => {
+    const { app, logged } = hygienicApp();
+    app.use('/composed', async (_c, next) => {
+      await next();
+    });
+    app.post('/composed', async (c) => c.text(`composed ${await c.req.text()}`, 201));
+    app.post('/single', async (c) => c.text(`single ${await c.req.text()}`, 201));
+    for (const path of ['/composed', '/single']) {
+      const response = await call(app, path, { method: 'POST', body: 'hello' });
+      expect([response.status, await response.text()]).toEqual([201, `${path.slice(1)} hello`]);
+    }
+    const tooLarge = await call(app, '/single', { method: 'POST', body: 'x'.repeat(70 * 1024) });
+    expect(tooLarge.status).toBe(413);
+    expect(logged().map(({ route, status }) => [route, status])).toEqual([
+      ['/composed', 201],
+      ['/single', 201],
+      ['/*', 413],
+    ]);
+  });
+
   it('logs and counts a refusal before the route under the hygiene pattern, as composition did', async () => {
     const { app, logged, counted } = hygienicApp({ refuse: true });
     let ran = 0;
