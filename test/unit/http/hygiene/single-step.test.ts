@@ -18,7 +18,7 @@ interface Logged {
   request_id: string;
 }
 
-function hygienicApp({ refuse = false } = {}) {
+function hygienicApp({ refuse = false, later = false } = {}) {
   const lines: string[] = [];
   const counted: [string, number][] = [];
   const app = new Hono();
@@ -26,7 +26,13 @@ function hygienicApp({ refuse = false } = {}) {
     logger: createLogger('info', { write: (line: string) => void lines.push(line) }),
     count: (c: Context, routePath: string) => void counted.push([routePath, c.res.status]),
     limiter: {
-      limit: (c) => (refuse && c.req.path.startsWith('/limited') ? c.text('slow down', 429) : undefined),
+      limit: (c) => {
+        const refusal = refuse && c.req.path.startsWith('/limited') ? c.text('slow down', 429) : undefined;
+        // A shared bucket store (Redis, a Durable Object) answers later.
+        return later
+          ? new Promise<Response | undefined>((resolve) => setImmediate(() => resolve(refusal)))
+          : refusal;
+      },
     },
   });
   app.onError((error, c) => c.text(`failed: ${error.message}`, 500));
@@ -149,6 +155,21 @@ describe('the hygiene and the route as one step', () => {
     expect(ran).toBe(0);
     expect(logged()).toMatchObject([{ route: '/*', path: '/limited/1', status: 429 }]);
     expect(counted).toEqual([['/*', 429]]);
+  });
+
+  it('waits for a free-work limit that answers later, then runs the route or keeps the refusal', async () => {
+    const { app, logged } = hygienicApp({ refuse: true, later: true });
+    app.get('/limited/:id', (c) => c.text('ran'));
+    app.get('/free', (c) => c.text('free'));
+    const refused = await call(app, '/limited/1');
+    const free = await call(app, '/free');
+    expect([refused.status, await refused.text()]).toEqual([429, 'slow down']);
+    expect([free.status, await free.text()]).toEqual([200, 'free']);
+    expect(free.headers.get('x-request-id')).toBeTruthy();
+    expect(logged().map(({ route, status }) => [route, status])).toEqual([
+      ['/*', 429],
+      ['/free', 200],
+    ]);
   });
 
   it('answers HEAD with the GET route, headers and no body', async () => {
