@@ -42,10 +42,13 @@ export function infoLineWriter(logger: Logger, msg: string): (fields: Record<str
   if (!symbols || !stream || !time) return (fields) => logger.info(fields, msg);
   const messageKey = internals[symbols.messageKeySym] as string;
   const head = `{"level":${logger.levels.values.info}`;
+  const message = `${JSON.stringify(messageKey)}:${JSON.stringify(msg)}}\n`;
   return (fields) => {
     if (!logger.isLevelEnabled('info')) return;
-    const body = JSON.stringify({ ...fields, [messageKey]: msg });
-    stream.write(`${head}${time()}${internals[symbols.chindingsSym] as string},${body.slice(1)}\n`);
+    // The fields' members, then the message, as pino writes them (a field named like the message too).
+    const body = JSON.stringify(fields);
+    const members = body.length > 2 ? `${body.slice(1, -1)},` : '';
+    stream.write(`${head}${time()}${internals[symbols.chindingsSym] as string},${members}${message}`);
   };
 }
 

@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { captureConsole } from './console-capture.ts';
 import { createLogger } from './logger.ts';
 import { warnOfForeignPending } from './payments/facilitator/foreign-pending.ts';
+import { countedFetch } from './http/counted-fetch.ts';
 import { createInFlightLock } from './payments/server/in-flight-lock.ts';
 import { type LocalChain, startLocalChain } from './payments/chain/local-chain.ts';
 import { SETTLEMENT_MAX_MS } from './payments/facilitator/settlement.ts';
@@ -73,19 +74,10 @@ async function main(): Promise<void> {
   });
   watches?.start();
 
-  let active = 0;
-  let started = 0;
+  const counted = countedFetch(app.fetch);
   const server = serve(
     {
-      fetch: async (request, env) => {
-        started += 1;
-        active += 1;
-        try {
-          return await app.fetch(request, env);
-        } finally {
-          active -= 1;
-        }
-      },
+      fetch: counted.fetch,
       port: config.port,
       hostname: config.host,
     },
@@ -93,7 +85,10 @@ async function main(): Promise<void> {
       logger.info({ port: info.port, host: config.host, mode: config.x402.mode.kind }, 'listening');
       if (local) process.stdout.write(localChainBanner(effective, local));
       releaseStartupMemory();
-      setInterval(idleRelease({ requests: () => ({ started, active }) }), IDLE_CHECK_MS).unref();
+      setInterval(
+        idleRelease({ requests: () => ({ started: counted.started(), active: counted.active() }) }),
+        IDLE_CHECK_MS,
+      ).unref();
     },
   );
 
@@ -112,7 +107,7 @@ async function main(): Promise<void> {
     stopGracefully({
       server,
       lifecycle,
-      activeRequests: () => active,
+      activeRequests: counted.active,
       hardStopMs: SHUTDOWN_GRACE_MS + SETTLEMENT_MAX_MS + 5_000,
     }).then(async (clean) => {
       if (!clean) logger.warn('stop deadline reached; closing the remaining connections');

@@ -53,6 +53,18 @@ describe('createLogger', () => {
     expect(timeless(viaWriter.text())).toBe(timeless(viaPino.text()));
   });
 
+  it('writes the line logger.info writes for no fields, only absent ones, and a field named msg', () => {
+    const timeless = (line: string) => line.replace(/"time":"[^"]+"/, '"time":"T"');
+    for (const fields of [{}, { absent: undefined }, { status: 200, msg: 'overwritten', after: 1 }]) {
+      const viaPino = sink();
+      createLogger('info', viaPino).info(fields, 'request');
+      const viaWriter = sink();
+      infoLineWriter(createLogger('info', viaWriter), 'request')(fields);
+      expect(timeless(viaWriter.text())).toBe(timeless(viaPino.text()));
+      expect(JSON.parse(viaWriter.text())).toMatchObject({ msg: 'request' });
+    }
+  });
+
   it('writes nothing below its level, and logs through info when the logger has no pino stream', () => {
     const quiet = sink();
     infoLineWriter(createLogger('warn', quiet), 'request')({ status: 200 });

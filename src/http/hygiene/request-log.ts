@@ -20,18 +20,18 @@ export interface RequestLogVariables {
 }
 
 /**
- * The request log: `(c, ms)` logs the answered request `c` (after `onError`, so a 500 is logged as
- * 500), `ms` after it came.
+ * The request log: `(c, ms, routePath)` logs the answered request `c` (after `onError`, so a 500 is
+ * logged as 500), `ms` after it came, answered by the route pattern `routePath`.
  */
-export function requestLogger(logger: Logger): (c: Context, ms: number) => void {
+export function requestLogger(logger: Logger): (c: Context, ms: number, routePath: string) => void {
   const write = infoLineWriter(logger, 'request');
-  return (c, ms) => {
+  return (c, ms, routePath) => {
     const status = c.res.status;
     const payment = c.get('payment') as PaymentLogEntry | undefined;
     write({
       method: c.req.method,
       // The matched route pattern, e.g. `/v1/cert`; absent when no route matched (404).
-      route: status === 404 ? undefined : c.req.routePath,
+      route: status === 404 ? undefined : routePath,
       path: c.req.path,
       status,
       ms: Math.round(ms * 10) / 10,

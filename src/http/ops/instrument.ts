@@ -34,9 +34,9 @@ const KNOWN_PATHS = new Set<string>([
  * Counts each answered request under the route pattern it matched, or its path when it is a known
  * route answered by middleware, else `unmatched`.
  */
-export function requestCounter(metrics: Metrics): (c: Context) => void {
-  return function countRequest(c) {
-    let route = c.req.routePath;
+export function requestCounter(metrics: Metrics): (c: Context, routePath: string) => void {
+  return function countRequest(c, routePath) {
+    let route = routePath;
     if (route === '/*') route = KNOWN_PATHS.has(c.req.path) ? c.req.path : 'unmatched';
     metrics.request(route, c.res.status);
   };
