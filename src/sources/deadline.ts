@@ -21,3 +21,13 @@ export function deadlineAfter(ms: number): Deadline {
   if (typeof timer === 'object') timer.unref();
   return { signal: controller.signal, clear: () => clearTimeout(timer) };
 }
+
+/** Runs `work` under a deadline of `ms`, cleared once the work has settled. */
+export async function withDeadline<T>(ms: number, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const deadline = deadlineAfter(ms);
+  try {
+    return await work(deadline.signal);
+  } finally {
+    deadline.clear();
+  }
+}

@@ -4,7 +4,7 @@
  * working resolvers is a section error in the result, never a missing record.
  */
 import type { ValidDomain } from '../../domain/normalize.ts';
-import { deadlineAfter } from '../../sources/deadline.ts';
+import { withDeadline } from '../../sources/deadline.ts';
 import type { DohClient } from '../../sources/doh/client.ts';
 import { gatherDns } from '../../sources/doh/gather.ts';
 import type { RunOutcome } from '../outcome.ts';
@@ -26,15 +26,9 @@ export function createDnsRunner(
   const budgetMs = deps.budgetMs ?? DNS_CHECK_BUDGET_MS;
   const reserveMs = Math.min(DNS_CONTROL_RESERVE_MS, budgetMs / 4);
   return async function runDns(domain) {
-    const questions = deadlineAfter(budgetMs - reserveMs);
-    const control = deadlineAfter(budgetMs);
-    const gathered = await gatherDns(deps.doh, domain, {
-      signal: questions.signal,
-      controlSignal: control.signal,
-    }).finally(() => {
-      questions.clear();
-      control.clear();
-    });
+    const gathered = await withDeadline(budgetMs, (controlSignal) =>
+      withDeadline(budgetMs - reserveMs, (signal) => gatherDns(deps.doh, domain, { signal, controlSignal })),
+    );
     if (!gathered.ok) {
       const { source, code, detail } = gathered.failure;
       return { type: 'upstream_failed', upstreams: [{ name: source, error: code, detail }] };

@@ -6,7 +6,7 @@
  */
 import type { FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SharedAnswers } from '../cache.ts';
-import { deadlineAfter } from '../deadline.ts';
+import { withDeadline } from '../deadline.ts';
 import { fail, type SourceCall, type SourceResult } from '../failure.ts';
 import { beforeAbort } from '../public-fetch/before-abort.ts';
 import { createRdapBootstrap, RDAP_BOOTSTRAP_SOURCE, type ServerMatch } from './bootstrap.ts';
@@ -65,12 +65,7 @@ export function createRdapClient(deps: RdapClientDeps): RdapClient {
     findServer: (domain) => bootstrap.findServer(domain),
     async lookup(domain) {
       const name = domain.toLowerCase().replace(/\.$/, '');
-      const deadline = deadlineAfter(deps.budgetMs);
-      try {
-        return await lookupBefore(name, deadline.signal);
-      } finally {
-        deadline.clear();
-      }
+      return withDeadline(deps.budgetMs, (deadline) => lookupBefore(name, deadline));
     },
   };
 

@@ -1,11 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { boundedFetch, type FetchLike } from '../../../src/sources/bounded-fetch.ts';
-import { deadlineAfter } from '../../../src/sources/deadline.ts';
+import { deadlineAfter, withDeadline } from '../../../src/sources/deadline.ts';
 
 const aborted = (signal: AbortSignal) =>
   new Promise<unknown>((resolve) => signal.addEventListener('abort', () => resolve(signal.reason)));
-/** Waits `ms`: here the time is the feature (a timer that must not fire), with a tenfold margin. */
-const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 describe('deadlineAfter', () => {
   it('aborts its signal with a TimeoutError when the time comes, as AbortSignal.timeout does', async () => {
@@ -15,11 +17,35 @@ describe('deadlineAfter', () => {
     expect((reason as DOMException).name).toBe('TimeoutError');
   });
 
-  it('never aborts once cleared', async () => {
+  it('never aborts once cleared, and leaves no timer behind', () => {
+    vi.useFakeTimers();
     const deadline = deadlineAfter(5);
     deadline.clear();
-    await wait(50);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(50);
     expect(deadline.signal.aborted).toBe(false);
+  });
+});
+
+describe('withDeadline', () => {
+  it('clears its timer once the work has settled, answered or failed', async () => {
+    vi.useFakeTimers();
+    const signals: AbortSignal[] = [];
+    expect(await withDeadline(5, async (signal) => (signals.push(signal), 'answer'))).toBe('answer');
+    await expect(
+      withDeadline(5, async (signal) => {
+        signals.push(signal);
+        throw new Error('upstream');
+      }),
+    ).rejects.toThrow('upstream');
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(50);
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false]);
+  });
+
+  it('aborts the signal of work still running when the time comes', async () => {
+    const reason = await withDeadline(5, (signal) => aborted(signal));
+    expect((reason as DOMException).name).toBe('TimeoutError');
   });
 });
 
@@ -39,7 +65,9 @@ describe('boundedFetch deadlines', () => {
     expect(answered.ok).toBe(true);
     expect(refused.ok).toBe(false);
     expect(signals).toHaveLength(2);
-    await wait(50);
+    // Real time here (an `AbortSignal.timeout` deadline is not a timer the fake clock controls): ten
+    // times the 5 ms deadline that must not fire.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(signals.map((signal) => signal.aborted)).toEqual([false, false]);
   });
 
