@@ -77,8 +77,13 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
     ],
     [
       'src/ops/fixture.ts',
-      "export { sendProblem } from '../http/problems.ts';",
-      'ops sits below http vocabulary',
+      "export { PROBLEM_CODES } from '../vocabulary/problems.ts';",
+      'ops sits below vocabulary',
+    ],
+    [
+      'src/vocabulary/fixture.ts',
+      "export { sendProblem } from '../http/send-problem.ts';",
+      'vocabulary sits below transports',
     ],
     [
       'src/payments/server/fixture.ts',
@@ -125,7 +130,7 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
   it.each([
     ['src/checks/fixture.ts', "export type { ValidDomain } from '../domain/normalize.ts';"],
     ['src/sources/fixture.ts', "export { createBreakerBoard } from './breaker.ts';"],
-    ['src/payments/server/fixture.ts', "export { sendProblem } from '../../http/problems.ts';"],
+    ['src/payments/server/fixture.ts', "export { PROBLEM_CODES } from '../../vocabulary/problems.ts';"],
     ['src/payments/server/fixture.ts', "export type { Settle } from '../facilitator/settlement.ts';"],
     ['src/payments/facilitator/fixture.ts', "export { baseChainAt } from '../chain/base-chain.ts';"],
     ['src/payments/fixture.ts', "export { createFacilitator } from './facilitator/facilitator.ts';"],
