@@ -1,11 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { layers } from '../../eslint.layers.ts';
 
 const root = join(import.meta.dirname, '../..');
 const eslint = new ESLint({ cwd: root });
+
+// ESLint loads its configuration, plugins and resolver on the first lint: seconds on a quiet machine,
+// more than a test's timeout on a busy one. Paid once here, under a bound for a broken set-up only.
+beforeAll(() => eslint.lintText('', { filePath: join(root, 'src/domain/warm-up.ts') }), 180_000);
 
 /** The messages of `rule` ESLint gives `code` as if it were the file `filePath` (which need not exist). */
 async function layerErrors(
