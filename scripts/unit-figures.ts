@@ -85,7 +85,8 @@ export function withFigures(document: string, figures: string): string {
   const start = document.indexOf(START);
   const end = document.indexOf(END);
   if (start < 0 || end < start) throw new Error(`CONTRIBUTING.md has no ${START} … ${END} block`);
-  return `${document.slice(0, start + START.length)}\n${figures}\n${document.slice(end)}`;
+  // The blank line after the opening comment is Prettier's.
+  return `${document.slice(0, start + START.length)}\n\n${figures}\n${document.slice(end)}`;
 }
 
 if (import.meta.main) {

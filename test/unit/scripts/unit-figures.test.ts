@@ -26,7 +26,7 @@ describe('the figures block of CONTRIBUTING.md', () => {
     const start = '<!-- figures:unit: written by `npm run figures` (scripts/unit-figures.ts) -->';
     const document = `before\n${start}\nold figures\n<!-- /figures:unit -->\nafter\n`;
     expect(withFigures(document, 'new figures')).toBe(
-      `before\n${start}\nnew figures\n<!-- /figures:unit -->\nafter\n`,
+      `before\n${start}\n\nnew figures\n<!-- /figures:unit -->\nafter\n`,
     );
     expect(() => withFigures('no block', 'new')).toThrow('no');
   });
