@@ -5,6 +5,7 @@
 import { type Chain, type Client, createPublicClient, http, parseAbi, type Transport } from 'viem';
 import { getBlock, getTransactionReceipt, readContract, sendRawTransaction } from 'viem/actions';
 import { baseChainAt } from './base-chain.ts';
+import { deadlineFetch } from './rpc-deadline.ts';
 
 /** One JSON-RPC call may take this long before it counts as failed (viem's default is 10 s × 4 tries). */
 export const RPC_CALL_TIMEOUT_MS = 3_000;
@@ -25,14 +26,24 @@ export interface ChainView {
   latestBlockTime(): Promise<bigint>;
   /** Hands a transaction this process signed to the node again; idempotent (same hash). */
   rebroadcast(raw: `0x${string}`): Promise<void>;
+  /**
+   * With the settler's key in this process: true once a transaction of the settler at account nonce
+   * `nonce` is mined, whichever transaction it was.
+   */
+  nonceMined?(nonce: number): Promise<boolean>;
 }
 
-/** A viem client on `rpcUrl` with a short per-call timeout and one retry. */
+/**
+ * The HTTP transport to `rpcUrl`: a short per-call timeout, one retry, and the deadline of the
+ * settlement a call belongs to (`rpc-deadline.ts`).
+ */
+export function rpcTransport(rpcUrl: URL) {
+  return http(rpcUrl.href, { timeout: RPC_CALL_TIMEOUT_MS, retryCount: 1, fetchFn: deadlineFetch });
+}
+
+/** A viem client on `rpcUrl` over `rpcTransport`. */
 export function rpcClient(rpcUrl: URL): Client<Transport, Chain> {
-  return createPublicClient({
-    chain: baseChainAt(rpcUrl),
-    transport: http(rpcUrl.href, { timeout: RPC_CALL_TIMEOUT_MS, retryCount: 1 }),
-  });
+  return createPublicClient({ chain: baseChainAt(rpcUrl), transport: rpcTransport(rpcUrl) });
 }
 
 export function createChainView(client: Client<Transport, Chain>): ChainView {
