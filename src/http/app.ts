@@ -60,6 +60,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { config, logger, payments, breakers } = deps;
   const metrics = deps.metrics ?? createPrometheusMetrics();
   if (breakers) metrics.watchBreakers(breakers.states);
+  if (payments) metrics.watchReadiness(payments.readiness);
   const runners = instrumentRunners(deps.runners, metrics, config.upstreams.dohFallbackUrl);
   const app = new Hono<AppEnv>();
   const limiter = freeWorkLimit(config, { metrics, logger, ...deps.freeWork });

@@ -69,6 +69,7 @@ class FakeChain implements ChainView {
   receiptStatus = () => this.ask('receipt', this.receipt);
   authorizationUsed = () => this.ask('authorizationState', this.used);
   latestBlockTime = () => this.ask('block', this.blockTime);
+  chainTime = () => this.ask('time', this.blockTime);
   rebroadcast = () => this.ask('rebroadcast', undefined);
   nonceMined?: (nonce: number) => Promise<boolean>;
 }
