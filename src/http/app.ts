@@ -62,6 +62,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const payments = deps.payments === NO_OP_GATE ? undefined : deps.payments;
   const metrics = deps.metrics ?? createPrometheusMetrics();
   if (breakers) metrics.watchBreakers(breakers.states);
+  if (payments) metrics.watchReadiness(payments.readiness);
   const runners = instrumentRunners(deps.runners, metrics, config.upstreams.dohFallbackUrl);
   const app = new Hono<AppEnv>();
   const limiter = freeWorkLimit(config, { metrics, logger, ...deps.freeWork });

@@ -38,10 +38,20 @@ export const noMetrics: Metrics = {
   rateLimited() {},
 };
 
+/** What readiness reports, as the metrics show it: the causes come from a fixed set. */
+export interface ReadinessSample {
+  ready: boolean;
+  causes: readonly string[];
+  /** Our clock minus the chain's, once measured. */
+  clockSkewSeconds?: number;
+}
+
 export interface PrometheusMetrics extends Metrics {
   readonly registry: Registry;
   /** Exports the state of each named breaker at scrape time. */
   watchBreakers(states: () => Iterable<[string, BreakerState]>): void;
+  /** Exports readiness (as `/readyz` judges it) at scrape time. */
+  watchReadiness(readiness: () => Promise<ReadinessSample>): void;
 }
 
 const PREFIX = 'website_checks_';
@@ -123,10 +133,49 @@ export function createPrometheusMetrics({ processMetrics = true } = {}): Prometh
     },
   });
 
+  let readiness: (() => Promise<ReadinessSample>) | undefined;
+  // One judgement per scrape, shared by the three gauges.
+  let sample: Promise<ReadinessSample | undefined> | undefined;
+  const sampled = () =>
+    (sample ??= (readiness?.() ?? Promise.resolve(undefined)).finally(() => {
+      sample = undefined;
+    }));
+  new Gauge({
+    name: `${PREFIX}ready`,
+    help: 'Whether payments can be taken now (/readyz): 1 ready, 0 not.',
+    registers,
+    async collect() {
+      const now = await sampled();
+      if (now) this.set(now.ready ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}not_ready`,
+    help: 'Why /readyz answers 503, by cause (1 while the cause holds).',
+    labelNames: ['cause'] as const,
+    registers,
+    async collect() {
+      this.reset();
+      for (const cause of (await sampled())?.causes ?? []) this.set({ cause }, 1);
+    },
+  });
+  new Gauge({
+    name: `${PREFIX}clock_skew_seconds`,
+    help: "This instance's clock minus the chain's latest time, as last measured.",
+    registers,
+    async collect() {
+      const skew = (await sampled())?.clockSkewSeconds;
+      if (skew !== undefined) this.set(skew);
+    },
+  });
+
   return {
     registry,
     watchBreakers(states) {
       breakerStates = states;
+    },
+    watchReadiness(report) {
+      readiness = report;
     },
     request(route, status) {
       let byStatus = answered.get(route);

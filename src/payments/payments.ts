@@ -22,6 +22,8 @@ import { createResourceServer } from './server/resource-server.ts';
 import { createSettlement, type Settle, type SettlementDeps } from './facilitator/settlement.ts';
 import type { SettlerNoncesFor } from './facilitator/settler-nonces.ts';
 import { createUndelivered, type Undelivered } from './server/undelivered.ts';
+import { chainClock } from './chain/chain-clock.ts';
+import { createReadiness, type Readiness, type StoreCondition } from './server/readiness.ts';
 
 export interface Payments {
   resourceServer: x402ResourceServer;
@@ -34,11 +36,14 @@ export interface Payments {
   lifecycle: Lifecycle;
   /** Where payment events are counted. */
   metrics: Metrics;
-  /** Whether the shared store can be reached; absent when nothing is shared beyond this instance. */
-  sharedStoreReachable?: () => boolean;
+  /** Whether payments can be taken now, and if not why (`/readyz`, the metrics). */
+  readiness: Readiness;
   /** The chain, when this process can read it (self-settlement, the local chain, `X402_RPC_URL`). */
   chain?: Pick<ChainView, 'authorizationUsed'>;
 }
+
+/** How long `readiness` waits for the facilitator's supported kinds. */
+export const READINESS_TIMEOUT_MS = 3_000;
 
 export interface PaymentsOptions {
   config: Config;
@@ -68,8 +73,8 @@ export interface SharedPaymentState {
   settle?: Settle;
   /** Settles in this instance, taking the settler wallet's account nonces from a store all instances share. */
   nonces?: SettlerNoncesFor;
-  /** Whether the store is reachable now (shown by `/readyz`). */
-  reachable?: () => boolean;
+  /** What the store can do for a paid call now (shown by `/readyz`). */
+  condition?: () => StoreCondition;
 }
 
 export function createPayments(options: PaymentsOptions): Payments {
@@ -88,6 +93,7 @@ export function createPayments(options: PaymentsOptions): Payments {
     undelivered: createUndelivered(),
     identified: createIdentifiedAnswers(),
   };
+  const clock = facilitator.chain ? chainClock(facilitator.chain.chainTime) : undefined;
   const settle =
     sharedSettle ??
     createSettlement({ resourceServer, network: config.x402.network, ...facilitator, ...options.settlement });
@@ -104,6 +110,7 @@ export function createPayments(options: PaymentsOptions): Payments {
         logger,
         metrics,
         ...(facilitator.chain ? { chain: facilitator.chain } : {}),
+        ...(clock ? { clock } : {}),
       }),
       { answers: identified, logger, metrics },
     ),
@@ -114,7 +121,13 @@ export function createPayments(options: PaymentsOptions): Payments {
     lock,
     lifecycle,
     metrics,
-    ...(options.shared?.reachable ? { sharedStoreReachable: options.shared.reachable } : {}),
+    readiness: createReadiness({
+      facilitatorReady,
+      lifecycle,
+      timeoutMs: READINESS_TIMEOUT_MS,
+      ...(options.shared?.condition ? { sharedStore: options.shared.condition } : {}),
+      ...(clock ? { clock } : {}),
+    }),
     ...(facilitator.chain ? { chain: facilitator.chain } : {}),
   };
 }

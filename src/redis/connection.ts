@@ -3,10 +3,11 @@
  * through (`REDIS_URL`). Commands fail fast while it is unreachable (no offline queue, no resend after
  * a reconnect: a lock taken twice is worse than a 503), and the client reconnects by itself.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import type { StoreCondition } from '../payments/server/readiness.ts';
 
 /** Every key this service writes starts with this. */
 export const KEY_PREFIX = 'website-checks:';
@@ -15,6 +16,15 @@ export const COMMAND_TIMEOUT_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 2_000;
 /** Reconnect attempts back off to this interval and go on for as long as the process runs. */
 const MAX_RECONNECT_DELAY_MS = 1_000;
+/**
+ * How often a small write tells a server that takes writes from one that refuses them (full under
+ * `noeviction`) or does not answer (paused, stalled), each of which answers every paid call 503;
+ * the probe key lives a few probes long.
+ */
+const PROBE_EVERY_MS = 500;
+const PROBE_TTL_MS = 5_000;
+/** A write unanswered for this long counts as a stalled server. */
+export const STALL_MS = 1_000;
 
 export type Script = (redis: Redis, keys: string[], ...args: (string | number)[]) => Promise<unknown>;
 
@@ -66,6 +76,8 @@ export interface SharedStore {
   redis: Redis;
   /** True while commands can be sent and the server keeps what it is given (`SAFE_EVICTION_POLICY`). */
   reachable(): boolean;
+  /** `reachable()`, and whether the server takes writes and answers them in time. */
+  condition(): StoreCondition;
   close(): Promise<void>;
   /**
    * Why this server must not be used, read once it is reachable (within the connect timeout):
@@ -117,9 +129,12 @@ export function connectSharedStore(url: URL, logger: Logger): SharedStore {
     logger.info('shared store (REDIS_URL) reachable again');
   });
   redis.on('close', () => (keepsPaymentState = false));
+  const reachable = () => redis.status === 'ready' && keepsPaymentState;
+  const probe = writeProbe(redis);
   return {
     redis,
-    reachable: () => redis.status === 'ready' && keepsPaymentState,
+    reachable,
+    condition: () => (reachable() ? probe.condition() : 'unreachable'),
     async refusal() {
       if (redis.status !== 'ready') {
         const ready = new Promise<void>((resolve) => redis.once('ready', resolve));
@@ -133,7 +148,38 @@ export function connectSharedStore(url: URL, logger: Logger): SharedStore {
       return policy === null || policy === SAFE_EVICTION_POLICY ? null : evictionRefusal(policy);
     },
     async close() {
+      probe.stop();
       await redis.quit().catch(() => redis.disconnect());
     },
+  };
+}
+
+/**
+ * Writes a key of this connection's own every `PROBE_EVERY_MS` while connected, one write at a
+ * time, and judges the server by the last answer: refused for memory, unanswered in time, or taken.
+ */
+function writeProbe(redis: Redis): { condition(): StoreCondition; stop(): void } {
+  const key = `probe:${randomUUID()}`;
+  let since: number | undefined;
+  let last: StoreCondition = 'reachable';
+  const timer = setInterval(() => {
+    if (redis.status !== 'ready' || since !== undefined) return;
+    since = Date.now();
+    redis
+      .set(key, '1', 'PX', PROBE_TTL_MS)
+      .then(
+        () => (last = 'reachable'),
+        (error: unknown) => {
+          // A refusal other than for memory (the connection dropped) shows as unreachable.
+          if (error instanceof Error && error.message.startsWith('OOM')) last = 'refusing_writes';
+          else if (error instanceof Error && /timed out/i.test(error.message)) last = 'stalled';
+        },
+      )
+      .finally(() => (since = undefined));
+  }, PROBE_EVERY_MS);
+  timer.unref();
+  return {
+    condition: () => (since !== undefined && Date.now() - since >= STALL_MS ? 'stalled' : last),
+    stop: () => clearInterval(timer),
   };
 }

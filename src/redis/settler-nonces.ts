@@ -10,24 +10,39 @@
  * back to it. The store's count covers what was allocated a moment ago and is not yet counted by the
  * node answering (a send in flight, a load-balanced RPC).
  *
- * Each allocated nonce has a key of its own: a short lease (`LEASE_MS`) its live settlement renews
- * until the node has taken the transaction, then a longer one (`SENT_MS`, the longest a settlement
- * lasts) while its settlement may still re-send it. A nonce between the chain's pending count and the
+ * Each allocated nonce has a key of its own: a short lease (`NONCE_LEASE_MS`) its live settlement
+ * renews until the node has taken the transaction, then a longer one (`SENT_MS`, the longest a
+ * settlement lasts) while its settlement may still re-send it. A nonce between the chain's pending count and the
  * store's next one whose key is gone was allocated to a settlement that died before its send
  * (`kill -9`, a paused process), whose send failed, or that gave up on its transaction: that transaction
  * is never sent by anyone else (its paid call has no one left to deliver the result, so sending it
  * would charge the payer for nothing). The gap is filled with a transfer of 0 ETH from the settler
  * to itself at that nonce: it charges no payer and makes the abandoned transaction unusable. Gaps
  * are filled by the next allocation, and by a settlement whose transaction waits behind one
- * (`fillAbandoned`, on each re-send while it is reconciled).
+ * (`fillAbandoned`, while it waits for its receipt and on each re-send while it is reconciled).
+ *
+ * An allocation whose answer never came (the server paused or stalled past the command timeout,
+ * then ran the script) left a nonce nobody will send: its allocator releases it as soon as the
+ * server answers again, rather than letting every later transaction of the wallet wait out its lease.
+ * The highest nonce this instance allocated is a floor as well, so a store restarted empty does not
+ * hand out again a nonce whose transaction this instance still has on its way to the node; one that
+ * another instance still has on its way is refused by the node and its settlement signs again with
+ * a fresh nonce (`sendOnOwnNonce`).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { keepRenewed, LEASE_MS } from '../payments/server/lock-lease.ts';
+import { keepRenewed } from '../payments/server/lock-lease.ts';
 import { SETTLEMENT_MAX_MS } from '../payments/facilitator/settlement.ts';
-import type { SettlerNoncesFor } from '../payments/facilitator/settler-nonces.ts';
+import { nonceTaken, type SettlerNoncesFor, singleFlight } from '../payments/facilitator/settler-nonces.ts';
 import { luaScript, releaseIfHeld, renewIfHeld, type SharedStore } from './connection.ts';
 
+/**
+ * The lease of a nonce until its transaction is sent: short, so the nonce of a settlement whose
+ * process died (`kill -9`) is filled about 2 s later and later transactions of the wallet do not
+ * wait behind it longer; renewed four times a lease, so a store slower than that keeps it.
+ */
+export const NONCE_LEASE_MS = 2_000;
+const NONCE_RENEW_MS = 500;
 /** A remembered next nonce older than this is left to the chain's count again. */
 const NEXT_NONCE_TTL_MS = 10 * 60_000;
 /** A sent transaction is left to its settlement (which may re-send it) this long, then counts as abandoned. */
@@ -35,6 +50,8 @@ const SENT_MS = SETTLEMENT_MAX_MS;
 /** Nonces looked at past the chain's count for abandoned ones, and most filled at once. */
 const GAP_SCAN = 64;
 const MAX_FILLED = 16;
+/** How often the release of an allocation whose answer was lost is tried again while the server does not answer. */
+const RELEASE_RETRY_MS = 100;
 
 /**
  * Lua: claims for ARGV[2] (lease ARGV[3] ms) the nonces from `pending` below `next` whose key
@@ -51,13 +68,14 @@ end
 `;
 
 /**
- * KEYS: next, nonce key prefix; ARGV: the chain's pending nonce, token, lease, next TTL. Allocates
- * `{ nonce, abandoned... }`: the nonce leased to the token, the store remembering the one after it.
+ * KEYS: next, nonce key prefix; ARGV: the chain's pending nonce, token, lease, next TTL, this
+ * instance's own floor. Allocates `{ nonce, abandoned... }`: the nonce leased to the token, the store
+ * remembering the one after it.
  */
 const allocate = luaScript(`${CLAIM_ABANDONED}
 local pending = tonumber(ARGV[1])
 local next = tonumber(redis.call('GET', KEYS[1]) or '0')
-local nonce = math.max(next, pending)
+local nonce = math.max(next, pending, tonumber(ARGV[5]))
 redis.call('SET', KEYS[1], nonce + 1, 'PX', ARGV[4])
 redis.call('SET', KEYS[2] .. nonce, ARGV[2], 'PX', ARGV[3])
 local result = abandoned(pending, next)
@@ -68,22 +86,28 @@ return result`);
 const claimAbandoned = luaScript(`${CLAIM_ABANDONED}
 return abandoned(tonumber(ARGV[1]), tonumber(redis.call('GET', KEYS[1]) or '0'))`);
 
+/** KEYS: next, nonce key prefix; ARGV: token. Deletes the nonce keys below next still holding the token. */
+const releaseAllocation = luaScript(`local next = tonumber(redis.call('GET', KEYS[1]) or '0')
+local released = 0
+for n = math.max(0, next - ${GAP_SCAN}), next - 1 do
+  if redis.call('GET', KEYS[2] .. n) == ARGV[1] then released = released + redis.call('DEL', KEYS[2] .. n) end
+end
+return released`);
+
 export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerNoncesFor {
   const { redis } = store;
   return (wallet, chain) => {
     const { fill } = chain;
     // Settlements starting together share one read of the chain's count: it is only a floor, the
     // store's next nonce covering what was allocated since.
-    let reading: Promise<number> | undefined;
-    const pendingNonce = () =>
-      (reading ??= chain.pendingNonce().finally(() => {
-        reading = undefined;
-      }));
+    const pendingNonce = singleFlight(chain.pendingNonce);
     const base = `wallet:${wallet.chainId}:${wallet.address.toLowerCase()}`;
     const nextKey = `${base}:next`;
     const noncePrefix = `${base}:nonce:`;
     const nonceKey = (nonce: number) => `${noncePrefix}${nonce}`;
     const sent = (nonce: number, token: string) => renewIfHeld(redis, [nonceKey(nonce)], token, SENT_MS);
+    /** One past the highest nonce allocated here. */
+    let ownNext = 0;
 
     /** Fills each claimed nonce; one not filled is released, for the next look to try again. */
     async function fillAll(nonces: readonly number[], token: string): Promise<void> {
@@ -100,21 +124,49 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
       );
     }
 
-    return {
-      async send(sign, broadcast) {
-        const pending = await pendingNonce();
-        const token = randomUUID();
-        const [nonce, ...abandoned] = (await allocate(
+    /**
+     * The allocation under `token` got no answer, though the server may run it once it answers again:
+     * whatever nonce it allocated is released then, until its lease would have ended anyway.
+     */
+    async function releaseLost(token: string): Promise<void> {
+      const until = Date.now() + NONCE_LEASE_MS;
+      while (Date.now() < until) {
+        try {
+          await releaseAllocation(redis, [nextKey, noncePrefix], token);
+          return;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS));
+        }
+      }
+    }
+
+    async function allocateFor(pending: number, token: string): Promise<number[]> {
+      try {
+        return (await allocate(
           redis,
           [nextKey, noncePrefix],
           pending,
           token,
-          LEASE_MS,
+          NONCE_LEASE_MS,
           NEXT_NONCE_TTL_MS,
+          ownNext,
         )) as number[];
+      } catch (error) {
+        void releaseLost(token);
+        throw error;
+      }
+    }
+
+    return {
+      async send(sign, broadcast) {
+        const pending = await pendingNonce();
+        const token = randomUUID();
+        const [nonce, ...abandoned] = await allocateFor(pending, token);
+        ownNext = Math.max(ownNext, nonce! + 1);
         const stop = keepRenewed(
-          () => renewIfHeld(redis, [nonceKey(nonce!)], token, LEASE_MS),
+          () => renewIfHeld(redis, [nonceKey(nonce!)], token, NONCE_LEASE_MS),
           (error) => logger.warn({ err: error }, 'could not renew a settler nonce lease'),
+          NONCE_RENEW_MS,
         );
         const filled = fillAll(abandoned, token);
         try {
@@ -125,11 +177,14 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
           );
           stop();
           // Sent: left to its settlement, which re-sends it while reconciling and gives it back if it
-          // gives up (`reissue`). Not sent, or the node's answer lost: given back at once, so no later
-          // settlement waits behind it; if the node has it after all, the chain counts it and nobody
-          // fills it. A lease the store did not get to change ends on its own.
+          // gives up (`reissue`); held by another transaction: not ours to fill. Not sent, or the
+          // node's answer lost: given back at once, so no later settlement waits behind it; if the
+          // node has it after all, the chain counts it and nobody fills it. A lease the store did not
+          // get to change ends on its own.
           await (
-            handed === true ? sent(nonce!, token) : releaseIfHeld(redis, [nonceKey(nonce!)], token)
+            handed === true || nonceTaken(handed)
+              ? sent(nonce!, token)
+              : releaseIfHeld(redis, [nonceKey(nonce!)], token)
           ).catch((error: unknown) => logger.warn({ err: error }, 'could not record a settler nonce sent'));
           if (handed !== true) throw handed;
           return raw;
@@ -138,22 +193,22 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
           await filled;
         }
       },
-      async fillAbandoned() {
+      fillAbandoned: singleFlight(async () => {
         const token = randomUUID();
         const claimed = (await claimAbandoned(
           redis,
           [nextKey, noncePrefix],
           await pendingNonce(),
           token,
-          LEASE_MS,
+          NONCE_LEASE_MS,
         )) as number[];
         await fillAll(claimed, token);
-      },
+      }),
       async reissue(nonce) {
         // Mined or replaced meanwhile: nothing left to fill.
         if (nonce < (await pendingNonce())) return;
         const token = randomUUID();
-        await redis.set(nonceKey(nonce), token, 'PX', LEASE_MS);
+        await redis.set(nonceKey(nonce), token, 'PX', NONCE_LEASE_MS);
         await fillAll([nonce], token);
       },
     };

@@ -21,6 +21,6 @@ export function sharedPaymentState(
     ...redisAuthorizations(store, logger),
     identified: redisIdentifiedAnswers(store),
     ...(settlerNonces ? { nonces: redisSettlerNonces(store, logger) } : {}),
-    reachable: store.reachable,
+    condition: store.condition,
   };
 }

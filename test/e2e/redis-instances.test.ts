@@ -229,9 +229,11 @@ describe('two instances, one settler wallet, one Redis', () => {
       ]);
       expect((await fetch(new URL('/health', service.process.url))).status).toBe(200);
       expect((await fetch(new URL('/openapi.json', service.process.url))).status).toBe(200);
+      // Every paid call is 503: so is /readyz, naming the store (free work goes on, /health stays 200).
       const ready = await readyz(service);
       expect(ready.body.shared_store).toBe('unreachable');
-      expect(ready.status).toBe(200);
+      expect(ready.body.causes).toEqual(['shared_store_unreachable']);
+      expect(ready.status).toBe(503);
     }
     expect(services.every((service) => service.process.alive())).toBe(true);
 

@@ -198,12 +198,24 @@ describe('/metrics and /readyz on the paid service', () => {
       status: 'ready',
       payments: true,
       stopping: false,
+      causes: [],
       breakers: { 'crt.sh': 'closed' },
+      settlement_rpc: 'reachable',
+      clock_skew_s: expect.any(Number),
     });
+    const metricsNow = await scrape(base, token);
+    expect(value(metricsNow, 'website_checks_ready')).toBe(1);
     payments.lifecycle.beginStop(60_000);
     const stopping = await fetch(new URL('/readyz', base));
     expect(stopping.status).toBe(503);
-    expect(await stopping.json()).toMatchObject({ status: 'not_ready', stopping: true });
+    expect(await stopping.json()).toMatchObject({
+      status: 'not_ready',
+      stopping: true,
+      causes: ['stopping'],
+    });
+    const metricsStopping = await scrape(base, token);
+    expect(value(metricsStopping, 'website_checks_ready')).toBe(0);
+    expect(value(metricsStopping, 'website_checks_not_ready', { cause: 'stopping' })).toBe(1);
   });
 });
 
@@ -225,7 +237,12 @@ describe('/readyz with an unreachable facilitator', () => {
       const app = createApp({ config, runners: upstreamRunners(upstream), logger, payments });
       const res = await app.request('/readyz');
       expect(res.status).toBe(503);
-      expect(await res.json()).toMatchObject({ status: 'not_ready', payments: false, stopping: false });
+      expect(await res.json()).toMatchObject({
+        status: 'not_ready',
+        payments: false,
+        stopping: false,
+        causes: ['facilitator_unavailable'],
+      });
       expect((await app.request('/health')).status).toBe(200);
     } finally {
       await upstream.close();

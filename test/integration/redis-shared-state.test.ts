@@ -12,16 +12,19 @@ import type { SettlerNonces } from '../../src/payments/facilitator/settler-nonce
 import { REDELIVERY_WINDOW_MS } from '../../src/payments/server/undelivered.ts';
 import { redisAuthorizations } from '../../src/redis/authorizations.ts';
 import {
+  COMMAND_TIMEOUT_MS,
   connectSharedStore,
   evictionRefusal,
   KEY_PREFIX,
   type SharedStore,
+  STALL_MS,
 } from '../../src/redis/connection.ts';
+import type { StoreCondition } from '../../src/payments/server/readiness.ts';
 import { redisRateBuckets } from '../../src/redis/rate-buckets.ts';
 import { redisSharedAnswers } from '../../src/redis/shared-answers.ts';
 import { CT_CACHE_TTL_MS, createCtCache } from '../../src/sources/ct/lookup.ts';
 import type { CtLookupOutcome } from '../../src/sources/ct/outcome.ts';
-import { redisSettlerNonces } from '../../src/redis/settler-nonces.ts';
+import { NONCE_LEASE_MS, redisSettlerNonces } from '../../src/redis/settler-nonces.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -312,6 +315,79 @@ describe("one settler wallet's nonces across instances", () => {
     expect(chain.received).toEqual([await sign(3)]);
   });
 
+  it("fills a dead instance's unsent nonce within NONCE_LEASE_MS, while a live one keeps its lease", async () => {
+    // Time is the feature: how long later transactions of the wallet wait behind a dead settlement.
+    const chain = node(0);
+    const dying = connectSharedStore(server.url, logger);
+    await ready(dying);
+    const { wallet, a, b } = instancesOn(chain);
+    const dead = redisSettlerNonces(dying, logger)(wallet, {
+      pendingNonce: chain.pending,
+      fill: (nonce) => chain.broadcast(filler(nonce)),
+    });
+    void dead.send(dies, (raw) => chain.broadcast(raw));
+    while (!(await server.client.exists(nonceKey(wallet, 0)))) await sleep(5);
+    void a.send(dies, (raw) => chain.broadcast(raw));
+    while (!(await server.client.exists(nonceKey(wallet, 1)))) await sleep(5);
+    // `kill -9` of the first: its connection gone, nothing renews the lease of nonce 0.
+    dying.redis.disconnect();
+    const killed = performance.now();
+    await b.send(sign, (raw) => chain.broadcast(raw));
+    while (!chain.received.includes(filler(0))) {
+      expect(performance.now() - killed, 'the dead nonce is filled').toBeLessThan(NONCE_LEASE_MS * 10);
+      await b.fillAbandoned();
+      await sleep(50);
+    }
+    expect(performance.now() - killed).toBeLessThan(NONCE_LEASE_MS + 1_000);
+    // The live settlement, renewed every 500 ms, still holds nonce 1 past a lease.
+    await sleep(NONCE_LEASE_MS);
+    await b.fillAbandoned();
+    expect(chain.received.filter(isFiller)).toEqual([filler(0)]);
+    expect(await server.client.exists(nonceKey(wallet, 1))).toBe(1);
+    await dying.close();
+  }, 30_000);
+
+  it('releases a nonce whose allocation answer was lost in a CLIENT PAUSE as soon as Redis answers again', async () => {
+    const chain = node(0);
+    const { wallet, a, b } = instancesOn(chain);
+    // Longer than the command timeout: the allocation times out here, and Redis runs it after the pause.
+    await server.client.call('CLIENT', 'PAUSE', String(COMMAND_TIMEOUT_MS * 2), 'WRITE');
+    await expect(a.send(sign, (raw) => chain.broadcast(raw))).rejects.toThrow(/timed out/i);
+    const next = `${KEY_PREFIX}wallet:8453:${wallet.address}:next`;
+    while ((await server.client.get(next)) === null) await sleep(10);
+    const ran = performance.now();
+    while (await server.client.exists(nonceKey(wallet, 0))) await sleep(10);
+    // Released, not left to end with its lease.
+    expect(performance.now() - ran).toBeLessThan(NONCE_LEASE_MS);
+    await b.send(sign, (raw) => chain.broadcast(raw));
+    expect(chain.received.toSorted()).toEqual([filler(0), await sign(1)].toSorted());
+    expect(chain.received).not.toContain(await sign(0));
+  }, 20_000);
+
+  it('keeps its own highest nonce as a floor when Redis restarts empty with its send still on the way', async () => {
+    const chain = node(60);
+    const { a, b } = instancesOn(chain);
+    await a.send(sign, (raw) => chain.broadcast(raw));
+    // Nonce 61 is on its way to the node (not counted yet) when Redis restarts empty.
+    let arrive!: () => void;
+    const travelling = a.send(sign, (raw) =>
+      new Promise<void>((resolve) => (arrive = resolve)).then(() => chain.broadcast(raw)),
+    );
+    while (arrive === undefined) await sleep(5);
+    await server.stop();
+    while (stores.some((store) => store.reachable())) await sleep(10);
+    await server.start();
+    await server.client.connect().catch(() => {});
+    await Promise.all(stores.map(ready));
+    await a.send(sign, (raw) => chain.broadcast(raw));
+    arrive();
+    await travelling;
+    expect(chain.received.map(nonceOf)).toEqual([60, 62, 61]);
+    // Another instance's next allocation, past the store's count, takes the next one.
+    await b.send(sign, (raw) => chain.broadcast(raw));
+    expect(chain.received.map(nonceOf)).toEqual([60, 62, 61, 63]);
+  }, 20_000);
+
   it('never hands out a nonce twice after Redis restarts empty: the chain is the floor', async () => {
     const chain = node(40);
     const { a, b } = instancesOn(chain);
@@ -422,6 +498,44 @@ describe('CT answers across instances', () => {
     await a!.get(domain, async () => ({ ok: true, value: failed }));
     expect(await server.client.exists(`${KEY_PREFIX}answer:ct:${domain}`)).toBe(0);
   });
+});
+
+describe('a store that refuses writes or stalls', () => {
+  /** Polls `store.condition()` until it is `wanted`; the elapsed milliseconds. */
+  async function until(store: SharedStore, wanted: StoreCondition, what: string): Promise<number> {
+    const started = performance.now();
+    while (store.condition() !== wanted) {
+      expect(performance.now() - started, what).toBeLessThan(20_000);
+      await sleep(20);
+    }
+    return performance.now() - started;
+  }
+
+  it('reads refusing_writes while Redis is out of memory under noeviction, reachable within 2 s of room', async () => {
+    const [a] = stores;
+    await until(a!, 'reachable', 'reachable at first');
+    await server.client.config('SET', 'maxmemory', '1');
+    try {
+      await until(a!, 'refusing_writes', 'out of memory');
+      await expect(instances()[0]!.lock.acquire(freshKey())).rejects.toThrow(/OOM/);
+    } finally {
+      await server.client.config('SET', 'maxmemory', '0');
+    }
+    // Time is the feature: a load balancer sends payers again within 2 s of recovery.
+    expect(await until(a!, 'reachable', 'room again')).toBeLessThan(2_000);
+  }, 30_000);
+
+  it('reads stalled once a CLIENT PAUSE lasts over a second, reachable within 2 s of its end', async () => {
+    const [a] = stores;
+    await until(a!, 'reachable', 'reachable at first');
+    const pauseMs = 3_000;
+    await server.client.call('CLIENT', 'PAUSE', String(pauseMs), 'WRITE');
+    const paused = performance.now();
+    await until(a!, 'stalled', 'stalled in the pause');
+    expect(performance.now() - paused).toBeGreaterThanOrEqual(STALL_MS - 100);
+    await until(a!, 'reachable', 'answering again');
+    expect(performance.now() - paused - pauseMs).toBeLessThan(2_000);
+  }, 30_000);
 });
 
 describe('an unreachable store', () => {

@@ -1,6 +1,6 @@
 /**
  * The operator's endpoints: `/readyz` (200 only while payments can be taken and the process is not
- * stopping; the breakers' states as detail) and `/metrics` (Prometheus text format, optionally
+ * stopping, the causes named otherwise; the breakers' states as detail) and `/metrics` (Prometheus text format, optionally
  * behind a bearer token). `/health` stays liveness and lives with the discovery documents.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -14,8 +14,6 @@ import type { PrometheusMetrics } from '../../ops/metrics.ts';
 
 /** Paths of the operational endpoints; never rate-limited. */
 export const OPS_PATHS = { readyz: '/readyz', metrics: '/metrics' } as const;
-/** Longest `/readyz` waits for the facilitator's supported kinds, in milliseconds. */
-export const READINESS_TIMEOUT_MS = 3_000;
 
 export interface OpsDeps {
   metrics: PrometheusMetrics;
@@ -32,18 +30,17 @@ export function opsRoutes(deps: OpsDeps): Hono {
   const expected = deps.metricsToken === undefined ? undefined : Buffer.from(`Bearer ${deps.metricsToken}`);
 
   routes.get(OPS_PATHS.readyz, async (c) => {
-    const stopping = payments?.lifecycle.stopping ?? false;
-    const paymentsReady = payments !== undefined && !stopping && (await within(payments.facilitatorReady()));
-    const ready = paymentsReady && !stopping;
+    const report = payments ? await payments.readiness() : undefined;
+    const ready = report?.ready ?? false;
     const body = {
       status: ready ? 'ready' : 'not_ready',
-      payments: paymentsReady,
-      stopping,
+      payments: ready,
+      stopping: payments?.lifecycle.stopping ?? false,
+      ...(report ? { causes: report.causes } : {}),
       breakers: Object.fromEntries(breakers?.states() ?? []),
-      // Like an RPC outage, the shared store's only stops paid calls (503): free work goes on here.
-      ...(payments?.sharedStoreReachable
-        ? { shared_store: payments.sharedStoreReachable() ? 'reachable' : 'unreachable' }
-        : {}),
+      ...(report?.sharedStore ? { shared_store: report.sharedStore } : {}),
+      ...(report?.settlementRpc ? { settlement_rpc: report.settlementRpc } : {}),
+      ...(report?.clockSkewSeconds !== undefined ? { clock_skew_s: report.clockSkewSeconds } : {}),
     };
     return replyJson(c, body, ready ? 200 : 503, NO_STORE);
   });
@@ -67,15 +64,6 @@ export function opsRoutes(deps: OpsDeps): Hono {
     });
   });
   return routes;
-}
-
-/** The facilitator's readiness, counted false when it does not answer in time. */
-function within(ready: Promise<boolean>): Promise<boolean> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
-  });
-  return Promise.race([ready, late]).finally(() => clearTimeout(timer));
 }
 
 function sameBytes(given: Buffer, expected: Buffer): boolean {

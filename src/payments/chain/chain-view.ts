@@ -5,6 +5,8 @@
 import { type Chain, type Client, createPublicClient, http, parseAbi, type Transport } from 'viem';
 import { getBlock, getTransactionReceipt, readContract, sendRawTransaction } from 'viem/actions';
 import { baseChainAt } from './base-chain.ts';
+import { deadlineFetch } from './rpc-deadline.ts';
+import { isRpcFault } from './rpc-faults.ts';
 
 /** One JSON-RPC call may take this long before it counts as failed (viem's default is 10 s × 4 tries). */
 export const RPC_CALL_TIMEOUT_MS = 3_000;
@@ -23,16 +25,28 @@ export interface ChainView {
   authorizationUsed(asset: `0x${string}`, from: `0x${string}`, nonce: `0x${string}`): Promise<boolean>;
   /** The timestamp of the latest block, in seconds. */
   latestBlockTime(): Promise<bigint>;
+  /** The chain's time now, in seconds: its pending block's timestamp, or the latest block's where there is none. */
+  chainTime(): Promise<bigint>;
   /** Hands a transaction this process signed to the node again; idempotent (same hash). */
   rebroadcast(raw: `0x${string}`): Promise<void>;
+  /**
+   * With the settler's key in this process: true once a transaction of the settler at account nonce
+   * `nonce` is mined, whichever transaction it was.
+   */
+  nonceMined?(nonce: number): Promise<boolean>;
 }
 
-/** A viem client on `rpcUrl` with a short per-call timeout and one retry. */
+/**
+ * The HTTP transport to `rpcUrl`: a short per-call timeout, one retry, and the deadline of the
+ * settlement a call belongs to (`rpc-deadline.ts`).
+ */
+export function rpcTransport(rpcUrl: URL) {
+  return http(rpcUrl.href, { timeout: RPC_CALL_TIMEOUT_MS, retryCount: 1, fetchFn: deadlineFetch });
+}
+
+/** A viem client on `rpcUrl` over `rpcTransport`. */
 export function rpcClient(rpcUrl: URL): Client<Transport, Chain> {
-  return createPublicClient({
-    chain: baseChainAt(rpcUrl),
-    transport: http(rpcUrl.href, { timeout: RPC_CALL_TIMEOUT_MS, retryCount: 1 }),
-  });
+  return createPublicClient({ chain: baseChainAt(rpcUrl), transport: rpcTransport(rpcUrl) });
 }
 
 export function createChainView(client: Client<Transport, Chain>): ChainView {
@@ -54,6 +68,15 @@ export function createChainView(client: Client<Transport, Chain>): ChainView {
         args: [from, nonce],
       }),
     latestBlockTime: async () => (await getBlock(client, { blockTag: 'latest' })).timestamp,
+    chainTime: async () => {
+      try {
+        return (await getBlock(client, { blockTag: 'pending' })).timestamp;
+      } catch (error) {
+        if (isRpcFault(error)) throw error;
+        // A node that keeps no pending block: the latest one is at most a block interval behind.
+        return (await getBlock(client, { blockTag: 'latest' })).timestamp;
+      }
+    },
     async rebroadcast(raw) {
       try {
         await sendRawTransaction(client, { serializedTransaction: raw });

@@ -9,26 +9,19 @@ import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { Network, SupportedResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
 import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
-import {
-  type Abi,
-  concat,
-  createWalletClient,
-  encodeFunctionData,
-  http,
-  keccak256,
-  publicActions,
-} from 'viem';
+import { type Abi, concat, createWalletClient, encodeFunctionData, keccak256, publicActions } from 'viem';
 import { LRUCache } from 'lru-cache';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Config } from '../../config.ts';
 import { baseChainAt } from '../chain/base-chain.ts';
 import { type BroadcastJournal, createBroadcastJournal } from './broadcast-journal.ts';
-import { type ChainView, createChainView, RPC_CALL_TIMEOUT_MS, rpcClient } from '../chain/chain-view.ts';
+import { type ChainView, createChainView, rpcClient, rpcTransport } from '../chain/chain-view.ts';
 import type { LocalChain } from '../chain/local-chain.ts';
 import { authorizationKey } from '../exact-authorization.ts';
 import { tracked } from '../chain/rpc-faults.ts';
 import {
   processNonces,
+  sendOnOwnNonce,
   type SettlerNonces,
   type SettlerNoncesFor,
   type SignedTransaction,
@@ -47,6 +40,12 @@ const CODE_TTL_MS = 5_000;
 const SIGNATURE_TTL_MS = 60_000;
 /** How long one receipt wait lasts before the settlement is reconciled from the chain instead. */
 export const RECEIPT_WAIT_MS = 6_000;
+/**
+ * A receipt not there after this may be waiting behind a nonce another settlement abandoned: from
+ * then on the abandoned nonces are looked for (and filled) this often while the wait lasts.
+ */
+const GAP_LOOK_AFTER_MS = 1_000;
+const GAP_LOOK_EVERY_MS = 500;
 
 /** A facilitator and what settlement needs beside it to find out what happened on chain. */
 export interface Facilitator {
@@ -133,7 +132,7 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
   const wallet = createWalletClient({
     account,
     chain,
-    transport: http(rpcUrl.href, { timeout: RPC_CALL_TIMEOUT_MS, retryCount: 1 }),
+    transport: rpcTransport(rpcUrl),
     pollingInterval: receiptPollMs,
   }).extend(publicActions);
   const broadcasts = createBroadcastJournal();
@@ -170,25 +169,29 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       to: args.address,
       data: args.dataSuffix ? concat([data, args.dataSuffix]) : data,
     });
-    const raw = await nonces.send(async (nonce) => {
-      const signed = await signAt(prepared, nonce);
-      const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
-      if (typeof from === 'string' && typeof authorizationNonce === 'string') {
-        broadcasts.record(authorizationKey(from, authorizationNonce), {
-          hash: keccak256(signed),
-          raw: signed,
-          nonce,
-        });
-      }
-      return signed;
-    }, sendRaw);
+    const raw = await sendOnOwnNonce(
+      nonces,
+      async (nonce) => {
+        const signed = await signAt(prepared, nonce);
+        const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
+        if (typeof from === 'string' && typeof authorizationNonce === 'string') {
+          broadcasts.record(authorizationKey(from, authorizationNonce), {
+            hash: keccak256(signed),
+            raw: signed,
+            nonce,
+          });
+        }
+        return signed;
+      },
+      sendRaw,
+    );
     return keccak256(raw);
   }
 
   /** Any other transaction of the settler (a smart wallet's deployment), numbered by the same owner. */
   async function send(args: { to: `0x${string}`; data: `0x${string}` }): Promise<`0x${string}`> {
     const prepared = await prepare(args);
-    return keccak256(await nonces.send((nonce) => signAt(prepared, nonce), sendRaw));
+    return keccak256(await sendOnOwnNonce(nonces, (nonce) => signAt(prepared, nonce), sendRaw));
   }
 
   const code = memo<Awaited<ReturnType<typeof wallet.getCode>>>(CODE_TTL_MS);
@@ -204,7 +207,9 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     writeContract: (args) => tracked(() => signAndSend(args as WriteArgs)),
     sendTransaction: (args) => tracked(() => send(args)),
     waitForTransactionReceipt: (args) =>
-      tracked(() => wallet.waitForTransactionReceipt({ ...args, timeout: RECEIPT_WAIT_MS })),
+      tracked(() =>
+        fillingGapsMeanwhile(wallet.waitForTransactionReceipt({ ...args, timeout: RECEIPT_WAIT_MS }), nonces),
+      ),
   });
 
   const facilitator = new x402Facilitator();
@@ -218,7 +223,11 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       // The facilitator answers synchronously and types `network` as a plain string.
       getSupported: async () => facilitator.getSupported() as SupportedResponse,
     },
-    chain: behindGapsFilled(createChainView(wallet), nonces),
+    chain: {
+      ...behindGapsFilled(createChainView(wallet), nonces),
+      nonceMined: async (nonce) =>
+        nonce < (await wallet.getTransactionCount({ address: account.address, blockTag: 'latest' })),
+    },
     broadcasts,
     onAbandoned: (nonce) => nonces.reissue(nonce),
   };
@@ -235,6 +244,30 @@ function behindGapsFilled(view: ChainView, nonces: Pick<SettlerNonces, 'fillAban
       await view.rebroadcast(raw).finally(() => nonces.fillAbandoned().catch(() => {}));
     },
   };
+}
+
+/**
+ * `wait`, during which the nonces other settlements abandoned are filled once it has lasted
+ * `GAP_LOOK_AFTER_MS`: the transaction waited for may be held behind one of them, and no new
+ * allocation may come to fill it.
+ */
+async function fillingGapsMeanwhile<T>(
+  wait: Promise<T>,
+  nonces: Pick<SettlerNonces, 'fillAbandoned'>,
+): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const look = (afterMs: number) => {
+    timer = setTimeout(() => {
+      void nonces.fillAbandoned().catch(() => {});
+      look(GAP_LOOK_EVERY_MS);
+    }, afterMs);
+  };
+  look(GAP_LOOK_AFTER_MS);
+  try {
+    return await wait;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -12,8 +12,13 @@
  *                                       └─ chain unreadable ─┬─ sent ▶ unconfirmed  (deliver)
  *                                                            └─ else ▶ unavailable  (503)
  *
- * "Provably unusable": our transaction reverted and the authorization is unused, or the
- * authorization is unused at a time past its `validBefore` (EIP-3009 refuses it from then on).
+ * "Provably unusable": the authorization is unused and our transaction reverted, or another
+ * transaction of the settler was mined at our transaction's account nonce (ours can never be), or
+ * it is a time past its `validBefore` (EIP-3009 refuses it from then on).
+ *
+ * Every JSON-RPC request of a settlement is aborted at its deadline (`rpc-deadline.ts`): the 50 s
+ * bound while the chain cannot be read, so a hung RPC is answered within it; past it only while the
+ * chain answers and an authorization still valid may yet be proven unusable.
  */
 import type { x402ResourceServer } from '@x402/core/server';
 import {
@@ -32,6 +37,7 @@ import {
   MAX_TIMEOUT_SECONDS,
 } from '../exact-authorization.ts';
 import { faultScope } from '../chain/rpc-faults.ts';
+import { withRpcDeadline } from '../chain/rpc-deadline.ts';
 
 /**
  * How long a settlement may take in all, reconciliation included; it runs on past this to 2 s after
@@ -48,6 +54,14 @@ export const EXPIRY_MARGIN_MS = 5_000;
 /** The longest any settlement can take: an authorization at the edge of the allowed window, proven unusable. */
 export const SETTLEMENT_MAX_MS =
   (MAX_TIMEOUT_SECONDS + CLOCK_SKEW_ALLOWANCE_S) * 1000 + EXPIRY_MARGIN_MS + 2_000;
+
+/**
+ * Left for reconciliation when the facilitator's settle is cut at the deadline: a few reads of the
+ * chain, so a transaction sent is found rather than delivered unconfirmed.
+ */
+const RECONCILE_RESERVE_MS = 6_000;
+/** Looks in a row that must see another transaction mined at our nonce before ours counts as never minable. */
+const SUPERSEDED_LOOKS = 2;
 
 /** The SDK's reason for a broadcast whose receipt did not come in time. */
 const SETTLEMENT_PENDING = 'settlement_pending';
@@ -99,12 +113,16 @@ export function createSettlement(deps: SettlementDeps): Settle {
   return async function settle(payload, requirements, extensions) {
     const authorization = exactAuthorizationOf(payload);
     const provenUnusableAt = authorization ? Number(authorization.validBefore) * 1000 + EXPIRY_MARGIN_MS : 0;
-    const deadline = Math.max(now() + deadlineMs, provenUnusableAt + 2_000);
+    // While the chain cannot be read, answer by `bound`; while it can, go on to `deadline`.
+    const bound = now() + deadlineMs;
+    const deadline = Math.max(bound, provenUnusableAt + 2_000);
+    /** `at` on our clock, as a wall-clock time for the RPC requests' deadline. */
+    const wallClock = (at: number) => Date.now() + (at - now());
     let response: SettleResponse | undefined;
     let faulted = true;
     try {
-      ({ value: response, faulted } = await faultScope(() =>
-        resourceServer.settlePayment(payload, requirements, extensions),
+      ({ value: response, faulted } = await withRpcDeadline(wallClock(bound - RECONCILE_RESERVE_MS), () =>
+        faultScope(() => resourceServer.settlePayment(payload, requirements, extensions)),
       ));
     } catch (error) {
       // A facilitator that answered with a refusal; anything else leaves `response` undefined.
@@ -130,7 +148,7 @@ export function createSettlement(deps: SettlementDeps): Settle {
     const payer = authorization?.from ?? response?.payer;
     if (!chain || !authorization) return unconfirmed(hash, payer);
 
-    const verdict = await reconcile(authorization, hash, signed?.raw);
+    const verdict = await reconcile(authorization, hash, signed);
     if (verdict === 'settled') {
       return { status: 'settled', receipt: { success: true, transaction: hash ?? '', network, payer } };
     }
@@ -143,25 +161,41 @@ export function createSettlement(deps: SettlementDeps): Settle {
     async function reconcile(
       { from, nonce, validBefore }: ExactAuthorization,
       tx: `0x${string}` | undefined,
-      raw: `0x${string}` | undefined,
+      ours: { raw: `0x${string}`; nonce: number } | undefined,
     ): Promise<'settled' | 'unusable' | 'unknown'> {
       const asset = requirements.asset as `0x${string}`;
+      let readable = false;
+      let superseded = 0;
       for (;;) {
+        const look = () => lookOnce();
+        const verdict = await withRpcDeadline(wallClock(readable ? deadline : bound), look);
+        if (verdict) return verdict;
+        if (now() + pollMs > (readable ? deadline : bound)) return 'unknown';
+        await sleep(pollMs);
+      }
+
+      async function lookOnce(): Promise<'settled' | 'unusable' | undefined> {
+        // Read before our receipt: a nonce mined by then and no receipt of ours after means another
+        // transaction took it.
+        const taken =
+          ours && chain!.nonceMined ? await chain!.nonceMined(ours.nonce).catch(() => false) : false;
         // Each question on its own: a failing receipt lookup must not hide the authorization state.
         const mined = tx ? await chain!.receiptStatus(tx).catch(() => undefined) : 'not_found';
         if (mined === 'success') return 'settled';
+        superseded = taken && mined === 'not_found' ? superseded + 1 : 0;
         try {
           const blockTime = await chain!.latestBlockTime();
           // A revert of ours may mean someone else used the authorization first: it paid us all the same.
           if (await chain!.authorizationUsed(asset, from, nonce)) return 'settled';
+          readable = true;
           const expired = blockTime >= validBefore || now() >= Number(validBefore) * 1000 + EXPIRY_MARGIN_MS;
-          if (mined === 'reverted' || expired) return 'unusable';
+          if (mined === 'reverted' || expired || superseded >= SUPERSEDED_LOOKS) return 'unusable';
         } catch {
           // The RPC is failing: ask again until the deadline.
+          readable = false;
         }
-        if (raw) await chain!.rebroadcast(raw).catch(() => {});
-        if (now() + pollMs > deadline) return 'unknown';
-        await sleep(pollMs);
+        if (ours) await chain!.rebroadcast(ours.raw).catch(() => {});
+        return undefined;
       }
     }
   };

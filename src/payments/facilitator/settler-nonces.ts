@@ -51,6 +51,36 @@ export type SettlerNoncesFor = (
   },
 ) => SettlerNonces;
 
+/**
+ * True when the node refused a transaction because another one holds its account nonce (mined, or
+ * waiting in the pool at the same fees): the transaction was not taken and never will be, and its
+ * nonce is another's. A Redis restarted empty can hand one nonce to two settlements while the first
+ * one's transaction is still on its way to the node (docs/fleet.md).
+ */
+export function nonceTaken(error: unknown): boolean {
+  return error instanceof Error && /nonce too low|replacement transaction underpriced/i.test(error.message);
+}
+
+/** How often a settlement whose nonce was taken by another transaction signs again with a fresh one. */
+const TAKEN_RETRIES = 3;
+
+/**
+ * `nonces.send`, signed again with a fresh nonce while the node answers that the nonce is taken
+ * (`nonceTaken`): such a transaction was never taken, so the settlement still has its own to send.
+ */
+export async function sendOnOwnNonce(
+  nonces: Pick<SettlerNonces, 'send'>,
+  ...args: Parameters<SettlerNonces['send']>
+): Promise<SignedTransaction> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await nonces.send(...args);
+    } catch (error) {
+      if (attempt >= TAKEN_RETRIES || !nonceTaken(error)) throw error;
+    }
+  }
+}
+
 // One nonce owner per settler wallet and RPC endpoint: shared by every facilitator settling there
 // from this process, and not carried over to another chain.
 const owners = new Map<string, SettlerNonces>();
@@ -89,11 +119,7 @@ export function inProcessNonces({
   let next = 0;
   const givenBack = new Set<number>();
   // Settlements starting together share one read of the chain's count: it is only a floor.
-  let reading: Promise<number> | undefined;
-  const chainCount = () =>
-    (reading ??= pendingNonce().finally(() => {
-      reading = undefined;
-    }));
+  const chainCount = singleFlight(pendingNonce);
 
   /** Fills the given-back nonces the chain does not count yet; one not filled is given back again. */
   async function fillGivenBack(pending: number): Promise<void> {
@@ -118,7 +144,8 @@ export function inProcessNonces({
         await broadcast(raw);
         return raw;
       } catch (error) {
-        givenBack.add(nonce);
+        // A nonce another transaction holds is not ours to fill.
+        if (!nonceTaken(error)) givenBack.add(nonce);
         throw error;
       } finally {
         await filled;
@@ -128,6 +155,15 @@ export function inProcessNonces({
       // Mined or replaced meanwhile: nothing left to fill.
       if (nonce >= (await chainCount())) await fillOrGiveBack(nonce);
     },
-    fillAbandoned: async () => fillGivenBack(await chainCount()),
+    fillAbandoned: singleFlight(async () => fillGivenBack(await chainCount())),
   };
+}
+
+/** `work`, run once at a time: callers while it runs share its promise. */
+export function singleFlight<T>(work: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | undefined;
+  return () =>
+    (running ??= work().finally(() => {
+      running = undefined;
+    }));
 }

@@ -11,11 +11,16 @@ export const LEASE_MS = 8_000;
 export const LEASE_RENEW_MS = 2_000;
 
 /**
- * Calls `renew` every `LEASE_RENEW_MS` until the returned function is called; a failed renewal is
- * reported to `onError` and tried again at the next tick. The timer does not keep a process alive.
+ * Calls `renew` every `everyMs` (default `LEASE_RENEW_MS`) until the returned function is called; a
+ * failed renewal is reported to `onError` and tried again at the next tick. The timer does not keep
+ * a process alive.
  */
-export function keepRenewed(renew: () => Promise<unknown>, onError: (error: unknown) => void): () => void {
-  const timer = setInterval(() => void renew().catch(onError), LEASE_RENEW_MS);
+export function keepRenewed(
+  renew: () => Promise<unknown>,
+  onError: (error: unknown) => void,
+  everyMs = LEASE_RENEW_MS,
+): () => void {
+  const timer = setInterval(() => void renew().catch(onError), everyMs);
   (timer as { unref?: () => void }).unref?.();
   return () => clearInterval(timer);
 }

@@ -17,6 +17,7 @@ import type { RunOutcome } from '../../checks/outcome.ts';
 import type { Lifecycle } from '../../lifecycle.ts';
 import type { Metrics } from '../../ops/metrics.ts';
 import type { ChainView } from '../chain/chain-view.ts';
+import type { ChainClock } from '../chain/chain-clock.ts';
 import {
   type ExactAuthorization,
   exactAuthorizationOf,
@@ -72,7 +73,12 @@ export interface PaidCallDeps {
    * holder that is gone. Without it such a payment is judged by verification alone.
    */
   chain?: Pick<ChainView, 'authorizationUsed'>;
+  /** The chain's clock, which authorizations' validity windows are judged by; default: ours. */
+  clock?: Pick<ChainClock, 'now' | 'refresh'>;
 }
+
+/** How old the chain clock's last reading may get before a paid call has it read again (in the background). */
+const CLOCK_READ_MAX_AGE_MS = 30_000;
 
 export interface PaidCallRequest {
   /** The operation's terms on this transport; the caller has made sure the facilitator is ready. */
@@ -90,7 +96,7 @@ export interface PaidCallRequest {
 export type PaidCall = (request: PaidCallRequest) => Promise<PaidCallOutcome>;
 
 export function createPaidCall(deps: PaidCallDeps): PaidCall {
-  const { resourceServer, settle, lock, undelivered, lifecycle, logger, metrics, chain } = deps;
+  const { resourceServer, settle, lock, undelivered, lifecycle, logger, metrics, chain, clock } = deps;
 
   async function challenge(
     terms: PaymentTerms,
@@ -156,7 +162,8 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       metrics.payment('refused');
       return challenge(terms, malformed ?? 'invalid_exact_evm_payload');
     }
-    if (authorizationWindowTooLong(authorization, MAX_TIMEOUT_SECONDS, Date.now())) {
+    if (clock) void clock.refresh(CLOCK_READ_MAX_AGE_MS);
+    if (authorizationWindowTooLong(authorization, MAX_TIMEOUT_SECONDS, clock?.now() ?? Date.now())) {
       metrics.payment('refused');
       return challenge(terms, 'authorization_window_too_long', payload);
     }

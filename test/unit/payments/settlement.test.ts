@@ -69,7 +69,9 @@ class FakeChain implements ChainView {
   receiptStatus = () => this.ask('receipt', this.receipt);
   authorizationUsed = () => this.ask('authorizationState', this.used);
   latestBlockTime = () => this.ask('block', this.blockTime);
+  chainTime = () => this.ask('time', this.blockTime);
   rebroadcast = () => this.ask('rebroadcast', undefined);
+  nonceMined?: (nonce: number) => Promise<boolean>;
 }
 
 let clock: number;
@@ -282,9 +284,33 @@ describe('settlement', () => {
         payer: FROM,
       },
     });
-    // Past the 50 s deadline to 2 s after the authorization's provable expiry (validBefore + 5 s).
-    expect(clock - START_MS).toBeLessThanOrEqual(52_000);
-    expect(clock - START_MS).toBeGreaterThanOrEqual(51_000);
+    // The chain never answered: the 50 s bound, not the authorization's provable expiry (52 s here).
+    expect(clock - START_MS).toBeLessThanOrEqual(50_000);
+    expect(clock - START_MS).toBeGreaterThanOrEqual(49_000);
+  });
+
+  it('is unavailable within two looks once another transaction was mined at our nonce, the authorization unused', async () => {
+    // A Redis restarted empty gave nonce 7 to two settlements: the other one's transaction mined.
+    chain.nonceMined = async (nonce) => {
+      chain.calls.push('nonce');
+      return nonce <= 7;
+    };
+    const settle = settlementWith(afterRpcFault(failure('invalid_exact_evm_transaction_failed')), {
+      broadcast: true,
+    });
+    expect(await settle(payload, requirements)).toEqual({ status: 'unavailable' });
+    expect(clock - START_MS).toBeLessThanOrEqual(1_000);
+    expect(chain.calls.filter((call) => call === 'authorizationState').length).toBeGreaterThanOrEqual(2);
+    expect(abandoned).toEqual([7]);
+  });
+
+  it('takes a mined nonce as paid when it was our transaction (its receipt found)', async () => {
+    chain.nonceMined = async () => true;
+    chain.receipt = 'success';
+    const settle = settlementWith(afterRpcFault(failure('invalid_exact_evm_transaction_failed')), {
+      broadcast: true,
+    });
+    expect(await settle(payload, requirements)).toMatchObject({ status: 'settled' });
   });
 
   it('withholds (unavailable) when nothing is known to be sent and the chain cannot be read', async () => {

@@ -1,0 +1,92 @@
+/**
+ * Whether this instance can take a payment now, and if not why: `/readyz` answers 503 and the
+ * metrics show the causes whenever a paid call would be answered 503 (or refused for a clock that
+ * is off), so a load balancer stops sending payers to an instance that cannot take their money.
+ */
+import type { Lifecycle } from '../../lifecycle.ts';
+import type { ChainClock } from '../chain/chain-clock.ts';
+import type { FacilitatorReady } from './facilitator-readiness.ts';
+
+/**
+ * What the store all instances share can do for a paid call now: `reachable`, or why a paid call
+ * answers 503: `unreachable` (no connection, or an eviction policy that could drop payment state),
+ * `refusing_writes` (full under `noeviction`), `stalled` (a write unanswered for over a second).
+ */
+export type StoreCondition = 'reachable' | 'unreachable' | 'refusing_writes' | 'stalled';
+
+/** Why an instance is not ready; a fixed set (metric labels). */
+export const NOT_READY_CAUSES = [
+  'stopping',
+  'facilitator_unavailable',
+  'shared_store_unreachable',
+  'shared_store_refusing_writes',
+  'shared_store_stalled',
+  'settlement_rpc_unreachable',
+  'clock_ahead_of_chain',
+] as const;
+export type NotReadyCause = (typeof NOT_READY_CAUSES)[number];
+
+export interface ReadinessReport {
+  ready: boolean;
+  causes: NotReadyCause[];
+  /** Present when a store is shared with other instances. */
+  sharedStore?: StoreCondition;
+  /** Present when this process reads the chain. */
+  settlementRpc?: 'reachable' | 'unreachable';
+  /** Our clock minus the chain's, in seconds, once measured. */
+  clockSkewSeconds?: number;
+}
+
+export type Readiness = () => Promise<ReadinessReport>;
+
+/**
+ * Ahead of the chain by more than this, the payment SDK's own check (`validBefore` at least 6 s
+ * ahead of our clock) refuses good authorizations of the usual 45 s window by the time a check of
+ * up to 12 s has run; behind the chain, authorizations are judged on the chain's clock.
+ */
+export const CLOCK_AHEAD_LIMIT_MS = 20_000;
+/** `/readyz` reads the chain again when its last read is older than this. */
+const CHAIN_READ_MAX_AGE_MS = 1_000;
+
+export interface ReadinessDeps {
+  facilitatorReady: FacilitatorReady;
+  lifecycle: Lifecycle;
+  sharedStore?: () => StoreCondition;
+  clock?: ChainClock;
+  /** How long the facilitator's readiness may take before it counts as unavailable. */
+  timeoutMs: number;
+}
+
+export function createReadiness(deps: ReadinessDeps): Readiness {
+  const { facilitatorReady, lifecycle, sharedStore, clock, timeoutMs } = deps;
+  return async () => {
+    const [facilitator, chainAnswered] = await Promise.all([
+      within(facilitatorReady(), timeoutMs),
+      clock?.refresh(CHAIN_READ_MAX_AGE_MS),
+    ]);
+    const store = sharedStore?.();
+    const skew = clock?.skewMs();
+    const causes: NotReadyCause[] = [];
+    if (lifecycle.stopping) causes.push('stopping');
+    if (!facilitator) causes.push('facilitator_unavailable');
+    if (store && store !== 'reachable') causes.push(`shared_store_${store}`);
+    if (chainAnswered === false) causes.push('settlement_rpc_unreachable');
+    if (skew !== undefined && skew > CLOCK_AHEAD_LIMIT_MS) causes.push('clock_ahead_of_chain');
+    return {
+      ready: causes.length === 0,
+      causes,
+      ...(store ? { sharedStore: store } : {}),
+      ...(clock ? { settlementRpc: chainAnswered ? 'reachable' : 'unreachable' } : {}),
+      ...(skew !== undefined ? { clockSkewSeconds: Math.round(skew / 100) / 10 } : {}),
+    };
+  };
+}
+
+/** `ready`, counted false when it does not answer within `ms`. */
+function within(ready: Promise<boolean>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([ready, late]).finally(() => clearTimeout(timer));
+}
