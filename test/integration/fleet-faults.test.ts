@@ -187,6 +187,40 @@ describe('three instances, one settler wallet, one Redis', () => {
     const nonces = await settlerNonces();
     expect(nonces.pending, 'no transaction left waiting behind a gap').toBe(nonces.latest);
   }, 120_000);
+
+  it('Redis restarted empty while sends travel slowly: a nonce per settlement, charged iff delivered, none unconfirmed', async () => {
+    proxy.reset();
+    const payers = await Promise.all(Array.from({ length: 9 }, newPayer));
+    const challenge = await challengeOf(fleet[0]!);
+    const headers = await Promise.all(
+      payers.map(async (payer) =>
+        encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(challenge)),
+      ),
+    );
+    // Each send reaches the node 2.5 s late (inside the RPC client's 3 s timeout).
+    proxy.rule('eth_sendRawTransaction', { holdRequest: 2_500 });
+    const started = performance.now();
+    const first = headers.slice(0, 3).map((header, i) => pay(fleet[i]!, header));
+    await proxy.until('eth_sendRawTransaction', () => true, 30_000);
+    await redis.stop();
+    await redis.start();
+    await redis.client.connect().catch(() => {});
+    while (!fleet.every((instance) => instance.store.reachable())) await sleep(10);
+    const later = headers.slice(3).map((header, i) => pay(fleet[i % 3]!, header));
+    const answers = await Promise.all([...first, ...later]);
+    proxy.reset();
+    for (const [i, answer] of answers.entries()) {
+      const delivered = answer.status === 200;
+      expect(await charged(payers[i]!), `call ${i}: charged iff delivered`).toBe(delivered ? PRICE : 0n);
+      // Before: the loser of a shared nonce answered 200 settlement_unconfirmed after ~51 s.
+      if (delivered) expect(answer.receipt?.success, `call ${i}: settled, not unconfirmed`).toBe(true);
+      else expect(answer.status, `call ${i}`).toBe(503);
+      expect(answer.endedAt - started, `call ${i}: within the 50 s bound`).toBeLessThan(50_000);
+    }
+    expect(answers.slice(3).every((answer) => answer.status === 200)).toBe(true);
+    const nonces = await settlerNonces();
+    expect(nonces.pending).toBe(nonces.latest);
+  }, 120_000);
 });
 
 describe('one instance with a short settlement deadline', () => {
