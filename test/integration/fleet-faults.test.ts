@@ -14,7 +14,7 @@ import {
 } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import { pino } from 'pino';
-import { createPublicClient, http } from 'viem';
+import { createPublicClient, createTestClient, http } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -249,6 +249,71 @@ describe('one instance with a short settlement deadline', () => {
       expect(result.endedAt - sent).toBeLessThan(deadlineMs + 2_000);
     } finally {
       proxy.reset();
+      await instance.close();
+    }
+  }, 60_000);
+});
+
+describe('an instance whose clock is two minutes behind the chain', () => {
+  it("takes a good payment judged on the chain's time, and shows the skew in /readyz", async () => {
+    // The chain runs 120 s ahead of this machine: as an instance whose own clock is 120 s behind.
+    const test = createTestClient({
+      chain: baseChainAt(chain.rpcUrl),
+      mode: 'anvil',
+      transport: http(chain.rpcUrl.href),
+    });
+    await test.increaseTime({ seconds: 120 });
+    await test.mine({ blocks: 1 });
+    const instance = await startInstance();
+    try {
+      proxy.reset();
+      const payer = await newPayer();
+      const payload = await clientFor(payer).createPaymentPayload(await challengeOf(instance));
+      // The payer's clock is right: its window is the chain's.
+      const chainNow = BigInt(Math.floor(Date.now() / 1000) + 120);
+      type Fields = 'from' | 'to' | 'value' | 'validAfter' | 'validBefore' | 'nonce';
+      const exact = payload.payload as { authorization: Record<Fields, string>; signature: string };
+      const authorization = {
+        ...exact.authorization,
+        validAfter: String(chainNow - 600n),
+        validBefore: String(chainNow + 45n),
+      };
+      exact.authorization = authorization;
+      exact.signature = await payer.signTypedData({
+        domain: {
+          name: String(payload.accepted.extra?.name),
+          version: String(payload.accepted.extra?.version),
+          chainId: 8453,
+          verifyingContract: payload.accepted.asset as `0x${string}`,
+        },
+        types: {
+          TransferWithAuthorization: [
+            { name: 'from', type: 'address' },
+            { name: 'to', type: 'address' },
+            { name: 'value', type: 'uint256' },
+            { name: 'validAfter', type: 'uint256' },
+            { name: 'validBefore', type: 'uint256' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
+        primaryType: 'TransferWithAuthorization',
+        message: {
+          from: authorization.from as `0x${string}`,
+          to: authorization.to as `0x${string}`,
+          value: BigInt(authorization.value),
+          validAfter: BigInt(authorization.validAfter),
+          validBefore: BigInt(authorization.validBefore),
+          nonce: authorization.nonce as `0x${string}`,
+        },
+      });
+      const ready = await instance.payments.readiness();
+      expect(ready.ready).toBe(true);
+      expect(ready.clockSkewSeconds).toBeLessThan(-100);
+      // Before: 402 authorization_window_too_long, judged on this instance's own clock.
+      const answer = await pay(instance, encodePaymentSignatureHeader(payload));
+      expect(answer.status).toBe(200);
+      expect(await charged(payer)).toBe(PRICE);
+    } finally {
       await instance.close();
     }
   }, 60_000);
