@@ -94,6 +94,8 @@ export function createPayments(options: PaymentsOptions): Payments {
     identified: createIdentifiedAnswers(),
   };
   const clock = facilitator.chain ? chainClock(facilitator.chain.chainTime) : undefined;
+  // Measured before the first payment is judged by it.
+  void clock?.refresh(0);
   const settle =
     sharedSettle ??
     createSettlement({ resourceServer, network: config.x402.network, ...facilitator, ...options.settlement });

@@ -125,8 +125,8 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
     }
 
     /**
-     * The allocation under `token` got no answer, though the server may run it once it answers again:
-     * whatever nonce it allocated is released then, until its lease would have ended anyway.
+     * The script that leased nonces to `token` got no answer, though the server may run it once it
+     * answers again: whatever it leased is released then, until the lease would have ended anyway.
      */
     async function releaseLost(token: string): Promise<void> {
       const until = Date.now() + NONCE_LEASE_MS;
@@ -140,17 +140,10 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
       }
     }
 
-    async function allocateFor(pending: number, token: string): Promise<number[]> {
+    /** Runs a script that leases nonces to `token`; should its answer be lost, they are released again. */
+    async function leasing(token: string, script: () => Promise<unknown>): Promise<number[]> {
       try {
-        return (await allocate(
-          redis,
-          [nextKey, noncePrefix],
-          pending,
-          token,
-          NONCE_LEASE_MS,
-          NEXT_NONCE_TTL_MS,
-          ownNext,
-        )) as number[];
+        return (await script()) as number[];
       } catch (error) {
         void releaseLost(token);
         throw error;
@@ -161,7 +154,9 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
       async send(sign, broadcast) {
         const pending = await pendingNonce();
         const token = randomUUID();
-        const [nonce, ...abandoned] = await allocateFor(pending, token);
+        const [nonce, ...abandoned] = await leasing(token, () =>
+          allocate(redis, [nextKey, noncePrefix], pending, token, NONCE_LEASE_MS, NEXT_NONCE_TTL_MS, ownNext),
+        );
         ownNext = Math.max(ownNext, nonce! + 1);
         const stop = keepRenewed(
           () => renewIfHeld(redis, [nonceKey(nonce!)], token, NONCE_LEASE_MS),
@@ -195,13 +190,10 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
       },
       fillAbandoned: singleFlight(async () => {
         const token = randomUUID();
-        const claimed = (await claimAbandoned(
-          redis,
-          [nextKey, noncePrefix],
-          await pendingNonce(),
-          token,
-          NONCE_LEASE_MS,
-        )) as number[];
+        const pending = await pendingNonce();
+        const claimed = await leasing(token, () =>
+          claimAbandoned(redis, [nextKey, noncePrefix], pending, token, NONCE_LEASE_MS),
+        );
         await fillAll(claimed, token);
       }),
       async reissue(nonce) {

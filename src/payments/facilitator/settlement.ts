@@ -154,8 +154,8 @@ export function createSettlement(deps: SettlementDeps): Settle {
     }
     // Our transaction did not mine: its account nonce is given back, so no gap it may have left
     // holds every later settlement back. Should that fail, the next settlement fills the gap
-    // (`redis/settler-nonces.ts`).
-    if (signed) await onAbandoned(signed.nonce).catch(() => {});
+    // (`redis/settler-nonces.ts`). Not awaited: it asks the chain again, and the answer is due.
+    if (signed) void onAbandoned(signed.nonce).catch(() => {});
     return verdict === 'unusable' ? { status: 'unavailable' } : unconfirmed(hash, payer);
 
     async function reconcile(
