@@ -72,8 +72,8 @@ const PROBLEM_CONTENT = { 'content-type': PROBLEM_MEDIA_TYPE };
 /**
  * The longest query a paid route takes. A challenge names the request's URL (`forRequestedUrl`) in
  * `PAYMENT-REQUIRED` and the client echoes it in `PAYMENT-SIGNATURE`: with this bound the 402's
- * headers fit nginx's default 4 KiB `proxy_buffer_size` (test/integration/payments/gate.test.ts
- * measures the longest).
+ * headers fit nginx's default 4 KiB `proxy_buffer_size` (test/e2e/reverse-proxy.test.ts sends the
+ * longest through nginx).
  */
 export const MAX_PAID_QUERY = 512;
 
@@ -128,16 +128,16 @@ export function createPaymentGate(payments: Payments): PaymentGate {
   async function unpaidAnswer(
     c: Context,
     challenge: Promise<PaymentRequired>,
-    problem: Problem,
+    problem: () => Problem,
     cacheAs?: string,
   ): Promise<ChallengeAnswer> {
-    if (cacheAs === undefined) return challengeAnswer(c, await challenge, problem);
+    if (cacheAs === undefined) return challengeAnswer(c, await challenge, problem());
     const { url } = c.req;
     const at = url.indexOf('?');
     const key = `${cacheAs}${at < 0 ? '' : url.slice(at)}`;
     let answer = unpaidAnswers.get(key);
     if (answer === undefined) {
-      answer = challengeAnswer(c, await challenge, problem);
+      answer = challengeAnswer(c, await challenge, problem());
       unpaidAnswers.set(key, answer);
     }
     return answer;
@@ -165,7 +165,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
           return sendChallenge(c, challengeAnswer(c, await challengeOf(), x402V1Problem(spec.priceUsd)));
         return sendChallenge(
           c,
-          await unpaidAnswer(c, challengeOf(), unpaidProblem(spec.priceUsd), spec.cacheAs),
+          await unpaidAnswer(c, challengeOf(), () => unpaidProblem(spec.priceUsd), spec.cacheAs),
         );
       }
       const outcome = await paidCall({
@@ -222,7 +222,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         const { header } = await unpaidAnswer(
           c,
           unpaidChallenge(operation),
-          unpaidProblem(operation.priceUsd),
+          () => unpaidProblem(operation.priceUsd),
           operation.id,
         );
         return reply(c, null, 402, { ...NO_STORE, 'payment-required': header });
