@@ -89,10 +89,18 @@ export interface WatchStore {
 }
 
 /**
+ * A check's outcome. A result may name `unconfirmed` codes: failures it shows that a second look a
+ * few seconds later did not see (`confirm.ts`), which are not raised.
+ */
+export type WatchCheckOutcome =
+  | Exclude<RunOutcome<SiteHealthResult>, { type: 'result' }>
+  | { type: 'result'; result: SiteHealthResult; unconfirmed?: string[] };
+
+/**
  * Runs one site-health check for a watch's domain (the scheduler shares one per domain per claim;
  * `round-check.ts` wraps one to share it across claims, instances or objects for a round).
  */
-export type WatchCheck = (domain: string) => Promise<RunOutcome<SiteHealthResult>>;
+export type WatchCheck = (domain: string) => Promise<WatchCheckOutcome>;
 
 /** Sends one signed attempt; the steered fetch behind it refuses non-public addresses. */
 export type WebhookSender = (request: {

@@ -149,7 +149,10 @@ interface Checked {
 const RECENT_OUTCOMES = 4_096;
 
 function checkOutcome(outcome: Awaited<ReturnType<WatchCheck>>): CheckOutcome {
-  if (outcome.type === 'result') return { ok: true, result: outcome.result };
+  if (outcome.type === 'result') {
+    const { result, unconfirmed } = outcome;
+    return unconfirmed ? { ok: true, result, unconfirmed } : { ok: true, result };
+  }
   return { ok: false, reason: outcome.type === 'invalid_input' ? outcome.reason.code : outcome.type };
 }
 
