@@ -63,7 +63,10 @@ export function siteHealthCheck(runners: Pick<CheckRunners, 'siteHealth'>): Watc
 export function storeWatchRuntime(
   store: WatchStore,
   tuning: Partial<
-    Pick<SchedulerDeps, 'concurrency' | 'deliveryConcurrency' | 'batch' | 'leaseMs' | 'maxSleepMs'>
+    Pick<
+      SchedulerDeps,
+      'concurrency' | 'deliveryConcurrency' | 'hostConcurrency' | 'batch' | 'leaseMs' | 'maxSleepMs'
+    >
   > = {},
   rounds?: RoundBoard,
 ): WatchRuntimeFactory {
