@@ -52,6 +52,13 @@ function sectionOf(code: string): Section {
 
 const failed = (section: SiteHealthResult[Section]) => 'error' in section;
 
+/** DNS codes that say a lookup did not answer at either resolver: what it would have found is unknown. */
+const LOOKUP_FAILED = { dns: 'dns.lookup_failed', caa: 'caa.lookup_failed' } as const;
+
+function reported(section: SiteHealthResult[Section], code: string): boolean {
+  return 'findings' in section && section.findings.some((finding) => finding.code === code);
+}
+
 /** Whether the live probe succeeded (the site answered over TLS); false when it was not judged. */
 function probeSucceeded(result: SiteHealthResult): boolean {
   return 'live_probe' in result.cert && result.cert.live_probe.ok;
@@ -77,10 +84,14 @@ export function judgingOf(result: SiteHealthResult): Judging {
   const ariMissing = 'renewal' in cert && cert.renewal.ari?.status === 'unavailable';
   const ctSourceMissing =
     'sources' in cert && cert.sources.some((source) => source.name !== 'probe' && !source.ok);
+  const dnsLookupFailed = reported(result.dns, LOOKUP_FAILED.dns);
+  const caaLookupFailed = reported(result.dns, LOOKUP_FAILED.caa);
   const unjudged = (code: string) => {
     if (code === CAA_ISSUER) return certFailed || failed(result.dns);
     const section = sectionOf(code);
     if (failed(result[section])) return true;
+    if (section === 'dns' && code !== LOOKUP_FAILED.dns && code !== LOOKUP_FAILED.caa)
+      return code.startsWith('caa.') ? caaLookupFailed : dnsLookupFailed;
     if (section !== 'cert') return false;
     if (SERVED_CODES.has(code) && !served) return true;
     if (ARI_CODES.has(code) && ariMissing) return true;

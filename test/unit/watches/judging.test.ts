@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SiteHealthResult } from '../../../src/checks/site-health/result.ts';
 import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
 import { confirmingCheck } from '../../../src/watches/confirm.ts';
+import { judgeAttempt } from '../../../src/watches/delivery.ts';
 import { advance, activate, newWatch } from '../../../src/watches/model.ts';
 import { nextConditions } from '../../../src/watches/next-conditions.ts';
 import type { WatchCheckOutcome } from '../../../src/watches/ports.ts';
@@ -60,6 +61,17 @@ describe('what a result could not judge', () => {
     });
   });
 
+  it('keeps DNS codes while their lookups did not answer at either resolver', () => {
+    const r = result();
+    if ('findings' in r.dns)
+      r.dns.findings = [{ code: 'dns.lookup_failed', severity: 'warning', message: 'x' }];
+    // CAA has its own lookup, which answered: its absence clears.
+    expect(nextConditions(['dmarc.missing', 'caa.missing'], r)).toEqual({
+      conditions: ['dmarc.missing', 'dns.lookup_failed'],
+      unjudged: ['dmarc.missing'],
+    });
+  });
+
   it('keeps renewal history codes while a CT source did not answer, and ARI codes while the CA did not', () => {
     const r = result();
     if ('sources' in r.cert) r.cert.sources = [{ name: 'crt.sh', url: 'x', ok: false, ms: 1, cached: false }];
@@ -85,6 +97,27 @@ describe('what a result could not judge', () => {
     const fromCt = result({ probeOk: false, codes: ['cert.expired'] });
     expect(confirmableCodes(fromCt, ['cert.expired', 'probe.failed'])).toEqual(['probe.failed']);
     expect(nextConditions([], result({ probeOk: false }), ['probe.failed']).conditions).toEqual([]);
+  });
+});
+
+describe('a cancelled watch’s watch.ended', () => {
+  it('is tried once: a failed attempt gives it up', () => {
+    const delivery = {
+      eventId: 'evt_x_000001',
+      watchId: 'wat_x',
+      url: 'https://h.example/',
+      body: '{}',
+      attempts: 0,
+      dueAt: 0,
+    };
+    expect(
+      judgeAttempt({ ...delivery, once: true }, { kind: 'answered', status: 500 }, 0, DAY_S).verdict,
+    ).toEqual({
+      kind: 'given_up',
+    });
+    expect(judgeAttempt(delivery, { kind: 'answered', status: 500 }, 0, DAY_S).verdict).toMatchObject({
+      kind: 'retry',
+    });
   });
 });
 
