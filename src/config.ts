@@ -146,6 +146,7 @@ const envSchema = z.object({
   REDIS_URL: redisUrl.optional(),
   WATCH_INTERVAL_S: count('a whole number of seconds from 1 to 1000000', 1).default(21_600),
   WATCH_DAY_S: count('a whole number of seconds from 1 to 1000000', 1).default(86_400),
+  WATCH_CONFIRM_S: count('a whole number of seconds from 1 to 1000000', 1).default(5),
   WATCH_PRICE_PER_30_DAYS_USD: z
     .string()
     .trim()
@@ -208,6 +209,8 @@ export interface Config {
     intervalS: number;
     /** `WATCH_DAY_S`: the length of a watch's day (its `days` and the webhook retry schedule). */
     dayS: number;
+    /** `WATCH_CONFIRM_S`: seconds between a failure's first and second look before it is raised. */
+    confirmS: number;
     /** `WATCH_PRICE_PER_30_DAYS_USD`, decimal USD. */
     pricePer30DaysUsd: string;
     /** `WATCH_DB_PATH`: the embedded store of one Node instance without `REDIS_URL`. */
@@ -311,6 +314,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     watches: {
       intervalS: e.WATCH_INTERVAL_S,
       dayS: e.WATCH_DAY_S,
+      confirmS: e.WATCH_CONFIRM_S,
       pricePer30DaysUsd: e.WATCH_PRICE_PER_30_DAYS_USD,
       dbPath: e.WATCH_DB_PATH,
       secretKey: e.WATCH_SECRET_KEY,

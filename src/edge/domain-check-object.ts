@@ -7,15 +7,14 @@
  * still has it, and read back with suspicion; the object's alarm deletes it once it is stale.
  */
 import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
-import type { RunOutcome } from '../checks/outcome.ts';
-import type { SiteHealthResult } from '../checks/site-health/result.ts';
-import type { WatchCheck } from '../watches/ports.ts';
+import { confirmingCheck } from '../watches/confirm.ts';
+import type { WatchCheck, WatchCheckOutcome } from '../watches/ports.ts';
 import { keptFor, sharedOutcome } from '../watches/round-check.ts';
 import { siteHealthCheck } from '../watches/runtime.ts';
 import { edgeConfig, type EdgeVariables } from './edge-config.ts';
 import { edgeRunners } from './edge-runners.ts';
 
-type CheckedOutcome = RunOutcome<SiteHealthResult>;
+type CheckedOutcome = WatchCheckOutcome;
 
 /** The storage key of the round's outcome: `{ until, outcome }`. */
 const ROUND = 'round';
@@ -39,7 +38,10 @@ export class DomainCheckObject extends DurableObject<EdgeVariables> {
   }
 
   async #checked(domain: string, windowMs: number): Promise<CheckedOutcome> {
-    this.#check ??= siteHealthCheck(edgeRunners(edgeConfig(this.env)));
+    if (!this.#check) {
+      const config = edgeConfig(this.env);
+      this.#check = confirmingCheck(siteHealthCheck(edgeRunners(config)), config.watches.confirmS * 1000);
+    }
     const outcome = await this.#check(domain);
     if (outcome.type !== 'invalid_input') {
       const until = Date.now() + keptFor(outcome.type === 'result', windowMs);

@@ -27,9 +27,6 @@ const eventKey = (seq: number) => `event:${pad(seq)}`;
 const attemptKey = (n: number) => `attempt:${pad(n)}`;
 const deliveryKey = (eventId: string) => `delivery:${eventId}`;
 
-/** When a stored delivery may next be claimed. */
-const claimableAt = (delivery: StoredDelivery) => Math.max(delivery.dueAt, delivery.leaseUntil);
-
 function withoutLease({ leaseUntil: _, ...delivery }: StoredDelivery): PendingDelivery {
   return delivery;
 }
@@ -61,9 +58,10 @@ export function durableWatchStore(storage: DurableObjectStorage): WatchStore {
       await storage.deleteAll();
       return true;
     },
-    async commit({ watch, expectedVersion, events, deliveries: enqueued }) {
+    async commit({ watch, expectedVersion, events, deliveries: enqueued, dropPending }) {
       const stored = await record();
       if ((stored?.version ?? -1) !== expectedVersion) return false;
+      if (dropPending) await storage.delete([...(await storage.list({ prefix: 'delivery:' })).keys()]);
       const gone = stored?.webhookGone === true;
       const entries: Record<string, unknown> = {
         [WATCH]: { ...watch, webhookGone: gone || watch.webhookGone },
@@ -101,21 +99,20 @@ export function durableWatchStore(storage: DurableObjectStorage): WatchStore {
       const newestFirst = await storage.list<DeliveryAttempt>({ prefix: 'attempt:', reverse: true, limit });
       return [...newestFirst.values()].reverse();
     },
+    // The one watch's deliveries go one at a time: none while one is leased.
     async claimDeliveries(now, limit, leaseMs) {
-      const due = (await deliveries())
-        .filter((delivery) => claimableAt(delivery) <= now)
-        .sort((a, b) => a.dueAt - b.dueAt)
-        .slice(0, limit);
-      if (due.length === 0) return [];
-      const leased = due.map((delivery) => ({ ...delivery, leaseUntil: now + leaseMs }));
-      await storage.put(
-        Object.fromEntries(leased.map((delivery) => [deliveryKey(delivery.eventId), delivery])),
-      );
-      return due.map(withoutLease);
+      const pending = await deliveries();
+      if (limit < 1 || pending.some((delivery) => delivery.leaseUntil > now)) return [];
+      const [first] = pending.filter((delivery) => delivery.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
+      if (!first) return [];
+      await storage.put(deliveryKey(first.eventId), { ...first, leaseUntil: now + leaseMs });
+      return [withoutLease(first)];
     },
     async nextDeliveryAt() {
-      const times = (await deliveries()).map(claimableAt);
-      return times.length === 0 ? null : Math.min(...times);
+      const pending = await deliveries();
+      if (pending.length === 0) return null;
+      const leasedUntil = Math.max(0, ...pending.map((delivery) => delivery.leaseUntil));
+      return Math.max(leasedUntil, Math.min(...pending.map((delivery) => delivery.dueAt)));
     },
     async recordAttempt(delivery, attempt, verdict) {
       const made = ((await storage.get<number>(ATTEMPTS_MADE)) ?? 0) + 1;

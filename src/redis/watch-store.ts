@@ -16,10 +16,14 @@
  *   watch:{id}:pending  set    its pending deliveries' event ids
  *   deliveries          hash   event id → the pending delivery (JSON)
  *   deliveries:due      zset   event ids, scored by when they may next be claimed
+ *   deliveries:busy     hash   watch id → the end of the lease of its delivery in flight
  *
  * A claim is a lease: it moves the claimed member's score to the lease's end, so the member is
  * hidden from other claims until then, and is claimable again if its holder dies (`kill -9`)
  * before committing. A commit or an attempt's record puts the score back to the next due time.
+ * A watch has one delivery in flight at a time: a claim passes over (and scores at that lease's
+ * end) the other deliveries of a watch whose delivery is leased; recording the attempt ends the
+ * lease and puts them back at their due times.
  */
 import type { DeliveryAttempt, DeliveryVerdict, PendingDelivery } from '../watches/delivery.ts';
 import type { WatchEvent, WatchRecord } from '../watches/model.ts';
@@ -35,6 +39,7 @@ const GONE = 'watches:gone';
 const PENDING = 'watches:pending';
 const DELIVERIES = 'deliveries';
 const DELIVERIES_DUE = 'deliveries:due';
+const DELIVERIES_BUSY = 'deliveries:busy';
 const eventsKey = (id: string) => `watch:${id}:events`;
 const attemptsKey = (id: string) => `watch:${id}:attempts`;
 const pendingKey = (id: string) => `watch:${id}:pending`;
@@ -60,11 +65,11 @@ return 1`);
 
 /**
  * KEYS: watches, versions, statuses, counts, due, events, pending, deliveries, deliveries:due, gone,
- * watches:pending;
- * ARGV: id, expected version, record, version, status, dueAt, history limit, event count, then
- * (seq, event JSON) per event, then (event id, delivery JSON, dueAt) per delivery, enqueued only
- * while the watch's webhook is not gone. 1, or 0 when the stored version is not the expected one
- * (nothing written).
+ * watches:pending, deliveries:busy;
+ * ARGV: id, expected version, record, version, status, dueAt, history limit, event count, drop
+ * ('1': the watch's pending deliveries are removed first), then (seq, event JSON) per event, then
+ * (event id, delivery JSON, dueAt) per delivery, enqueued only while the watch's webhook is not
+ * gone. 1, or 0 when the stored version is not the expected one (nothing written).
  */
 const commitWatch = luaScript(`local id = ARGV[1]
 local stored = redis.call('HGET', KEYS[2], id)
@@ -79,7 +84,15 @@ if before ~= ARGV[5] then
 end
 if ARGV[5] == 'active' then redis.call('ZADD', KEYS[5], ARGV[6], id) else redis.call('ZREM', KEYS[5], id) end
 if ARGV[5] ~= 'pending' then redis.call('ZREM', KEYS[11], id) end
-local i = 9
+if ARGV[9] == '1' then
+  for _, eventId in ipairs(redis.call('SMEMBERS', KEYS[7])) do
+    redis.call('HDEL', KEYS[8], eventId)
+    redis.call('ZREM', KEYS[9], eventId)
+  end
+  redis.call('DEL', KEYS[7])
+  redis.call('HDEL', KEYS[12], id)
+end
+local i = 10
 for _ = 1, tonumber(ARGV[8]) do
   redis.call('ZADD', KEYS[6], ARGV[i], ARGV[i + 1])
   i = i + 2
@@ -110,13 +123,50 @@ end
 return found`);
 
 /**
- * KEYS: deliveries, deliveries:due, the watch's pending set, its attempts, gone; ARGV: event id,
- * attempt JSON, history limit, verdict kind, the delivery as it stands after (JSON; retry only),
- * its dueAt (retry only), the watch id. `gone` removes every pending delivery of the watch and
+ * KEYS: deliveries:due, deliveries, deliveries:busy; ARGV: now, limit, lease end, how many due
+ * members to look at. Leases up to `limit` due deliveries, one per watch and none of a watch with
+ * one leased (those are scored at its lease's end, or this one's); their values (JSON), earliest first.
+ */
+const claimDeliveries = luaScript(`local now = tonumber(ARGV[1])
+local ids = redis.call('ZRANGE', KEYS[1], '-inf', ARGV[1], 'BYSCORE', 'LIMIT', 0, tonumber(ARGV[4]))
+local found = {}
+local picked = {}
+for _, id in ipairs(ids) do
+  if #found >= tonumber(ARGV[2]) then break end
+  local value = redis.call('HGET', KEYS[2], id)
+  if not value then
+    redis.call('ZREM', KEYS[1], id)
+  else
+    local watch = cjson.decode(value).watchId
+    local busy = tonumber(redis.call('HGET', KEYS[3], watch) or '0')
+    if busy > now then
+      redis.call('ZADD', KEYS[1], busy, id)
+    elseif picked[watch] then
+      redis.call('ZADD', KEYS[1], ARGV[3], id)
+    else
+      picked[watch] = true
+      redis.call('ZADD', KEYS[1], ARGV[3], id)
+      redis.call('HSET', KEYS[3], watch, ARGV[3])
+      found[#found + 1] = value
+    end
+  end
+end
+return found`);
+
+/**
+ * KEYS: deliveries, deliveries:due, the watch's pending set, its attempts, gone, deliveries:busy;
+ * ARGV: event id, attempt JSON, history limit, verdict kind, the delivery as it stands after
+ * (JSON; retry only), its dueAt (retry only), the watch id. Ends the watch's lease, putting its
+ * other deliveries back at their due times. `gone` removes every pending delivery of the watch and
  * marks its webhook gone.
  */
 const recordDeliveryAttempt = luaScript(`redis.call('RPUSH', KEYS[4], ARGV[2])
 redis.call('LTRIM', KEYS[4], -tonumber(ARGV[3]), -1)
+redis.call('HDEL', KEYS[6], ARGV[7])
+for _, eventId in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+  local value = redis.call('HGET', KEYS[1], eventId)
+  if value and eventId ~= ARGV[1] then redis.call('ZADD', KEYS[2], cjson.decode(value).dueAt, eventId) end
+end
 local kind = ARGV[4]
 if kind == 'retry' then
   if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
@@ -138,6 +188,9 @@ end
 return 1`);
 
 const STATUS_NAMES = ['pending', 'active', 'ended', 'cancelled'] as const;
+
+/** Due deliveries a claim looks at per one it may take: others of busy watches are passed over. */
+const CLAIM_SCAN = 4;
 
 /** A watch's sequence number of `event` (its id ends with it). */
 const seqOf = (event: WatchEvent) => Number(event.id.slice(event.id.lastIndexOf('_') + 1));
@@ -173,7 +226,7 @@ export function redisWatchStore(store: SharedStore): WatchStore {
     async discardPending(id) {
       return (await discardPendingWatch(redis, [WATCHES, VERSIONS, STATUSES, COUNTS, PENDING], id)) === 1;
     },
-    async commit({ watch, expectedVersion, events, deliveries }: WatchCommit) {
+    async commit({ watch, expectedVersion, events, deliveries, dropPending }: WatchCommit) {
       const written = await commitWatch(
         redis,
         [
@@ -188,6 +241,7 @@ export function redisWatchStore(store: SharedStore): WatchStore {
           DELIVERIES_DUE,
           GONE,
           PENDING,
+          DELIVERIES_BUSY,
         ],
         watch.id,
         expectedVersion,
@@ -197,6 +251,7 @@ export function redisWatchStore(store: SharedStore): WatchStore {
         watch.dueAt,
         HISTORY_LIMIT,
         events.length,
+        dropPending ? '1' : '0',
         ...events.flatMap((event) => [seqOf(event), JSON.stringify(event)]),
         ...deliveries.flatMap((delivery) => [delivery.eventId, JSON.stringify(delivery), delivery.dueAt]),
       );
@@ -226,7 +281,14 @@ export function redisWatchStore(store: SharedStore): WatchStore {
     },
     async claimDeliveries(now, limit, leaseMs) {
       return parse<PendingDelivery>(
-        await claim(redis, [DELIVERIES_DUE, DELIVERIES], now, limit, now + leaseMs),
+        await claimDeliveries(
+          redis,
+          [DELIVERIES_DUE, DELIVERIES, DELIVERIES_BUSY],
+          now,
+          limit,
+          now + leaseMs,
+          limit * CLAIM_SCAN,
+        ),
       );
     },
     async nextDeliveryAt() {
@@ -242,7 +304,14 @@ export function redisWatchStore(store: SharedStore): WatchStore {
           : ['', ''];
       await recordDeliveryAttempt(
         redis,
-        [DELIVERIES, DELIVERIES_DUE, pendingKey(delivery.watchId), attemptsKey(delivery.watchId), GONE],
+        [
+          DELIVERIES,
+          DELIVERIES_DUE,
+          pendingKey(delivery.watchId),
+          attemptsKey(delivery.watchId),
+          GONE,
+          DELIVERIES_BUSY,
+        ],
         delivery.eventId,
         JSON.stringify(attempt),
         HISTORY_LIMIT,

@@ -18,6 +18,17 @@ export interface PendingDelivery {
   attempts: number;
   /** When the next attempt is due (epoch ms). */
   dueAt: number;
+  /** Tried once, never retried: the `watch.ended` of a cancelled watch. */
+  once?: boolean;
+}
+
+/** The receiver host of a delivery (host and port of its URL): what the bound on concurrent attempts counts. */
+export function receiverHost(delivery: Pick<PendingDelivery, 'url'>): string {
+  try {
+    return new URL(delivery.url).host;
+  } catch {
+    return delivery.url;
+  }
 }
 
 /** One attempt as the status answer shows it. */
@@ -46,11 +57,15 @@ export type DeliveryVerdict =
   /** 410: this delivery and every other to the URL stop; the watch's `webhookGone` is set. */
   | { kind: 'gone' };
 
-/** The deliveries a transition's events need: none for a pull-only watch or one whose URL is gone. */
+/**
+ * The deliveries a transition's events need: none for a pull-only watch or one whose URL is gone.
+ * `once`: each is tried once (a cancelled watch's `watch.ended`).
+ */
 export function deliveriesFor(
   watch: WatchRecord,
   events: readonly WatchEvent[],
   now: number,
+  once = false,
 ): PendingDelivery[] {
   const url = watch.webhookUrl;
   if (url === null || watch.webhookGone) return [];
@@ -61,6 +76,7 @@ export function deliveriesFor(
     body: JSON.stringify(event),
     attempts: 0,
     dueAt: now,
+    ...(once ? { once } : {}),
   }));
 }
 
@@ -88,6 +104,6 @@ export function judgeAttempt(
   }
   const attempt =
     outcome.kind === 'answered' ? record(outcome.status, 'http_status') : record(null, outcome.error);
-  const delay = attemptNo < MAX_ATTEMPTS ? retryDelayMs(attemptNo, dayS) : null;
+  const delay = attemptNo < MAX_ATTEMPTS && !delivery.once ? retryDelayMs(attemptNo, dayS) : null;
   return { verdict: delay === null ? { kind: 'given_up' } : { kind: 'retry', dueAt: now + delay }, attempt };
 }

@@ -6,6 +6,7 @@
  */
 import type { SiteHealthResult } from '../checks/site-health/result.ts';
 import { conditionChange, conditionsOf } from './conditions.ts';
+import { nextConditions } from './next-conditions.ts';
 import { nextCheckAfter } from './slots.ts';
 
 export type WatchStatus = 'pending' | 'active' | 'ended' | 'cancelled';
@@ -187,7 +188,9 @@ export function activate(pending: WatchRecord, now: number, dayS: number): Trans
   return { watch, events };
 }
 
-export type CheckOutcome = { ok: true; result: SiteHealthResult } | { ok: false; reason: string };
+/** A check's outcome; `unconfirmed`: failures its result shows that a second look did not see (`confirm.ts`). */
+export type CheckOutcome =
+  { ok: true; result: SiteHealthResult; unconfirmed?: readonly string[] } | { ok: false; reason: string };
 
 /** Whether the watch's next check is due at `now` (else only its days are due). */
 export function checkDue(watch: WatchRecord, now: number): boolean {
@@ -214,10 +217,11 @@ export function advance(
     if (outcome.ok) {
       watch.failures = 0;
       watch.lastResult = outcome.result;
-      const conditions = conditionsOf(outcome.result);
+      const { conditions, unjudged } = nextConditions(watch.conditions, outcome.result, outcome.unconfirmed);
       const change = conditionChange(watch.conditions, conditions);
       watch.conditions = conditions;
-      if (change) raise(watch, events, 'watch.alert', now, { ...change, conditions, result: outcome.result });
+      if (change)
+        raise(watch, events, 'watch.alert', now, { ...change, unjudged, conditions, result: outcome.result });
     } else {
       watch.failures += 1;
       if (watch.failures === FAILED_CHECKS_ALERT) {

@@ -31,6 +31,8 @@ export interface WatchCommit {
   expectedVersion: number;
   events: WatchEvent[];
   deliveries: PendingDelivery[];
+  /** Drops the watch's pending deliveries before enqueuing `deliveries` (a cancellation). */
+  dropPending?: boolean;
 }
 
 export interface WatchStore {
@@ -49,7 +51,8 @@ export interface WatchStore {
   /**
    * Writes `commit` atomically if the stored version is `expectedVersion`; resolves false (and
    * writes nothing) otherwise. Releases any lease on the watch. A `webhookGone` already stored
-   * stays set, and then no delivery to that URL is enqueued.
+   * stays set, and then no delivery to that URL is enqueued. With `dropPending`, the watch's
+   * pending deliveries are removed first (an attempt in flight records nothing more).
    */
   commit(commit: WatchCommit): Promise<boolean>;
   /**
@@ -65,17 +68,22 @@ export interface WatchStore {
   /** The latest `limit` delivery attempts of a watch, oldest first. */
   attempts(watchId: string, limit: number): Promise<DeliveryAttempt[]>;
   /**
-   * Leases up to `limit` pending deliveries whose `dueAt` is at or before `now` and whose lease
-   * has run out, earliest first, for `leaseMs`.
+   * Leases up to `limit` pending deliveries whose `dueAt` is at or before `now`, earliest first,
+   * for `leaseMs`: at most one per watch, and none of a watch that has a delivery under a lease
+   * (one attempt in flight per watch, fleet-wide). A lease ends with `recordAttempt` or runs out.
    */
   claimDeliveries(now: number, limit: number, leaseMs: number): Promise<PendingDelivery[]>;
-  /** The earliest `dueAt` of a pending delivery, or null. */
+  /**
+   * When a pending delivery may next be claimed: its `dueAt`, or later while another delivery of
+   * its watch is under a lease; null when none is pending.
+   */
   nextDeliveryAt(): Promise<number | null>;
   /**
-   * Records one attempt of `delivery` and applies its verdict atomically: `delivered` and
-   * `given_up` remove the pending delivery; `retry` keeps it with `attempts + 1` and the new
-   * `dueAt` (lease released); `gone` removes it and every other pending delivery of the watch and
-   * sets the watch's `webhookGone` (without a version bump: no state of the watch changes).
+   * Records one attempt of `delivery` and applies its verdict atomically, releasing its lease (the
+   * watch's next delivery may be claimed): `delivered` and `given_up` remove the pending delivery;
+   * `retry` keeps it, if still pending, with `attempts + 1` and the new `dueAt`; `gone` removes it
+   * and every other pending delivery of the watch and sets the watch's `webhookGone` (without a
+   * version bump: no state of the watch changes).
    */
   recordAttempt(delivery: PendingDelivery, attempt: DeliveryAttempt, verdict: DeliveryVerdict): Promise<void>;
   /**
@@ -89,10 +97,18 @@ export interface WatchStore {
 }
 
 /**
+ * A check's outcome. A result may name `unconfirmed` codes: failures it shows that a second look a
+ * few seconds later did not see (`confirm.ts`), which are not raised.
+ */
+export type WatchCheckOutcome =
+  | Exclude<RunOutcome<SiteHealthResult>, { type: 'result' }>
+  | { type: 'result'; result: SiteHealthResult; unconfirmed?: string[] };
+
+/**
  * Runs one site-health check for a watch's domain (the scheduler shares one per domain per claim;
  * `round-check.ts` wraps one to share it across claims, instances or objects for a round).
  */
-export type WatchCheck = (domain: string) => Promise<RunOutcome<SiteHealthResult>>;
+export type WatchCheck = (domain: string) => Promise<WatchCheckOutcome>;
 
 /** Sends one signed attempt; the steered fetch behind it refuses non-public addresses. */
 export type WebhookSender = (request: {

@@ -8,14 +8,13 @@
  */
 import { z } from 'zod';
 import { CHECK_BUDGET_MS } from '../checks/check-budget.ts';
-import type { RunOutcome } from '../checks/outcome.ts';
-import { type SiteHealthResult, siteHealthResultSchema } from '../checks/site-health/result.ts';
+import { siteHealthResultSchema } from '../checks/site-health/result.ts';
 import type { InFlightLock } from '../payments/server/in-flight-lock.ts';
 import type { SharedAnswers } from '../sources/cache.ts';
 import type { SourceFailureCode } from '../sources/failure.ts';
-import type { WatchCheck } from './ports.ts';
+import type { WatchCheck, WatchCheckOutcome } from './ports.ts';
 
-type CheckedOutcome = RunOutcome<SiteHealthResult>;
+type CheckedOutcome = WatchCheckOutcome;
 
 /**
  * A failed check (no result) is handed to the checks of its round that wanted it meanwhile and kept
@@ -25,11 +24,12 @@ export const FAILURE_KEEP_MS = 10_000;
 /** How often a check waiting for another worker's looks for its outcome. */
 const POLL_MS = 200;
 /**
- * A waiter checks by itself after this, whatever the lease says: a holder's check is over within its
- * budget, so one still holding past it is stuck. Short enough that a claim of watches waiting on
- * stuck holders still ends within its lease.
+ * A waiter checks by itself after this, whatever the lease says: a holder's check, and its
+ * confirmation `confirmMs` later (`confirm.ts`), is over within two budgets, so one still holding
+ * past them is stuck. Short enough that a claim of watches waiting on stuck holders still ends
+ * within its lease.
  */
-const MAX_WAIT_MS = CHECK_BUDGET_MS + 5_000;
+const waitLimitMs = (confirmMs: number) => 2 * CHECK_BUDGET_MS + confirmMs + 5_000;
 
 /**
  * The window a round's result is shared in: two and a half of the domain's slot spacings
@@ -56,6 +56,8 @@ export interface RoundBoard {
 
 export interface RoundCheckOptions {
   windowMs: number;
+  /** The confirmation interval of the check shared (`WATCH_CONFIRM_S`), which a waiter allows for. */
+  confirmMs?: number;
   /** Told what went wrong with the board (the check goes on without it). */
   onError?: (error: unknown) => void;
   /** Test seams. */
@@ -79,7 +81,11 @@ const FAILURE_CODES: Record<SourceFailureCode, true> = {
 };
 
 const sharedOutcomeSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('result'), result: siteHealthResultSchema }),
+  z.object({
+    type: z.literal('result'),
+    result: siteHealthResultSchema,
+    unconfirmed: z.array(z.string()).optional(),
+  }),
   z.object({
     type: z.literal('upstream_failed'),
     upstreams: z.array(
@@ -113,7 +119,7 @@ export function sharedRoundCheck(
 ): WatchCheck {
   const { windowMs, onError = () => {} } = options;
   const pollMs = options.pollMs ?? POLL_MS;
-  const maxWaitMs = options.maxWaitMs ?? MAX_WAIT_MS;
+  const maxWaitMs = options.maxWaitMs ?? waitLimitMs(options.confirmMs ?? 0);
   const now = options.now ?? Date.now;
   const keyOf = (domain: string) => `round:${domain}`;
 

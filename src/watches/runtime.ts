@@ -8,6 +8,7 @@ import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { normalizeDomain } from '../domain/normalize.ts';
 import type { ChainView } from '../payments/chain/chain-view.ts';
+import { confirmingCheck } from './confirm.ts';
 import type { WatchMetrics } from './metrics.ts';
 import type { WatchStatus } from './model.ts';
 import { createPendingSweep, SWEEP_EVERY_MS, sweepWhenDue } from './pending-sweep.ts';
@@ -62,22 +63,27 @@ export function siteHealthCheck(runners: Pick<CheckRunners, 'siteHealth'>): Watc
 export function storeWatchRuntime(
   store: WatchStore,
   tuning: Partial<
-    Pick<SchedulerDeps, 'concurrency' | 'deliveryConcurrency' | 'batch' | 'leaseMs' | 'maxSleepMs'>
+    Pick<
+      SchedulerDeps,
+      'concurrency' | 'deliveryConcurrency' | 'hostConcurrency' | 'batch' | 'leaseMs' | 'maxSleepMs'
+    >
   > = {},
   rounds?: RoundBoard,
 ): WatchRuntimeFactory {
   return ({ config, check, send, secrets, logger, metrics, chain }) => {
-    const { intervalS, dayS } = config.watches;
+    const { intervalS, dayS, confirmS } = config.watches;
+    const confirmed = confirmingCheck(check, confirmS * 1000);
     const roundCheck = rounds
-      ? sharedRoundCheck(check, rounds, {
+      ? sharedRoundCheck(confirmed, rounds, {
           windowMs: roundWindowMs(intervalS),
+          confirmMs: confirmS * 1000,
           onError: (error) =>
             logger.warn(
               { err: error },
               'a watch round could not use the shared store; its check is not shared',
             ),
         })
-      : check;
+      : confirmed;
     const scheduler = createWatchScheduler({
       store,
       check: roundCheck,

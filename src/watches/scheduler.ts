@@ -6,10 +6,11 @@
  * claim holds them together and checks the domain once; a claim that finds a domain checked in the
  * last two slot spacings (a later slot, or the rest of a domain a claim's limit cut) takes that
  * outcome under the rules of a shared round (`round-check.ts`) and moves its watches onto the same
- * slot. At most `concurrency` checks and `deliveryConcurrency` deliveries run at once.
+ * slot. At most `concurrency` checks run at once. A delivery starts as soon as it is due, whatever
+ * other receivers do: one attempt in flight per watch (the store's claim), a few per receiver host.
  */
 import type { Logger } from 'pino';
-import { deliveriesFor, judgeAttempt, type PendingDelivery } from './delivery.ts';
+import { deliveriesFor, judgeAttempt, type PendingDelivery, receiverHost } from './delivery.ts';
 import type { WatchMetrics } from './metrics.ts';
 import { noWatchMetrics } from './metrics.ts';
 import { advance, type CheckOutcome, checkDue, type WatchRecord } from './model.ts';
@@ -30,8 +31,10 @@ export interface SchedulerDeps {
   now?: () => number;
   /** Site-health checks at once (default 4). */
   concurrency?: number;
-  /** Webhook attempts at once (default 16). */
+  /** Webhook attempts in flight at once, waiting ones included (default 256). */
   deliveryConcurrency?: number;
+  /** Webhook attempts in flight at once to one receiver host (default 4). */
+  hostConcurrency?: number;
   /** Watches or deliveries claimed per round (default 256). */
   batch?: number;
   /** How long a claim hides its work from other claims (default 5 min: beyond a check's budget). */
@@ -53,6 +56,15 @@ export interface WatchScheduler {
   runOnce(): Promise<void>;
 }
 
+/**
+ * Webhook attempts one instance holds at once. Each watch has at most one in flight (the store's
+ * claim), so a receiver that hangs holds one slot of its own watch for the 15 s timeout; the bound
+ * is far above what hanging receivers hold unless thousands of watches hang at once.
+ */
+export const DELIVERY_CONCURRENCY = 256;
+/** Webhook attempts in flight to one receiver host (the URL's host and port) from one instance. */
+export const HOST_CONCURRENCY = 4;
+
 /** Runs `work` over `items` with at most `limit` at once. */
 async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -73,9 +85,15 @@ async function pool<T>(items: readonly T[], limit: number, work: (item: T) => Pr
  */
 const nextTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
+/**
+ * What a round found: `more` work due at once, none (`sleep` until the next is due), or no room to
+ * take what is due (`wait` until woken: work in hand ended).
+ */
+type Round = 'more' | 'sleep' | 'wait';
+
 /** A loop that runs `round` until it reports no more work, then sleeps until due or woken. */
 function createLoop(
-  round: () => Promise<boolean>,
+  round: () => Promise<Round>,
   nextAt: () => Promise<number | null>,
   now: () => number,
   maxSleepMs: number,
@@ -86,12 +104,12 @@ function createLoop(
   let woken = false;
   let done: Promise<void> = Promise.resolve();
 
-  async function sleep(): Promise<void> {
+  async function sleep(untilWoken: boolean): Promise<void> {
     if (woken) {
       woken = false;
       return;
     }
-    const at = await nextAt().catch(() => null);
+    const at = untilWoken ? null : await nextAt().catch(() => null);
     const ms = at === null ? maxSleepMs : Math.min(maxSleepMs, Math.max(0, at - now()));
     if (ms === 0) return nextTurn();
     await new Promise<void>((resolve) => {
@@ -108,12 +126,12 @@ function createLoop(
 
   async function run(): Promise<void> {
     while (running) {
-      const more = await round().catch((error: unknown) => {
+      const found = await round().catch((error: unknown): Round => {
         logger.error({ err: error }, 'watch round failed');
-        return false;
+        return 'sleep';
       });
       if (!running) break;
-      await (more ? nextTurn() : sleep());
+      await (found === 'more' ? nextTurn() : sleep(found === 'wait'));
     }
   }
 
@@ -149,7 +167,10 @@ interface Checked {
 const RECENT_OUTCOMES = 4_096;
 
 function checkOutcome(outcome: Awaited<ReturnType<WatchCheck>>): CheckOutcome {
-  if (outcome.type === 'result') return { ok: true, result: outcome.result };
+  if (outcome.type === 'result') {
+    const { result, unconfirmed } = outcome;
+    return unconfirmed ? { ok: true, result, unconfirmed } : { ok: true, result };
+  }
   return { ok: false, reason: outcome.type === 'invalid_input' ? outcome.reason.code : outcome.type };
 }
 
@@ -206,10 +227,10 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
     return checked;
   }
 
-  async function checkRound(): Promise<boolean> {
+  async function checkRound(): Promise<Round> {
     const claimedAt = now();
     const claimed = await store.claimDue(claimedAt, batch, leaseMs);
-    if (claimed.length === 0) return false;
+    if (claimed.length === 0) return 'sleep';
     const byDomain = new Map<string, WatchRecord[]>();
     for (const watch of claimed) {
       const same = byDomain.get(watch.domain);
@@ -233,7 +254,7 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
       }
     });
     if (enqueued) deliveryLoop.wake();
-    return claimed.length === batch;
+    return claimed.length === batch ? 'more' : 'sleep';
   }
 
   async function deliver(delivery: PendingDelivery): Promise<void> {
@@ -247,15 +268,57 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
     metrics.delivery(verdict.kind);
   }
 
-  async function deliveryRound(): Promise<boolean> {
-    const claimed = await store.claimDeliveries(now(), batch, leaseMs);
-    if (claimed.length === 0) return false;
-    await pool(claimed, deps.deliveryConcurrency ?? 16, (delivery) =>
-      deliver(delivery).catch((error: unknown) => {
+  const maxInFlight = deps.deliveryConcurrency ?? DELIVERY_CONCURRENCY;
+  const hostLimit = deps.hostConcurrency ?? HOST_CONCURRENCY;
+  const inFlight = new Set<Promise<void>>();
+  const perHost = new Map<string, number>();
+  /** Claimed deliveries whose host has its bound in flight, by host: each starts as one there ends. */
+  const waiting = new Map<string, PendingDelivery[]>();
+  /** Deliveries this instance holds: in flight or waiting. */
+  let held = 0;
+
+  function start(delivery: PendingDelivery, host: string): void {
+    perHost.set(host, (perHost.get(host) ?? 0) + 1);
+    const run = deliver(delivery)
+      .catch((error: unknown) => {
         logger.error({ err: error, event: delivery.eventId }, 'webhook delivery failed to record');
-      }),
-    );
-    return claimed.length === batch;
+      })
+      .finally(() => {
+        inFlight.delete(run);
+        held -= 1;
+        const left = (perHost.get(host) ?? 1) - 1;
+        if (left > 0) perHost.set(host, left);
+        else perHost.delete(host);
+        const queue = waiting.get(host);
+        const next = queue?.shift();
+        if (queue?.length === 0) waiting.delete(host);
+        if (next) start(next, host);
+        deliveryLoop.wake();
+      });
+    inFlight.add(run);
+  }
+
+  function dispatch(delivery: PendingDelivery): void {
+    held += 1;
+    const host = receiverHost(delivery);
+    if ((perHost.get(host) ?? 0) < hostLimit) return start(delivery, host);
+    const queue = waiting.get(host);
+    if (queue) queue.push(delivery);
+    else waiting.set(host, [delivery]);
+  }
+
+  /** Claims what is due and starts it at once: no delivery waits for another to end but its own watch's. */
+  async function deliveryRound(): Promise<Round> {
+    const room = Math.min(batch, maxInFlight - held);
+    if (room <= 0) return 'wait';
+    const claimed = await store.claimDeliveries(now(), room, leaseMs);
+    for (const delivery of claimed) dispatch(delivery);
+    return claimed.length === room ? 'more' : 'sleep';
+  }
+
+  /** Resolves once every delivery this instance holds has been attempted. */
+  async function drained(): Promise<void> {
+    while (inFlight.size > 0) await Promise.all(inFlight);
   }
 
   const checkLoop = createLoop(checkRound, () => store.nextDueAt(), now, maxSleepMs, logger);
@@ -272,10 +335,12 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
     },
     async stop() {
       await Promise.all([checkLoop.stop(), deliveryLoop.stop()]);
+      await drained();
     },
     async runOnce() {
       await checkRound();
       await deliveryRound();
+      await drained();
     },
   };
 }

@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS deliveries (
   body TEXT NOT NULL,
   attempts INTEGER NOT NULL,
   due_at INTEGER NOT NULL,
-  lease_until INTEGER NOT NULL DEFAULT 0
+  lease_until INTEGER NOT NULL DEFAULT 0,
+  once INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX IF NOT EXISTS deliveries_due ON deliveries (due_at);
 CREATE INDEX IF NOT EXISTS deliveries_watch ON deliveries (watch_id);
@@ -58,6 +59,7 @@ const deliveryOf = (row: Row): PendingDelivery => ({
   body: String(row.body),
   attempts: Number(row.attempts),
   dueAt: Number(row.due_at),
+  ...(Number(row.once) === 1 ? { once: true } : {}),
 });
 
 /** Opens (creating when needed) the store at `path`; `:memory:` for tests that need no file. */
@@ -66,6 +68,9 @@ export function openSqliteWatchStore(path: string): WatchStore {
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
   db.exec(SCHEMA);
+  // A database written before `once` existed gains the column.
+  if (!db.prepare('SELECT 1 FROM pragma_table_info(?) WHERE name = ?').get('deliveries', 'once'))
+    db.exec('ALTER TABLE deliveries ADD COLUMN once INTEGER NOT NULL DEFAULT 0');
   // One process owns this file: the leases of a killed predecessor are void, so the check or the
   // delivery it left unrecorded resumes now, not once its lease runs out.
   db.exec('UPDATE watches SET lease_until = 0; UPDATE deliveries SET lease_until = 0;');
@@ -114,9 +119,10 @@ export function openSqliteWatchStore(path: string): WatchStore {
 
   function enqueue(deliveries: readonly PendingDelivery[]): void {
     const insert = sql(
-      'INSERT OR IGNORE INTO deliveries (event_id, watch_id, url, body, attempts, due_at) VALUES (?, ?, ?, ?, ?, ?)',
+      'INSERT OR IGNORE INTO deliveries (event_id, watch_id, url, body, attempts, due_at, once) VALUES (?, ?, ?, ?, ?, ?, ?)',
     );
-    for (const d of deliveries) insert.run(d.eventId, d.watchId, d.url, d.body, d.attempts, d.dueAt);
+    for (const d of deliveries)
+      insert.run(d.eventId, d.watchId, d.url, d.body, d.attempts, d.dueAt, d.once ? 1 : 0);
   }
 
   return {
@@ -138,10 +144,11 @@ export function openSqliteWatchStore(path: string): WatchStore {
       return sql("DELETE FROM watches WHERE id = ? AND status = 'pending'").run(id).changes === 1;
     },
 
-    async commit({ watch, expectedVersion, events, deliveries }) {
+    async commit({ watch, expectedVersion, events, deliveries, dropPending }) {
       return transaction(() => {
         const stored = recordOf(sql('SELECT record FROM watches WHERE id = ?').get(watch.id));
         if (!stored || stored.version !== expectedVersion) return false;
+        if (dropPending) sql('DELETE FROM deliveries WHERE watch_id = ?').run(watch.id);
         // A 410 recorded while this transition was computed stays recorded.
         const gone = stored.webhookGone && !watch.webhookGone;
         const next = gone ? { ...watch, webhookGone: true } : watch;
@@ -184,17 +191,25 @@ export function openSqliteWatchStore(path: string): WatchStore {
       return rows.map((row) => JSON.parse(String(row.attempt)) as DeliveryAttempt);
     },
 
+    // One per watch (its earliest due), none of a watch with a delivery under a lease.
     async claimDeliveries(now, limit, leaseMs) {
       const rows = sql(
         `UPDATE deliveries SET lease_until = ? WHERE event_id IN (
-           SELECT event_id FROM deliveries WHERE due_at <= ? AND lease_until <= ? ORDER BY due_at LIMIT ?
+           SELECT d.event_id FROM deliveries d
+           WHERE d.due_at <= ?
+             AND NOT EXISTS (SELECT 1 FROM deliveries b WHERE b.watch_id = d.watch_id AND b.lease_until > ?)
+             AND d.event_id = (SELECT e.event_id FROM deliveries e WHERE e.watch_id = d.watch_id ORDER BY e.due_at, e.event_id LIMIT 1)
+           ORDER BY d.due_at LIMIT ?
          ) RETURNING *`,
       ).all(now + leaseMs, now, now, limit);
       return rows.map(deliveryOf).sort((a, b) => a.dueAt - b.dueAt);
     },
 
     async nextDeliveryAt() {
-      const row = sql('SELECT MIN(MAX(due_at, lease_until)) AS at FROM deliveries').get();
+      const row = sql(
+        `SELECT MIN(MAX(d.due_at, (SELECT MAX(b.lease_until) FROM deliveries b WHERE b.watch_id = d.watch_id))) AS at
+         FROM deliveries d`,
+      ).get();
       return row?.at === null || row?.at === undefined ? null : Number(row.at);
     },
 

@@ -32,19 +32,24 @@ export function createStoreWatchService(deps: StoreServiceDeps): WatchService {
   const metrics = deps.metrics ?? noWatchMetrics;
   const now = deps.now ?? Date.now;
 
-  /** Applies `transition` to the stored watch while `applies` holds; the watch as it stands after. */
+  /**
+   * Applies `transition` to the stored watch while `applies` holds; the watch as it stands after.
+   * `ending`: the watch's pending deliveries are dropped and its new events tried once.
+   */
   async function transit(
     id: string,
     applies: (watch: WatchRecord) => boolean,
     transition: (watch: WatchRecord, at: number) => Transition,
+    ending = false,
   ): Promise<WatchRecord | null> {
     for (let tries = 0; tries < COMMIT_TRIES; tries += 1) {
       const current = await store.get(id);
       if (!current || !applies(current)) return current;
       const at = now();
       const { watch, events } = transition(current, at);
-      const deliveries = deliveriesFor(watch, events, at);
-      if (await store.commit({ watch, expectedVersion: current.version, events, deliveries })) {
+      const deliveries = deliveriesFor(watch, events, at, ending);
+      const commit = { watch, expectedVersion: current.version, events, deliveries };
+      if (await store.commit(ending ? { ...commit, dropPending: true } : commit)) {
         for (const event of events) metrics.event(event.type);
         wake();
         return watch;
@@ -104,6 +109,7 @@ export function createStoreWatchService(deps: StoreServiceDeps): WatchService {
         id,
         (watch) => watch.status === 'active',
         (watch, at) => cancel(watch, at),
+        true,
       ),
   };
 }

@@ -208,6 +208,80 @@ describe('a watch from purchase to cancellation', () => {
   }, 60_000);
 });
 
+describe('conditions a receiver can rely on', () => {
+  async function buyWatching(domain: string) {
+    const payer = await service.newPayer(FUNDS);
+    const body = { domain, days: 1, webhook_url: `${receiver.url.origin}/hooks` };
+    const res = await post(body, { 'payment-signature': await signedFor(payer, body) });
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as { watch_id: string; webhook_secret: string; conditions: string[] };
+    receiver.secret = created.webhook_secret;
+    await receiver.next((e) => e.type === 'watch.created' && e.watch_id === created.watch_id);
+    return created;
+  }
+
+  /** Waits until the watch committed a check that began at or after `since`. */
+  async function checkedSince(watchId: string, since: number) {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const watch = await service.store.get(watchId);
+      if ((watch?.lastCheckedAt ?? 0) > since) return watch;
+      if (Date.now() > deadline) throw new Error(`watch ${watchId} was not checked after ${since}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  it('carries a condition a failed probe hides, raising probe.failed only once seen twice', async () => {
+    service.site.renewedNotDeployed = true;
+    try {
+      const created = await buyWatching('hidden.example.com');
+      expect(created.conditions).toEqual(['cert.renewed_not_deployed']);
+      const looked = service.site.looks?.length ?? 0;
+      service.site.probeOk = false;
+      const down = await receiver.next((e) => e.type === 'watch.alert' && e.watch_id === created.watch_id);
+      expect(down).toMatchObject({
+        verified: true,
+        data: {
+          raised: ['probe.failed'],
+          cleared: [],
+          unjudged: ['cert.renewed_not_deployed'],
+          conditions: ['cert.renewed_not_deployed', 'probe.failed'],
+        },
+      });
+      // Raised after a second failed look, one confirmation interval (1 s here) after the first.
+      const failed = (service.site.looks ?? []).slice(looked).filter((look) => !look.probeOk);
+      expect(failed.length).toBeGreaterThanOrEqual(2);
+      // (A timer may fire a millisecond early by the wall clock.)
+      expect((failed[1]?.at ?? 0) - (failed[0]?.at ?? 0)).toBeGreaterThanOrEqual(990);
+      service.site.probeOk = true;
+      const up = await receiver.next(
+        (e) => e.type === 'watch.alert' && e.watch_id === created.watch_id && e.id !== down.id,
+      );
+      expect(up.data).toMatchObject({ raised: [], cleared: ['probe.failed'], unjudged: [] });
+      expect(up.data.conditions).toEqual(['cert.renewed_not_deployed']);
+    } finally {
+      service.site.probeOk = true;
+      service.site.renewedNotDeployed = false;
+    }
+  }, 60_000);
+
+  it('raises nothing for one flaky timeout', async () => {
+    const created = await buyWatching('flaky.example.com');
+    const looked = service.site.looks?.length ?? 0;
+    service.site.probeFailsNext = 1;
+    const deadline = Date.now() + 30_000;
+    while ((service.site.looks ?? []).slice(looked).every((look) => look.probeOk)) {
+      if (Date.now() > deadline) throw new Error('no check looked at the flaky probe');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const flakyAt = (service.site.looks ?? []).slice(looked).find((look) => !look.probeOk)?.at ?? 0;
+    // A check of this watch that began after the flaky look has been committed: it raised nothing.
+    await checkedSince(created.watch_id, flakyAt + 1000);
+    const events = await service.store.events(created.watch_id, 0, 100);
+    expect(events.filter((event) => event.type === 'watch.alert')).toEqual([]);
+  }, 60_000);
+});
+
 describe('deliveries a receiver cannot steer', () => {
   async function buy(body: Record<string, unknown>) {
     const payer = await service.newPayer(FUNDS);

@@ -34,10 +34,16 @@ import { startCheckUpstream, upstreamRunners } from './check-upstream.ts';
 
 export interface SiteState {
   probeOk: boolean;
+  /** The next this many probes fail (a flaky timeout), whatever `probeOk` says. */
+  probeFailsNext: number;
+  /** CT holds a successor the site does not serve (`cert.renewed_not_deployed`, judged on the served chain). */
+  renewedNotDeployed: boolean;
   /** Share of the certificate's lifetime left at the check. */
   lifetimeLeft: number;
   /** The check fails (502) altogether. */
   failing: boolean;
+  /** Every check made (the paid call's and the scheduler's, confirmations too): when, and whether its probe failed. */
+  looks?: { at: number; probeOk: boolean }[];
 }
 
 export interface WatchService {
@@ -59,14 +65,25 @@ export interface WatchService {
 const DAY_MS = 86_400_000;
 
 /** The published site-health example with the probe and certificate set from `site`. */
-export function siteHealthFor(site: SiteState, now = new Date()): SiteHealthResult {
+export function siteHealthFor(
+  site: Pick<SiteState, 'probeOk' | 'lifetimeLeft'> & Partial<SiteState>,
+  now = new Date(),
+): SiteHealthResult {
   const result = structuredClone(outputExampleFor('v1_site_health')) as SiteHealthResult;
   result.checked_at = now.toISOString().replace(/\.\d{3}Z$/, 'Z');
   result.findings = [];
   for (const section of [result.cert, result.dns, result.expiry])
     if ('findings' in section) section.findings = [];
   if ('live_probe' in result.cert) {
-    result.cert.live_probe.ok = site.probeOk;
+    const probeOk = site.probeOk && (site.probeFailsNext ?? 0) <= 0;
+    result.cert.live_probe.ok = probeOk;
+    // A probe that timed out read no chain: the verdict falls back to CT's newest certificate.
+    if (!probeOk) {
+      result.cert.judged.source = 'ct_newest';
+      result.cert.live_probe.error = 'timeout';
+    } else if (site.renewedNotDeployed) {
+      result.cert.findings.push({ code: 'cert.renewed_not_deployed', severity: 'warning', message: 'x' });
+    }
     if (result.cert.certificate) {
       const lifetime = 45 * DAY_MS;
       result.cert.certificate.not_before = new Date(
@@ -88,13 +105,21 @@ export async function startWatchService(env: Record<string, string> = {}): Promi
     LOG_LEVEL: 'silent',
     PROBE_ALLOW_PRIVATE: 'true',
     WATCH_INTERVAL_S: '1',
+    WATCH_CONFIRM_S: '1',
     WATCH_SECRET_KEY: 'watch-service-test-key-0123456789abcdef',
     WATCH_DB_PATH: join(dir, 'watches.db'),
     ...env,
   });
   let config: Config = { ...loaded, x402: { ...loaded.x402, payTo: chain.payTo } };
   const logger = pino({ level: 'silent' });
-  const site: SiteState = { probeOk: true, lifetimeLeft: 0.5, failing: false };
+  const site: SiteState = {
+    probeOk: true,
+    probeFailsNext: 0,
+    renewedNotDeployed: false,
+    lifetimeLeft: 0.5,
+    failing: false,
+    looks: [],
+  };
   const connections: string[] = [];
   const resolves = new Map<string, string[]>();
 
@@ -118,10 +143,13 @@ export async function startWatchService(env: Record<string, string> = {}): Promi
   const secrets = createWatchSecrets(config.watches.secretKey ?? '');
   const runtime = storeWatchRuntime(store, { maxSleepMs: 200 })({
     config,
-    check: async () =>
-      site.failing
-        ? { type: 'upstream_failed', upstreams: [{ name: 'crt.sh', error: 'timeout' }] }
-        : { type: 'result', result: siteHealthFor(site) },
+    check: async () => {
+      if (site.failing) return { type: 'upstream_failed', upstreams: [{ name: 'crt.sh', error: 'timeout' }] };
+      const result = siteHealthFor(site);
+      site.probeFailsNext -= 1;
+      site.looks?.push({ at: Date.now(), probeOk: 'live_probe' in result.cert && result.cert.live_probe.ok });
+      return { type: 'result', result };
+    },
     send: createWebhookSender(publicFetch),
     secrets,
     logger,

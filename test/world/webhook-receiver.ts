@@ -9,6 +9,9 @@ import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 export interface ReceivedEvent {
   id: string;
   type: string;
+  watch_id: string;
+  /** RFC 3339. */
+  at: string;
   data: Record<string, unknown>;
   webhookId: string;
   /** Whether `standardwebhooks` verified the signature under the secret the receiver was given. */
@@ -48,7 +51,7 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     } catch {
       verified = false;
     }
-    const parsed = JSON.parse(body) as { id: string; type: string; data: Record<string, unknown> };
+    const parsed = JSON.parse(body) as Omit<ReceivedEvent, 'webhookId' | 'verified'>;
     const event: ReceivedEvent = { ...parsed, webhookId: String(req.headers['webhook-id']), verified };
     receiver.received.push(event);
     res.writeHead(receiver.answer(event));
