@@ -1,7 +1,8 @@
 /**
  * Three instances of the paid app in this process, one real redis-server, one settler key on the
  * local anvil chain behind a fault-injecting RPC relay, under the faults of issue 37: a Redis pause
- * under load, a hung RPC after the send, and an instance whose clock is minutes behind the chain.
+ * under load, Redis restarted empty while sends travel slowly, a hung RPC after the send, and an
+ * instance whose clock is minutes behind the chain (last: it moves the chain's time).
  * Balances and the settler's nonces are read on the chain.
  */
 import type { AddressInfo } from 'node:net';
