@@ -20,6 +20,7 @@ import {
   SWEEP_PENDING_AFTER_MS,
 } from '../watches/pending-sweep.ts';
 import { roundWindowMs } from '../watches/round-check.ts';
+import { type Rotated, tokenGenerationOf } from '../watches/rotations.ts';
 import { siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
 import { createWatchScheduler, type WatchScheduler } from '../watches/scheduler.ts';
 import { createWatchSecrets, type WatchSecrets } from '../watches/secrets.ts';
@@ -166,6 +167,12 @@ export class WatchObject extends DurableObject<WatchObjectEnv> {
     return this.#counted(await this.#built().service.cancel(id));
   }
 
+  async rotate(id: string, what: Rotated) {
+    const rotated = await this.#built().service.rotate(id, what);
+    await this.#schedule();
+    return rotated;
+  }
+
   async alarm(): Promise<void> {
     const { sweep, scheduler } = this.#built();
     await sweep?.();
@@ -177,7 +184,7 @@ export class WatchObject extends DurableObject<WatchObjectEnv> {
 
 /**
  * The Worker's `WatchService`: every call goes to the watch's own object. The token is checked in
- * the isolate first, so a wrong token (or an unknown id) wakes no object.
+ * the isolate against the generation the object's record holds (`rotations.ts`).
  */
 export function durableWatchService(
   namespace: DurableObjectNamespace<WatchObject>,
@@ -189,11 +196,13 @@ export function durableWatchService(
     activate: (id) => of(id).activate(id),
     discard: (id) => of(id).discard(id),
     async authorized(id, token) {
-      if (!(await secrets.tokenMatches(id, token))) return null;
-      return of(id).watch(id);
+      const watch = await of(id).watch(id);
+      return watch && (await secrets.tokenMatches(id, token, tokenGenerationOf(watch))) ? watch : null;
     },
+    watch: (id) => of(id).watch(id),
     history: (id, afterSeq) => of(id).history(id, afterSeq),
     cancel: (id) => of(id).cancel(id),
+    rotate: (id, what) => of(id).rotate(id, what),
   };
 }
 

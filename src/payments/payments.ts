@@ -37,7 +37,7 @@ export interface Payments {
   /** Whether the shared store can be reached; absent when nothing is shared beyond this instance. */
   sharedStoreReachable?: () => boolean;
   /** The chain, when this process can read it (self-settlement, the local chain, `X402_RPC_URL`). */
-  chain?: Pick<ChainView, 'authorizationUsed'>;
+  chain?: Pick<ChainView, 'authorizationUsed' | 'latestBlockTime' | 'verifyMessage'>;
 }
 
 export interface PaymentsOptions {

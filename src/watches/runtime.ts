@@ -16,6 +16,7 @@ import { type RoundBoard, roundWindowMs, sharedRoundCheck } from './round-check.
 import { createWatchScheduler, type SchedulerDeps } from './scheduler.ts';
 import type { WatchSecrets } from './secrets.ts';
 import { createStoreWatchService } from './store-service.ts';
+import { recordingPayers, type WalletLedger } from './wallet-ledger.ts';
 
 export interface WatchParts {
   config: Config;
@@ -34,6 +35,8 @@ export interface WatchParts {
 
 export interface WatchRuntime {
   service: WatchService;
+  /** Who paid for what and the sign-in nonces accepted (`wallet-ledger.ts`); without it no wallet signs in. */
+  ledger?: WalletLedger;
   /** Starts the schedule (a no-op where the platform schedules, e.g. Durable Object alarms). */
   start(): void;
   /** Stops claiming work; resolves when the work in hand is done and the store is closed. */
@@ -65,6 +68,7 @@ export function storeWatchRuntime(
     Pick<SchedulerDeps, 'concurrency' | 'deliveryConcurrency' | 'batch' | 'leaseMs' | 'maxSleepMs'>
   > = {},
   rounds?: RoundBoard,
+  ledger?: WalletLedger,
 ): WatchRuntimeFactory {
   return ({ config, check, send, secrets, logger, metrics, chain }) => {
     const { intervalS, dayS } = config.watches;
@@ -88,7 +92,7 @@ export function storeWatchRuntime(
       metrics,
       ...tuning,
     });
-    const service = createStoreWatchService({
+    const kept = createStoreWatchService({
       store,
       check,
       secrets,
@@ -98,6 +102,7 @@ export function storeWatchRuntime(
       metrics,
       wake: () => scheduler.wake(),
     });
+    const service = ledger ? recordingPayers(kept, ledger) : kept;
     const sweeps = chain
       ? sweepWhenDue(createPendingSweep({ store, service, chain, asset: config.x402.asset, logger }), {
           everyMs: SWEEP_EVERY_MS,
@@ -106,6 +111,7 @@ export function storeWatchRuntime(
       : undefined;
     return {
       service,
+      ...(ledger ? { ledger } : {}),
       start() {
         scheduler.start();
         sweeps?.start();

@@ -3,7 +3,13 @@
  * when a facilitator cannot tell whether a payment went through.
  */
 import { type Chain, type Client, createPublicClient, http, parseAbi, type Transport } from 'viem';
-import { getBlock, getTransactionReceipt, readContract, sendRawTransaction } from 'viem/actions';
+import {
+  getBlock,
+  getTransactionReceipt,
+  readContract,
+  sendRawTransaction,
+  verifyMessage,
+} from 'viem/actions';
 import { baseChainAt } from './base-chain.ts';
 
 /** One JSON-RPC call may take this long before it counts as failed (viem's default is 10 s × 4 tries). */
@@ -25,6 +31,12 @@ export interface ChainView {
   latestBlockTime(): Promise<bigint>;
   /** Hands a transaction this process signed to the node again; idempotent (same hash). */
   rebroadcast(raw: `0x${string}`): Promise<void>;
+  /** Whether `address` signed `message` (EIP-191 for an account, EIP-1271 for a contract, read on chain). */
+  verifyMessage(args: {
+    address: `0x${string}`;
+    message: string;
+    signature: `0x${string}`;
+  }): Promise<boolean>;
 }
 
 /** A viem client on `rpcUrl` with a short per-call timeout and one retry. */
@@ -54,6 +66,7 @@ export function createChainView(client: Client<Transport, Chain>): ChainView {
         args: [from, nonce],
       }),
     latestBlockTime: async () => (await getBlock(client, { blockTag: 'latest' })).timestamp,
+    verifyMessage: (args) => verifyMessage(client, args),
     async rebroadcast(raw) {
       try {
         await sendRawTransaction(client, { serializedTransaction: raw });

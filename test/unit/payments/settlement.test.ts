@@ -70,6 +70,7 @@ class FakeChain implements ChainView {
   authorizationUsed = () => this.ask('authorizationState', this.used);
   latestBlockTime = () => this.ask('block', this.blockTime);
   rebroadcast = () => this.ask('rebroadcast', undefined);
+  verifyMessage = () => this.ask('verifyMessage', false);
 }
 
 let clock: number;
