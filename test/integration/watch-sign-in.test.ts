@@ -1,0 +1,128 @@
+/**
+ * The wallet as the account on one Node instance (SQLite): the forgetful agent's journey with the
+ * official clients (`sign-in-journey.ts`), a second wallet that sees none of it, and the proofs that
+ * must be refused. Token and secret rotations are here too.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGN_IN_WITH_X } from '../../src/watches/sign-in.ts';
+import {
+  buyPullOnly,
+  challengeOf,
+  expectRefusals,
+  listed,
+  proofFor,
+  signingFetchFor,
+} from '../world/sign-in-journey.ts';
+import { startWatchService, type WatchService } from '../world/watch-service.ts';
+
+let service: WatchService;
+
+beforeAll(async () => {
+  service = await startWatchService({ WATCH_DAY_S: '864' });
+}, 60_000);
+afterAll(async () => {
+  await service?.close();
+});
+
+const FUNDS = 10_000_000n;
+
+/** Waits on the store until the watch has `count` events (no sleep proves an arrival). */
+async function eventsOf(watchId: string, count: number) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const events = await service.store.events(watchId, 0, 100);
+    if (events.length >= count) return events;
+    if (Date.now() > deadline) throw new Error(`watch ${watchId} has ${events.length} events, not ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('the paying wallet as the account', () => {
+  it('answers a management route without credentials with the auth-only 402', async () => {
+    const { required, extension } = await challengeOf(new URL('/v1/watches', service.url));
+    expect(required.x402Version).toBe(2);
+    expect(extension.info).toMatchObject({ domain: service.url.host, version: '1' });
+    expect(extension.info.nonce).toMatch(/^[0-9a-f]{66}$/);
+    expect(extension.supportedChains).toEqual([{ chainId: 'eip155:8453', type: 'eip191' }]);
+    const other = await challengeOf(new URL('/v1/watches/wat_unknown', service.url));
+    expect(other.extension.info.nonce).not.toBe(extension.info.nonce);
+  });
+
+  it('takes a forgetful agent from purchase to cancellation by its wallet alone', async () => {
+    const [agent, stranger] = await Promise.all([service.newPayer(FUNDS), service.newPayer(0n)]);
+    const bought = await buyPullOnly(service.url, agent, 'example.com');
+    // The agent forgets the 201; an alert is raised while it is away.
+    await eventsOf(bought.watch_id, 1);
+    service.site.probeOk = false;
+    const events = await eventsOf(bought.watch_id, 2);
+    service.site.probeOk = true;
+
+    const signed = signingFetchFor(agent);
+    const [mine] = await listed(signed, service.url);
+    expect(mine).toMatchObject({ watch_id: bought.watch_id, domain: 'example.com', status: 'active' });
+    const statusUrl = new URL(`/v1/watches/${bought.watch_id}?since=${events[0]!.id}`, service.url);
+    const status = await signed(statusUrl);
+    const body = (await status.json()) as Record<string, unknown> & {
+      events: { id: string; type: string }[];
+    };
+    expect(status.status).toBe(200);
+    expect(body.events[0]).toMatchObject({ id: events[1]!.id, type: 'watch.alert' });
+    expect(body).not.toHaveProperty('token');
+    expect(body).not.toHaveProperty('webhook_secret');
+
+    // A second wallet sees none of it: an empty list, and the watch is an unknown id.
+    const strangers = signingFetchFor(stranger);
+    expect(await listed(strangers, service.url)).toEqual([]);
+    const foreign = await strangers(new URL(`/v1/watches/${bought.watch_id}`, service.url));
+    expect(foreign.status).toBe(404);
+    const foreignCancel = await strangers(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
+      method: 'DELETE',
+    });
+    expect(foreignCancel.status).toBe(404);
+
+    // A new token only through the explicit call: the old one stops working.
+    const rotated = await signed(new URL(`/v1/watches/${bought.watch_id}/rotate-token`, service.url), {
+      method: 'POST',
+    });
+    const { token } = (await rotated.json()) as { token: string };
+    expect(rotated.status).toBe(200);
+    expect(token).not.toBe(bought.token);
+    const byOld = await fetch(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
+      headers: { authorization: `Bearer ${bought.token}` },
+    });
+    expect(byOld.status).toBe(404);
+    const byNew = await fetch(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(byNew.status).toBe(200);
+
+    const cancelled = await signed(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
+      method: 'DELETE',
+    });
+    expect(cancelled.status).toBe(200);
+    expect(await cancelled.json()).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('refuses an expired, replayed, foreign-origin, foreign-chain or forged proof with 401', async () => {
+    const [owner, other] = await Promise.all([service.newPayer(0n), service.newPayer(0n)]);
+    await expectRefusals(new URL('/v1/watches', service.url), owner, other);
+  });
+
+  it('refuses a malformed proof with 401 before any other work', async () => {
+    for (const proof of ['not base64!', Buffer.from('{"a":1}').toString('base64'), 'A'.repeat(9_000)]) {
+      const res = await fetch(new URL('/v1/watches/wat_x', service.url), {
+        headers: { [SIGN_IN_WITH_X]: proof },
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: 'invalid_sign_in' });
+    }
+  });
+
+  it('refuses a cursor it did not give out', async () => {
+    const payer = await service.newPayer(0n);
+    const url = new URL('/v1/watches?cursor=nonsense', service.url);
+    const res = await fetch(url, { headers: { [SIGN_IN_WITH_X]: await proofFor(url, payer) } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'invalid_cursor' });
+  });
+});
