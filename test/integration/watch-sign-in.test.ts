@@ -13,15 +13,21 @@ import {
   proofFor,
   signingFetchFor,
 } from '../world/sign-in-journey.ts';
+import { payingFetchFor } from '../world/payer-client.ts';
 import { startWatchService, type WatchService } from '../world/watch-service.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../world/webhook-receiver.ts';
 
 let service: WatchService;
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  service = await startWatchService({ WATCH_DAY_S: '864' });
+  [service, receiver] = await Promise.all([
+    startWatchService({ WATCH_DAY_S: '864' }),
+    startWebhookReceiver(),
+  ]);
 }, 60_000);
 afterAll(async () => {
-  await service?.close();
+  await Promise.all([service?.close(), receiver?.close()]);
 });
 
 const FUNDS = 10_000_000n;
@@ -124,5 +130,49 @@ describe('the paying wallet as the account', () => {
     const res = await fetch(url, { headers: { [SIGN_IN_WITH_X]: await proofFor(url, payer) } });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ code: 'invalid_cursor' });
+  });
+
+  it('rotates a webhook secret: watch.secret_rotated is signed with the old one, later events with the new', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const res = await payingFetchFor(payer)(new URL('/v1/watches', service.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ domain: 'example.com', days: 2, webhook_url: `${receiver.url.origin}/hooks` }),
+    });
+    const bought = (await res.json()) as { watch_id: string; token: string; webhook_secret: string };
+    expect(res.status).toBe(201);
+    receiver.secret = bought.webhook_secret;
+    const mine = (type: string) => (event: { type: string; id: string }) =>
+      event.type === type && event.id.startsWith(`evt_${bought.watch_id.slice(4)}_`);
+    expect((await receiver.next(mine('watch.created'))).verified).toBe(true);
+
+    const pullOnly = await buyPullOnly(service.url, payer, 'example.com');
+    const refused = await fetch(new URL(`/v1/watches/${pullOnly.watch_id}/rotate-secret`, service.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${pullOnly.token}` },
+    });
+    expect(refused.status).toBe(409);
+
+    const rotated = await fetch(new URL(`/v1/watches/${bought.watch_id}/rotate-secret`, service.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bought.token}` },
+    });
+    const { webhook_secret: secret } = (await rotated.json()) as { webhook_secret: string };
+    expect(rotated.status).toBe(200);
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(bought.webhook_secret);
+    expect((await receiver.next(mine('watch.secret_rotated'))).verified).toBe(true);
+
+    // The status answer, by token or wallet, never carries a secret.
+    const status = await signingFetchFor(payer)(new URL(`/v1/watches/${bought.watch_id}`, service.url));
+    expect(JSON.stringify(await status.json())).not.toContain('whsec_');
+
+    receiver.secret = secret;
+    service.site.probeOk = false;
+    try {
+      expect((await receiver.next(mine('watch.alert'))).verified).toBe(true);
+    } finally {
+      service.site.probeOk = true;
+    }
   });
 });
