@@ -5,10 +5,12 @@
  * any other work; no proof at all is `sign_in_required` (the x402 auth-only 402) where this
  * runtime keeps a wallet ledger.
  */
+import type { PaymentRequired } from '@x402/core/types';
 import type { Config } from '../config.ts';
+import { PROBLEM_CODES, type Problem } from '../http/problems.ts';
 import type { WatchRecord } from './model.ts';
 import type { Watches } from './ports.ts';
-import { createSignIn, type SignIn, type SignInChain } from './sign-in.ts';
+import { createSignIn, SIGN_IN_WITH_X, type SignIn, type SignInChain } from './sign-in.ts';
 
 /** What a management call carries: either may be absent. */
 export interface Credentials {
@@ -79,3 +81,41 @@ export function createWatchAccess(
     },
   };
 }
+
+/** The auth-only x402 challenge of `url`: no payment, a fresh sign-in message to sign. */
+export async function authOnlyChallenge(access: WatchAccessControl, url: string): Promise<PaymentRequired> {
+  if (!access.signIn) throw new Error('no wallet can sign in on this runtime');
+  return {
+    x402Version: 2,
+    error: 'Sign in with the wallet that paid (sign-in-with-x), or send the watch token as a Bearer token.',
+    resource: { url, description: 'Managing the watches a wallet bought', mimeType: 'application/json' },
+    accepts: [],
+    extensions: { [SIGN_IN_WITH_X]: await access.signIn.challenge(url) },
+  };
+}
+
+/** The problem of a refusal other than `sign_in_required` (which answers with a challenge). */
+export function deniedProblem(denied: Exclude<Denied, { kind: 'sign_in_required' }>): Problem {
+  if (denied.kind === 'not_found') {
+    return {
+      status: 404,
+      code: PROBLEM_CODES.notFound,
+      title: 'Not found',
+      detail: 'No watch with this id is managed by this token or wallet.',
+    };
+  }
+  return {
+    status: 401,
+    code: 'invalid_sign_in',
+    title: 'Invalid sign-in',
+    detail: denied.reason,
+    reason: denied.reason,
+  };
+}
+
+export const INVALID_CURSOR: Problem = {
+  status: 400,
+  code: 'invalid_cursor',
+  title: 'Invalid request',
+  detail: '`cursor` must be the next_cursor of an earlier page.',
+};

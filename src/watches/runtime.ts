@@ -11,12 +11,12 @@ import type { ChainView } from '../payments/chain/chain-view.ts';
 import type { WatchMetrics } from './metrics.ts';
 import type { WatchStatus } from './model.ts';
 import { createPendingSweep, SWEEP_EVERY_MS, sweepWhenDue } from './pending-sweep.ts';
-import type { WatchCheck, WatchService, WatchStore, WebhookSender } from './ports.ts';
+import type { OpenWatch, WatchCheck, WatchService, WatchStore, WebhookSender } from './ports.ts';
 import { type RoundBoard, roundWindowMs, sharedRoundCheck } from './round-check.ts';
 import { createWatchScheduler, type SchedulerDeps } from './scheduler.ts';
 import type { WatchSecrets } from './secrets.ts';
 import { createStoreWatchService } from './store-service.ts';
-import { recordingPayers, type WalletLedger } from './wallet-ledger.ts';
+import type { WalletLedger } from './wallet-ledger.ts';
 
 export interface WatchParts {
   config: Config;
@@ -122,5 +122,18 @@ export function storeWatchRuntime(
       },
       counts: () => store.countByStatus(),
     };
+  };
+}
+
+/** `service`, with every paid opening written to the wallet's ledger before the watch is. */
+export function recordingPayers(service: WatchService, ledger: WalletLedger, now = Date.now): WatchService {
+  return {
+    ...service,
+    async open(request: OpenWatch) {
+      if (request.payment) {
+        await ledger.add(request.payment.from.toLowerCase(), { id: request.id, boughtAt: now() });
+      }
+      return service.open(request);
+    },
   };
 }

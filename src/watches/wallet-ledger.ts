@@ -3,12 +3,10 @@
  * and the sign-in nonces already accepted. Every runtime keeps one where its watches are: SQLite on
  * one Node instance, Redis for a fleet, Durable Objects on Workers.
  *
- * A purchase is written to the ledger before its watch is stored, so no watch exists that its
- * wallet cannot find; an entry whose watch was never paid for (removed, or still pending) is
- * skipped when listed.
+ * A purchase is written to the ledger before its watch is stored (`recordingPayers`, `runtime.ts`),
+ * so no watch exists that its wallet cannot find; an entry whose watch was never paid for
+ * (removed, or still pending) is skipped when listed.
  */
-import type { OpenWatch, WatchService } from './ports.ts';
-
 /** Where a listing goes on from: the last entry of the previous page. */
 export interface LedgerEntry {
   id: string;
@@ -26,19 +24,6 @@ export interface WalletLedger {
    * after; it is remembered at least until `untilMs`, when the nonce itself has expired.
    */
   acceptNonce(nonce: string, untilMs: number): Promise<boolean>;
-}
-
-/** `service`, with every paid opening written to the wallet's ledger before the watch is. */
-export function recordingPayers(service: WatchService, ledger: WalletLedger, now = Date.now): WatchService {
-  return {
-    ...service,
-    async open(request: OpenWatch) {
-      if (request.payment) {
-        await ledger.add(request.payment.from.toLowerCase(), { id: request.id, boughtAt: now() });
-      }
-      return service.open(request);
-    },
-  };
 }
 
 const CURSOR = /^([0-9]{1,15})\.(wat_[A-Za-z0-9_-]{1,40})$/;
