@@ -3,6 +3,10 @@
  * official clients (`sign-in-journey.ts`), a second wallet that sees none of it, and the proofs that
  * must be refused. Token and secret rotations are here too.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { PaymentRequired } from '@x402/core/types';
+import { createSIWxPayload, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SIGN_IN_WITH_X } from '../../src/watches/sign-in.ts';
 import {
@@ -173,6 +177,49 @@ describe('the paying wallet as the account', () => {
       expect((await receiver.next(mine('watch.alert'))).verified).toBe(true);
     } finally {
       service.site.probeOk = true;
+    }
+  });
+
+  it('signs in over MCP with the proof in _meta["x402/sign-in-with-x"]', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const bought = await buyPullOnly(service.url, payer, 'example.com');
+    const client = new Client({ name: 'sign-in', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', service.url)));
+    try {
+      const signedCall = async (name: string, args: Record<string, unknown>) => {
+        const asked = await client.callTool({ name, arguments: args });
+        expect(asked.isError).toBe(true);
+        const required = asked.structuredContent as PaymentRequired;
+        expect(required.accepts).toEqual([]);
+        const ext = required.extensions!['sign-in-with-x'] as SIWxExtension;
+        const proof = await createSIWxPayload(
+          { ...ext.info, ...ext.supportedChains[0]! },
+          payer,
+          service.url,
+        );
+        return client.callTool({ name, arguments: args, _meta: { 'x402/sign-in-with-x': proof } });
+      };
+      const listedByTool = await signedCall('watch_list', {});
+      expect(listedByTool.isError).toBeFalsy();
+      expect(listedByTool.structuredContent).toMatchObject({ watches: [{ watch_id: bought.watch_id }] });
+      const status = await signedCall('watch_status', { watch_id: bought.watch_id });
+      expect(status.structuredContent).toMatchObject({ watch_id: bought.watch_id, status: 'active' });
+      const rotated = await signedCall('watch_rotate_token', { watch_id: bought.watch_id });
+      const { token } = rotated.structuredContent as { token: string };
+      const cancelled = await client.callTool({
+        name: 'watch_cancel',
+        arguments: { watch_id: bought.watch_id, token },
+      });
+      expect(cancelled.structuredContent).toMatchObject({ status: 'cancelled' });
+      const forged = await client.callTool({
+        name: 'watch_list',
+        arguments: {},
+        _meta: { 'x402/sign-in-with-x': 'bm90IGEgcHJvb2Y=' },
+      });
+      expect(forged.isError).toBe(true);
+      expect(forged.structuredContent).toMatchObject({ code: 'invalid_sign_in' });
+    } finally {
+      await client.close();
     }
   });
 });
