@@ -81,12 +81,16 @@ export async function listed(signed: typeof fetch, base: URL): Promise<ListedWat
   return body.watches;
 }
 
-/** Asserts that each hand-made proof of `owner` is refused with 401 `invalid_sign_in` on `url`. */
+/**
+ * Asserts that each hand-made proof of `owner` for `url` is refused with 401 `invalid_sign_in`, and
+ * that a proof accepted once is refused when presented again.
+ */
 export async function expectRefusals(
   url: URL,
   owner: PrivateKeyAccount,
   other: PrivateKeyAccount,
   replayUrl: URL = url,
+  acceptUrl: URL = url,
 ): Promise<void> {
   const past = (info: CompleteSIWxInfo) => ({
     ...info,
@@ -123,9 +127,9 @@ export async function expectRefusals(
     expect(res.status, `${label}: ${JSON.stringify(body)}`).toBe(401);
     expect(body.code, label).toBe('invalid_sign_in');
   }
-  // A proof accepted once is refused the second time (on whichever instance `replayUrl` reaches).
+  // A proof accepted once (by `acceptUrl`'s instance) is refused the second time (by `replayUrl`'s).
   const once = await proofFor(url, owner);
-  const first = await fetch(url, { headers: { [SIGN_IN_WITH_X]: once } });
+  const first = await fetch(acceptUrl, { headers: { [SIGN_IN_WITH_X]: once } });
   await first.arrayBuffer();
   expect(first.status).toBe(200);
   const replayed = await fetch(replayUrl, { headers: { [SIGN_IN_WITH_X]: once } });
