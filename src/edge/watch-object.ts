@@ -21,12 +21,13 @@ import {
 } from '../watches/pending-sweep.ts';
 import { roundWindowMs } from '../watches/round-check.ts';
 import { type Rotated, tokenGenerationOf } from '../watches/rotations.ts';
-import { siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
+import { recordingPayers, siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
 import { createWatchScheduler, type WatchScheduler } from '../watches/scheduler.ts';
 import { createWatchSecrets, type WatchSecrets } from '../watches/secrets.ts';
 import { createWebhookSender } from '../watches/sender.ts';
 import { createStoreWatchService } from '../watches/store-service.ts';
 import type { WatchStore } from '../watches/ports.ts';
+import type { WalletLedger } from '../watches/wallet-ledger.ts';
 import { createConsoleLogger } from './console-logger.ts';
 import { type DomainCheckObject, durableRoundCheck } from './domain-check-object.ts';
 import { type EdgeVariables, edgeConfig } from './edge-config.ts';
@@ -213,9 +214,13 @@ export function durableWatchService(
 export function durableWatchRuntime(
   namespace: DurableObjectNamespace<WatchObject>,
   counts: DurableObjectNamespace<WatchCountObject>,
+  ledger?: WalletLedger,
 ): WatchRuntimeFactory {
   return ({ secrets }) => ({
-    service: durableWatchService(namespace, secrets),
+    service: ledger
+      ? recordingPayers(durableWatchService(namespace, secrets), ledger)
+      : durableWatchService(namespace, secrets),
+    ...(ledger ? { ledger } : {}),
     start() {},
     async stop() {},
     counts: () => watchCounter(counts).counts(),
