@@ -7,7 +7,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { createSIWxPayload, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
+import { createTestClient, http } from 'viem';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
 import { SIGN_IN_WITH_X } from '../../src/watches/sign-in.ts';
 import {
   buyPullOnly,
@@ -220,6 +223,36 @@ describe('the paying wallet as the account', () => {
       expect(forged.structuredContent).toMatchObject({ code: 'invalid_sign_in' });
     } finally {
       await client.close();
+    }
+  });
+
+  it('verifies a smart-contract wallet by EIP-1271, read on the chain', async () => {
+    // Two one-line contract wallets (runtime code set on anvil): isValidSignature answers the
+    // EIP-1271 magic value 0x1626ba7e for any signature, or 0xffffffff for none.
+    const answering = (magic: string) => `0x63${magic}60e01b60005260206000f3` as const;
+    const anvil = createTestClient({
+      mode: 'anvil',
+      chain: baseChainAt(service.chain.rpcUrl),
+      transport: http(service.chain.rpcUrl.href),
+    });
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const wallets = {
+      accepting: privateKeyToAccount(generatePrivateKey()).address,
+      refusing: privateKeyToAccount(generatePrivateKey()).address,
+    };
+    await anvil.setCode({ address: wallets.accepting, bytecode: answering('1626ba7e') });
+    await anvil.setCode({ address: wallets.refusing, bytecode: answering('ffffffff') });
+    const url = new URL('/v1/watches', service.url);
+    for (const [name, address] of Object.entries(wallets)) {
+      // The contract's owner signs; the message names the contract as the address.
+      const signer = {
+        address,
+        signMessage: ({ message }: { message: string }) => owner.signMessage({ message }),
+      };
+      const res = await fetch(url, { headers: { [SIGN_IN_WITH_X]: await proofFor(url, signer) } });
+      const body = (await res.json()) as { watches?: unknown[]; code?: string };
+      if (name === 'accepting') expect(body, name).toEqual({ watches: [], next_cursor: null });
+      else expect(body.code, name).toBe('invalid_sign_in');
     }
   });
 });

@@ -15,6 +15,7 @@ import {
   encodeSIWxHeader,
   SIGN_IN_WITH_X,
   type SIWxExtension,
+  type SIWxSigner,
 } from '@x402/extensions/sign-in-with-x';
 import { wrapFetchWithPayment, x402HTTPClient } from '@x402/fetch';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -64,7 +65,7 @@ export async function challengeOf(
 /** A `SIGN-IN-WITH-X` header signed by `signer` over the challenge of `url`, with `change` applied to the message first. */
 export async function proofFor(
   url: URL,
-  signer: PrivateKeyAccount,
+  signer: SIWxSigner,
   change: (info: CompleteSIWxInfo) => CompleteSIWxInfo = (info) => info,
   requestUrl: URL = url,
 ): Promise<string> {
