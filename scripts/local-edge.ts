@@ -119,6 +119,7 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
             WATCHES: { className: 'WatchObject', scriptName: WORKER_NAME },
             DOMAIN_CHECKS: { className: 'DomainCheckObject', scriptName: WORKER_NAME },
             WATCH_COUNTS: { className: 'WatchCountObject', scriptName: WORKER_NAME },
+            WALLETS: { className: 'WalletObject', scriptName: WORKER_NAME },
           },
         }),
     outboundService: network,

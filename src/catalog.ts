@@ -168,10 +168,22 @@ export function usdToAtomic(priceUsd: string): string {
 
 /** The watch operations (one paid, two free management calls): routes, tools and documents derive from them. */
 export interface WatchOperation {
-  id: 'v1_watch_create' | 'v1_watch_status' | 'v1_watch_cancel';
+  id:
+    | 'v1_watch_create'
+    | 'v1_watch_status'
+    | 'v1_watch_cancel'
+    | 'v1_watch_list'
+    | 'v1_watch_rotate_secret'
+    | 'v1_watch_rotate_token';
   method: 'POST' | 'GET' | 'DELETE';
   /** Hono path; `:watch_id` is the watch's id. */
-  route: '/v1/watches' | '/v1/watches/:watch_id';
+  route:
+    | '/v1/watches'
+    | '/v1/watches/:watch_id'
+    | '/v1/watches/:watch_id/rotate-secret'
+    | '/v1/watches/:watch_id/rotate-token';
+  /** A free POST (every other POST is paid). */
+  free?: true;
   tool: string;
   title: string;
   summary: string;
@@ -179,6 +191,14 @@ export interface WatchOperation {
 }
 
 export const WATCHES_ROUTE = '/v1/watches';
+
+/** Whether a watch operation is paid (buying) rather than free (managing). */
+export const isPaidWatchOperation = (operation: Pick<WatchOperation, 'method' | 'free'>): boolean =>
+  operation.method === 'POST' && !operation.free;
+
+/** How a management call proves its right, said alike by every watch operation's description. */
+const MANAGED_BY =
+  'Needs the watch\'s token (HTTP: Authorization: Bearer; MCP: token) or a sign-in of the wallet that paid for it (x402 sign-in-with-x; HTTP: SIGN-IN-WITH-X header; MCP: _meta["x402/sign-in-with-x"]).';
 export { DEFAULT_PRICE_PER_30_DAYS_USD } from './watch-price.ts';
 
 export const watchOperations: readonly WatchOperation[] = [
@@ -200,8 +220,7 @@ export const watchOperations: readonly WatchOperation[] = [
     tool: 'watch_status',
     title: 'Watch status',
     summary: "Free: a watch's state, latest result, events (after `since`) and webhook delivery attempts.",
-    description:
-      "Returns a watch's status, its current conditions, the latest site-health result, its events (the latest 100, or those after the event id `since`) and the latest webhook delivery attempts. Needs the watch's token (HTTP: Authorization: Bearer). Free.",
+    description: `Returns a watch's status, its current conditions, the latest site-health result, its events (the latest 100, or those after the event id \`since\`) and the latest webhook delivery attempts. Never the token or webhook secret. ${MANAGED_BY} Free.`,
   },
   {
     id: 'v1_watch_cancel',
@@ -210,7 +229,36 @@ export const watchOperations: readonly WatchOperation[] = [
     tool: 'watch_cancel',
     title: 'Cancel a watch',
     summary: 'Free: ends a watch now (no refund).',
+    description: `Ends a watch now: no more checks, a final watch.ended event. ${MANAGED_BY} Free; there is no refund.`,
+  },
+  {
+    id: 'v1_watch_list',
+    method: 'GET',
+    route: WATCHES_ROUTE,
+    tool: 'watch_list',
+    title: "A wallet's watches",
+    summary: 'Free: the watches the signed-in wallet bought, newest first (sign-in-with-x).',
     description:
-      "Ends a watch now: no more checks, a final watch.ended event. Needs the watch's token (HTTP: Authorization: Bearer). Free; there is no refund.",
+      'Lists the watches bought by the wallet that signs in (x402 sign-in-with-x: HTTP SIGN-IN-WITH-X header; MCP `_meta["x402/sign-in-with-x"]`), newest first, 20 a page; pass `cursor` (the answer\'s next_cursor) for the next page. Without a sign-in the answer is the x402 auth-only 402 (accepts: [], a sign-in-with-x challenge to sign): no payment. The way back to a watch whose token was lost. Free.',
+  },
+  {
+    id: 'v1_watch_rotate_secret',
+    method: 'POST',
+    route: '/v1/watches/:watch_id/rotate-secret',
+    tool: 'watch_rotate_secret',
+    title: "Rotate a watch's webhook secret",
+    summary: 'Free: a new webhook secret; watch.secret_rotated is signed with the old one.',
+    description: `Issues a new webhook secret for a watch with a webhook_url and returns it (once); a watch.secret_rotated event, signed with the old secret, tells the receiver, and later events are signed with the new one. ${MANAGED_BY} Free.`,
+    free: true,
+  },
+  {
+    id: 'v1_watch_rotate_token',
+    method: 'POST',
+    route: '/v1/watches/:watch_id/rotate-token',
+    tool: 'watch_rotate_token',
+    title: "Rotate a watch's token",
+    summary: 'Free: a new token for a watch; the old one stops working at once.',
+    description: `Issues a new token for a watch and returns it (once); the old token manages nothing from then on. ${MANAGED_BY} Free.`,
+    free: true,
   },
 ];

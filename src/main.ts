@@ -20,6 +20,7 @@ import { stopGracefully } from './stop.ts';
 import { keyBeside } from './watches/key-file.ts';
 import { storeWatchRuntime } from './watches/runtime.ts';
 import { openSqliteWatchStore } from './watches/sqlite-store.ts';
+import { openSqliteWalletLedger } from './watches/sqlite-wallet-ledger.ts';
 
 /**
  * How long requests in flight at SIGTERM get to reach settlement: a check (≤ 12 s) plus its verify,
@@ -68,7 +69,16 @@ async function main(): Promise<void> {
     logger,
     reach: nodeReach(),
     local,
-    ...(watchStore ? { watches: storeWatchRuntime(watchStore) } : {}),
+    ...(watchStore
+      ? {
+          watches: storeWatchRuntime(
+            watchStore,
+            {},
+            undefined,
+            openSqliteWalletLedger(config.watches.dbPath),
+          ),
+        }
+      : {}),
     ...(paymentRecords ? { shared: { lock: createInFlightLock(), ...paymentRecords } } : {}),
     ...redis?.parts,
   });

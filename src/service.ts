@@ -95,7 +95,15 @@ export function createService(config: Config, platform: Platform): Service {
     breakers,
     ...(platform.assets ? { assets: platform.assets } : {}),
     freeWork: { buckets: platform.rateBuckets, client: platform.clientKey },
-    ...(watches ? { watches: { service: watches.runtime.service, secrets: watches.secrets } } : {}),
+    ...(watches
+      ? {
+          watches: {
+            service: watches.runtime.service,
+            secrets: watches.secrets,
+            ...(watches.runtime.ledger ? { ledger: watches.runtime.ledger } : {}),
+          },
+        }
+      : {}),
   });
   return {
     app,

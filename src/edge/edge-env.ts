@@ -8,6 +8,7 @@ import type { DomainCheckObject } from './domain-check-object.ts';
 import type { RateBucketObject } from './rate-bucket-object.ts';
 import type { SettlerObject } from './settler-object.ts';
 import type { WatchCountObject } from './watch-count-object.ts';
+import type { WalletObject } from './wallet-object.ts';
 import type { WatchObject } from './watch-object.ts';
 
 export interface EdgeEnv {
@@ -23,5 +24,7 @@ export interface EdgeEnv {
   DOMAIN_CHECKS: DurableObjectNamespace<DomainCheckObject>;
   /** One object for the deployment: each watch's status as its object reported it, counted by status. */
   WATCH_COUNTS: DurableObjectNamespace<WatchCountObject>;
+  /** One object per paying wallet (its watches) and per accepted sign-in nonce. */
+  WALLETS: DurableObjectNamespace<WalletObject>;
   [variable: string]: unknown;
 }

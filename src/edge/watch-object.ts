@@ -20,12 +20,14 @@ import {
   SWEEP_PENDING_AFTER_MS,
 } from '../watches/pending-sweep.ts';
 import { roundWindowMs } from '../watches/round-check.ts';
-import { siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
+import { type Rotated, tokenGenerationOf } from '../watches/rotations.ts';
+import { recordingPayers, siteHealthCheck, type WatchRuntimeFactory } from '../watches/runtime.ts';
 import { createWatchScheduler, type WatchScheduler } from '../watches/scheduler.ts';
 import { createWatchSecrets, type WatchSecrets } from '../watches/secrets.ts';
 import { createWebhookSender } from '../watches/sender.ts';
 import { createStoreWatchService } from '../watches/store-service.ts';
 import type { WatchStore } from '../watches/ports.ts';
+import type { WalletLedger } from '../watches/wallet-ledger.ts';
 import { createConsoleLogger } from './console-logger.ts';
 import { type DomainCheckObject, durableRoundCheck } from './domain-check-object.ts';
 import { type EdgeVariables, edgeConfig } from './edge-config.ts';
@@ -166,6 +168,12 @@ export class WatchObject extends DurableObject<WatchObjectEnv> {
     return this.#counted(await this.#built().service.cancel(id));
   }
 
+  async rotate(id: string, what: Rotated) {
+    const rotated = await this.#built().service.rotate(id, what);
+    await this.#schedule();
+    return rotated;
+  }
+
   async alarm(): Promise<void> {
     const { sweep, scheduler } = this.#built();
     await sweep?.();
@@ -177,7 +185,7 @@ export class WatchObject extends DurableObject<WatchObjectEnv> {
 
 /**
  * The Worker's `WatchService`: every call goes to the watch's own object. The token is checked in
- * the isolate first, so a wrong token (or an unknown id) wakes no object.
+ * the isolate against the generation the object's record holds (`rotations.ts`).
  */
 export function durableWatchService(
   namespace: DurableObjectNamespace<WatchObject>,
@@ -189,11 +197,13 @@ export function durableWatchService(
     activate: (id) => of(id).activate(id),
     discard: (id) => of(id).discard(id),
     async authorized(id, token) {
-      if (!(await secrets.tokenMatches(id, token))) return null;
-      return of(id).watch(id);
+      const watch = await of(id).watch(id);
+      return watch && (await secrets.tokenMatches(id, token, tokenGenerationOf(watch))) ? watch : null;
     },
+    watch: (id) => of(id).watch(id),
     history: (id, afterSeq) => of(id).history(id, afterSeq),
     cancel: (id) => of(id).cancel(id),
+    rotate: (id, what) => of(id).rotate(id, what),
   };
 }
 
@@ -204,9 +214,13 @@ export function durableWatchService(
 export function durableWatchRuntime(
   namespace: DurableObjectNamespace<WatchObject>,
   counts: DurableObjectNamespace<WatchCountObject>,
+  ledger?: WalletLedger,
 ): WatchRuntimeFactory {
   return ({ secrets }) => ({
-    service: durableWatchService(namespace, secrets),
+    service: ledger
+      ? recordingPayers(durableWatchService(namespace, secrets), ledger)
+      : durableWatchService(namespace, secrets),
+    ...(ledger ? { ledger } : {}),
     start() {},
     async stop() {},
     counts: () => watchCounter(counts).counts(),

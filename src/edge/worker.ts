@@ -24,6 +24,7 @@ import type { EdgeEnv } from './edge-env.ts';
 import { durableRateBuckets, RateBucketObject } from './rate-bucket-object.ts';
 import { SettlerObject, settleThrough } from './settler-object.ts';
 import { WatchCountObject } from './watch-count-object.ts';
+import { durableWalletLedger, WalletObject } from './wallet-object.ts';
 import { durableWatchRuntime, WatchObject } from './watch-object.ts';
 
 export {
@@ -31,6 +32,7 @@ export {
   DomainCheckObject,
   RateBucketObject,
   SettlerObject,
+  WalletObject,
   WatchCountObject,
   WatchObject,
 };
@@ -66,7 +68,9 @@ function serviceFor(env: EdgeEnv, origin: string): EdgeService {
     clientKey: connectingIpClient,
     rateBuckets: rememberRefusals(durableRateBuckets(env.RATE_BUCKETS)),
     // Without WATCH_SECRET_KEY the Worker sells no watches (the routes answer as unknown).
-    ...(config.watches.secretKey ? { watches: durableWatchRuntime(env.WATCHES, env.WATCH_COUNTS) } : {}),
+    ...(config.watches.secretKey
+      ? { watches: durableWatchRuntime(env.WATCHES, env.WATCH_COUNTS, durableWalletLedger(env.WALLETS)) }
+      : {}),
     // One isolate's counters: the fleet's figures are in Workers Analytics.
     metrics: createPrometheusMetrics({ processMetrics: false }),
   });

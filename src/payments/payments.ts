@@ -39,7 +39,7 @@ export interface Payments {
   /** Whether payments can be taken now, and if not why (`/readyz`, the metrics). */
   readiness: Readiness;
   /** The chain, when this process can read it (self-settlement, the local chain, `X402_RPC_URL`). */
-  chain?: Pick<ChainView, 'authorizationUsed'>;
+  chain?: Pick<ChainView, 'authorizationUsed' | 'latestBlockTime' | 'verifyMessage'>;
 }
 
 /** How long `readiness` waits for the facilitator's supported kinds. */

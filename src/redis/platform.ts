@@ -13,6 +13,7 @@ import { redisSharedAnswers } from './shared-answers.ts';
 import { storeWatchRuntime } from '../watches/runtime.ts';
 import { sharedPaymentState } from './shared-state.ts';
 import { redisRoundBoard } from './watch-rounds.ts';
+import { redisWalletLedger } from './wallet-ledger.ts';
 import { redisWatchStore } from './watch-store.ts';
 
 /**
@@ -43,7 +44,12 @@ export function redisPlatform(url: URL, logger: Logger, options: { settlerNonces
       watches: (parts) => {
         // One check of a domain per round, fleet-wide.
         const rounds = redisRoundBoard(store, logger);
-        const runtime = storeWatchRuntime(redisWatchStore(store), FLEET_CLAIMS, rounds)(parts);
+        const runtime = storeWatchRuntime(
+          redisWatchStore(store),
+          FLEET_CLAIMS,
+          rounds,
+          redisWalletLedger(store.redis),
+        )(parts);
         // The loops start once the connection is up: a round sent before would fail and sleep.
         const start = () => (store.reachable() ? runtime.start() : store.redis.once('ready', runtime.start));
         return { ...runtime, start };

@@ -1,19 +1,17 @@
 /**
  * The watch tools of the MCP server, declared from the catalog's watch operations: `watch_domain`
  * (paid over `_meta["x402/payment"]` like the checks), `watch_status` and `watch_cancel` (free,
- * with the watch's `token` as an argument). Each entry is its schemas and a small handler.
+ * with the watch's `token` as an argument or the paying wallet's sign-in in
+ * `_meta["x402/sign-in-with-x"]`, `wallet-tools.ts`). Each entry is its schemas and a small handler.
  */
-import type { CallToolResult, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { type WatchOperation, watchOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
-import { PROBLEM_CODES } from '../vocabulary/problems.ts';
 import { PAYMENT_META_KEY, paidOutcomeResult, readToolPayment } from '../mcp/paid-tool.ts';
 import { problemResult, refusedResult, successResult } from '../mcp/tool-result.ts';
-import { paidOutputSchema, withCachedJsonSchema } from '../mcp/tool-schemas.ts';
 import { PAYMENT_UNAVAILABLE } from '../payments/server/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
+import { createWatchAccess } from './access.ts';
 import { eventSeqOf } from './model.ts';
 import { authorizationOfPayload } from './payment-signature.ts';
 import { watchTermsFor } from './payment-terms.ts';
@@ -21,60 +19,11 @@ import { watchPurchase } from './purchase.ts';
 import { checkWatchRequest, watchSubject } from './request.ts';
 import type { Watches } from './ports.ts';
 import { watchCreatedSchema, watchInputShape, watchStatusSchema } from './schemas.ts';
+import { toolConfig, type WatchTool } from './tool-config.ts';
 import { statusView } from './views.ts';
+import { managedBy, manageShape, walletTools } from './wallet-tools.ts';
 
-type WatchArgs = Record<string, unknown>;
-
-export interface WatchTool {
-  name: string;
-  config: {
-    title: string;
-    description: string;
-    inputSchema: StandardSchemaWithJSON<WatchArgs>;
-    outputSchema: StandardSchemaWithJSON;
-    annotations: ToolAnnotations;
-  };
-  call(
-    args: Record<string, unknown>,
-    meta: Record<string, unknown> | undefined,
-    signal: AbortSignal,
-  ): Promise<CallToolResult>;
-}
-
-const manageShape = {
-  watch_id: z.string().max(64).describe('The watch_id from watch_domain.'),
-  token: z.string().max(128).describe('The token from watch_domain.'),
-};
-
-const NOT_FOUND = problemResult({
-  status: 404,
-  code: PROBLEM_CODES.notFound,
-  title: 'Not found',
-  detail: 'No watch with this id is managed by this token.',
-});
-
-const operation = (id: WatchOperation['id']) => watchOperations.find((o) => o.id === id) as WatchOperation;
-
-/** Name, description and schemas of one watch tool: the same for every request, so built once. */
-function toolConfig(id: WatchOperation['id'], inputShape: z.ZodRawShape, result: z.ZodObject) {
-  const { tool, title, description, method } = operation(id);
-  return {
-    name: tool,
-    config: {
-      title,
-      description,
-      inputSchema: withCachedJsonSchema(z.object(inputShape) as z.ZodType<WatchArgs>),
-      outputSchema: withCachedJsonSchema(paidOutputSchema(result)),
-      annotations: {
-        title,
-        readOnlyHint: method === 'GET',
-        destructiveHint: method === 'DELETE',
-        idempotentHint: method !== 'POST',
-        openWorldHint: true,
-      },
-    },
-  };
-}
+export type { WatchTool } from './tool-config.ts';
 
 const createConfig = toolConfig('v1_watch_create', watchInputShape, watchCreatedSchema);
 const statusConfig = toolConfig(
@@ -96,10 +45,8 @@ export function watchTools(deps: {
   const { config, watches, payments, logger } = deps;
   const { service } = watches;
   const terms = watchTermsFor(payments.resourceServer, config, 'mcp');
-
-  async function managed(args: Record<string, unknown>) {
-    return service.authorized(String(args.watch_id ?? ''), String(args.token ?? ''));
-  }
+  const access = createWatchAccess(config, watches, payments.chain);
+  const managed = managedBy(config, access);
 
   return [
     {
@@ -128,9 +75,10 @@ export function watchTools(deps: {
     },
     {
       ...statusConfig,
-      async call(args) {
-        const watch = await managed(args);
-        if (!watch) return NOT_FOUND;
+      async call(args, meta) {
+        const granted = await managed(args, meta);
+        if ('denied' in granted) return granted.denied;
+        const { watch } = granted;
         const since = typeof args.since === 'string' ? eventSeqOf(watch.id, args.since) : 0;
         if (since === null) {
           return refusedResult({
@@ -147,13 +95,15 @@ export function watchTools(deps: {
     },
     {
       ...cancelConfig,
-      async call(args) {
-        const watch = await managed(args);
-        if (!watch) return NOT_FOUND;
+      async call(args, meta) {
+        const granted = await managed(args, meta);
+        if ('denied' in granted) return granted.denied;
+        const { watch } = granted;
         const after = (await service.cancel(watch.id)) ?? watch;
         const { events, attempts } = await service.history(watch.id, 0);
         return successResult(statusView(after, events, attempts));
       },
     },
+    ...walletTools(config, watches, access, managed),
   ];
 }

@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'watch.check_failed',
   'watch.ending',
   'watch.ended',
+  'watch.secret_rotated',
 ] as const;
 export type WatchEventType = (typeof EVENT_TYPES)[number];
 
@@ -65,6 +66,11 @@ export interface WatchRecord {
   version: number;
   /** While `pending`: the payment being settled for it (dropped once active). */
   payment?: PendingPayment;
+  /** The wallet whose authorization bought it (lower-case): it may sign in to manage it (`sign-in.ts`). */
+  payer?: `0x${string}`;
+  /** Rotations of its token and of its webhook secret so far (absent: none; `rotations.ts`). */
+  tokenGeneration?: number;
+  secretGeneration?: number;
 }
 
 export interface WatchEvent {
@@ -133,7 +139,9 @@ export function newWatch(input: NewWatch): WatchRecord {
     webhookGone: false,
     eventSeq: 0,
     version: 0,
-    ...(input.payment ? { payment: input.payment } : {}),
+    ...(input.payment
+      ? { payment: input.payment, payer: input.payment.from.toLowerCase() as `0x${string}` }
+      : {}),
   };
 }
 
@@ -142,7 +150,13 @@ function endingAt(expiresAt: number, dayS: number): number {
   return expiresAt - dayS * 1000;
 }
 
-function raise(watch: WatchRecord, events: WatchEvent[], type: WatchEventType, now: number, data: object) {
+export function raise(
+  watch: WatchRecord,
+  events: WatchEvent[],
+  type: WatchEventType,
+  now: number,
+  data: object,
+) {
   watch.eventSeq += 1;
   events.push({
     id: eventId(watch.id, watch.eventSeq),

@@ -19,7 +19,9 @@ import type { RunOutcome } from '../checks/outcome.ts';
 import type { SiteHealthResult } from '../checks/site-health/result.ts';
 import type { DeliveryAttempt, DeliveryVerdict, PendingDelivery, SendOutcome } from './delivery.ts';
 import type { PendingPayment, WatchEvent, WatchRecord } from './model.ts';
+import type { Rotated } from './rotations.ts';
 import type { WatchSecrets } from './secrets.ts';
+import type { WalletLedger } from './wallet-ledger.ts';
 
 /** Events and delivery attempts a status answer lists (the latest, newest last). */
 export const HISTORY_LIMIT = 100;
@@ -138,6 +140,10 @@ export interface WatchService {
   history(id: string, afterSeq: number): Promise<{ events: WatchEvent[]; attempts: DeliveryAttempt[] }>;
   /** Ends an active watch now (`watch.ended`); resolves the watch as it stands after. */
   cancel(id: string): Promise<WatchRecord | null>;
+  /** The watch, or null while it is pending or unknown (its caller proved the right to see it). */
+  watch(id: string): Promise<WatchRecord | null>;
+  /** Rotates the token or the webhook secret of a watch that is not pending (`rotations.ts`). */
+  rotate(id: string, what: Rotated): Promise<WatchRecord | null>;
 }
 
 export interface OpenWatch {
@@ -158,4 +164,6 @@ export type OpenedWatch =
 export interface Watches {
   service: WatchService;
   secrets: WatchSecrets;
+  /** Where the runtime keeps who paid for what and the sign-in nonces it accepted; without it no wallet signs in. */
+  ledger?: WalletLedger;
 }

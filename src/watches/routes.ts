@@ -1,7 +1,8 @@
 /**
  * The watch routes: `POST /v1/watches` (paid, exact x402, the price pro rata of `days`; the body
  * is validated before any payment logic), `GET` and `DELETE /v1/watches/{watch_id}` (free, with
- * the watch's bearer token; a wrong token and an unknown id are the same 404).
+ * the watch's bearer token or the paying wallet's sign-in, `account-routes.ts`; a wrong token, an
+ * unknown id and another wallet's watch are the same 404).
  */
 import { type Context, Hono } from 'hono';
 import type { Logger } from 'pino';
@@ -9,10 +10,11 @@ import { WATCHES_ROUTE } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import type { RequestLogVariables } from '../http/hygiene/request-log.ts';
 import { replyJson } from '../http/hygiene/standard-headers.ts';
-import { PROBLEM_CODES } from '../vocabulary/problems.ts';
 import { sendProblem } from '../http/send-problem.ts';
 import type { PaymentGate } from '../http/payment-gate.ts';
 import type { Payments } from '../payments/payments.ts';
+import { createWatchAccess } from './access.ts';
+import { accountRoutes, guard } from './account-routes.ts';
 import { eventSeqOf } from './model.ts';
 import { authorizationOfHeader } from './payment-signature.ts';
 import { watchTermsFor } from './payment-terms.ts';
@@ -30,22 +32,6 @@ export interface WatchRoutesDeps {
   logger: Logger;
 }
 
-/** Longest id and token looked up; anything longer cannot be one (404 without a look). */
-const MAX_ID_LENGTH = 64;
-const MAX_TOKEN_LENGTH = 128;
-
-const NOT_FOUND = {
-  status: 404 as const,
-  code: PROBLEM_CODES.notFound,
-  title: 'Not found',
-  detail: 'No watch with this id is managed by this token.',
-};
-
-function bearer(c: Context<WatchEnv>): string | null {
-  const match = /^Bearer +(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
-  return match?.[1] && match[1].length <= MAX_TOKEN_LENGTH ? match[1] : null;
-}
-
 function invalid(c: Context<WatchEnv>, code: string, detail: string) {
   const title = code === WATCH_INPUT_CODES.invalidWebhookUrl ? 'Invalid webhook URL' : 'Invalid request';
   return sendProblem(c, { status: 400, code, title, detail });
@@ -57,6 +43,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
   const { service } = watches;
   const app = new Hono<WatchEnv>();
   const terms = watchTermsFor(payments.resourceServer, config, 'http');
+  const access = createWatchAccess(config, watches, payments.chain);
 
   app.post(WATCHES_ROUTE, async function buyWatch(c) {
     let body: unknown;
@@ -87,16 +74,10 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     return response;
   });
 
-  async function authorized(c: Context<WatchEnv>) {
-    const id = c.req.param('watch_id') ?? '';
-    const token = bearer(c);
-    if (token === null || id.length > MAX_ID_LENGTH) return null;
-    return service.authorized(id, token);
-  }
-
   app.get('/v1/watches/:watch_id', async function watchStatus(c) {
-    const watch = await authorized(c);
-    if (!watch) return sendProblem(c, NOT_FOUND);
+    const guarded = await guard(c, access);
+    if ('response' in guarded) return guarded.response;
+    const { watch } = guarded;
     const since = c.req.query('since');
     const afterSeq = since === undefined ? 0 : eventSeqOf(watch.id, since);
     if (afterSeq === null) {
@@ -107,12 +88,14 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
   });
 
   app.delete('/v1/watches/:watch_id', async function watchCancel(c) {
-    const watch = await authorized(c);
-    if (!watch) return sendProblem(c, NOT_FOUND);
+    const guarded = await guard(c, access);
+    if ('response' in guarded) return guarded.response;
+    const { watch } = guarded;
     const after = (await service.cancel(watch.id)) ?? watch;
     const { events, attempts } = await service.history(watch.id, 0);
     return replyJson(c, statusView(after, events, attempts), 200, { 'cache-control': 'private, no-store' });
   });
 
+  app.route('/', accountRoutes(watches, access));
   return app;
 }

@@ -12,11 +12,12 @@ import { confirmingCheck } from './confirm.ts';
 import type { WatchMetrics } from './metrics.ts';
 import type { WatchStatus } from './model.ts';
 import { createPendingSweep, SWEEP_EVERY_MS, sweepWhenDue } from './pending-sweep.ts';
-import type { WatchCheck, WatchService, WatchStore, WebhookSender } from './ports.ts';
+import type { OpenWatch, WatchCheck, WatchService, WatchStore, WebhookSender } from './ports.ts';
 import { type RoundBoard, roundWindowMs, sharedRoundCheck } from './round-check.ts';
 import { createWatchScheduler, type SchedulerDeps } from './scheduler.ts';
 import type { WatchSecrets } from './secrets.ts';
 import { createStoreWatchService } from './store-service.ts';
+import type { WalletLedger } from './wallet-ledger.ts';
 
 export interface WatchParts {
   config: Config;
@@ -35,6 +36,8 @@ export interface WatchParts {
 
 export interface WatchRuntime {
   service: WatchService;
+  /** Who paid for what and the sign-in nonces accepted (`wallet-ledger.ts`); without it no wallet signs in. */
+  ledger?: WalletLedger;
   /** Starts the schedule (a no-op where the platform schedules, e.g. Durable Object alarms). */
   start(): void;
   /** Stops claiming work; resolves when the work in hand is done and the store is closed. */
@@ -69,6 +72,7 @@ export function storeWatchRuntime(
     >
   > = {},
   rounds?: RoundBoard,
+  ledger?: WalletLedger,
 ): WatchRuntimeFactory {
   return ({ config, check, send, secrets, logger, metrics, chain }) => {
     const { intervalS, dayS, confirmS } = config.watches;
@@ -94,7 +98,7 @@ export function storeWatchRuntime(
       metrics,
       ...tuning,
     });
-    const service = createStoreWatchService({
+    const kept = createStoreWatchService({
       store,
       check,
       secrets,
@@ -104,6 +108,7 @@ export function storeWatchRuntime(
       metrics,
       wake: () => scheduler.wake(),
     });
+    const service = ledger ? recordingPayers(kept, ledger) : kept;
     const sweeps = chain
       ? sweepWhenDue(createPendingSweep({ store, service, chain, asset: config.x402.asset, logger }), {
           everyMs: SWEEP_EVERY_MS,
@@ -112,6 +117,7 @@ export function storeWatchRuntime(
       : undefined;
     return {
       service,
+      ...(ledger ? { ledger } : {}),
       start() {
         scheduler.start();
         sweeps?.start();
@@ -122,5 +128,18 @@ export function storeWatchRuntime(
       },
       counts: () => store.countByStatus(),
     };
+  };
+}
+
+/** `service`, with every paid opening written to the wallet's ledger before the watch is. */
+export function recordingPayers(service: WatchService, ledger: WalletLedger, now = Date.now): WatchService {
+  return {
+    ...service,
+    async open(request: OpenWatch) {
+      if (request.payment) {
+        await ledger.add(request.payment.from.toLowerCase(), { id: request.id, boughtAt: now() });
+      }
+      return service.open(request);
+    },
   };
 }

@@ -16,6 +16,7 @@ import { noWatchMetrics } from './metrics.ts';
 import { advance, type CheckOutcome, checkDue, type WatchRecord } from './model.ts';
 import type { WatchCheck, WatchStore, WebhookSender } from './ports.ts';
 import { keptFor, roundWindowMs } from './round-check.ts';
+import { signingGeneration } from './rotations.ts';
 import type { WatchSecrets } from './secrets.ts';
 import { webhookHeaders } from './signature.ts';
 
@@ -260,7 +261,8 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
   async function deliver(delivery: PendingDelivery): Promise<void> {
     const at = now();
     metrics.deliveryLag(Math.max(0, at - delivery.dueAt) / 1000);
-    const secret = await secrets.webhookSecret(delivery.watchId);
+    const watch = await store.get(delivery.watchId);
+    const secret = await secrets.webhookSecret(delivery.watchId, signingGeneration(watch, delivery.body));
     const headers = await webhookHeaders(secret, delivery.eventId, Math.floor(at / 1000), delivery.body);
     const outcome = await send({ url: delivery.url, headers: { ...headers }, body: delivery.body });
     const { verdict, attempt } = judgeAttempt(delivery, outcome, now(), dayS);

@@ -84,3 +84,19 @@ export const watchStatusSchema = z.object({
   events: z.array(watchEventSchema),
   deliveries: z.array(deliveryAttemptSchema),
 });
+
+export const walletListSchema = z.object({
+  watches: z
+    .array(z.object({ ...watchCommon, last_checked_at: timestampSchema.nullable() }))
+    .describe('The signed-in wallet’s watches, newest first; no token or secret.'),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last.'),
+});
+
+export const watchRotatedSchema = z.object({
+  watch_id: z.string(),
+  token: z.string().optional().describe('The new Bearer token (rotate-token); the old one no longer works.'),
+  webhook_secret: z
+    .string()
+    .optional()
+    .describe('The new whsec_ secret (rotate-secret); watch.secret_rotated was signed with the old one.'),
+});

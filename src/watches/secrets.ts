@@ -14,12 +14,12 @@ export const TOKEN_PREFIX = 'wtk_';
 export interface WatchSecrets {
   /** The id of the watch bought with this payment signature (lower-case hex, as signed). */
   watchId(paymentSignature: string): Promise<string>;
-  /** The bearer token managing `watchId`. */
-  token(watchId: string): Promise<string>;
-  /** Whether `candidate` is the token of `watchId`, compared in constant time. */
-  tokenMatches(watchId: string, candidate: string): Promise<boolean>;
-  /** The Standard Webhooks `whsec_…` secret of `watchId`. */
-  webhookSecret(watchId: string): Promise<string>;
+  /** The bearer token managing `watchId` (`generation`: how often it was rotated, `rotations.ts`). */
+  token(watchId: string, generation?: number): Promise<string>;
+  /** Whether `candidate` is the token of `watchId` at `generation`, compared in constant time. */
+  tokenMatches(watchId: string, candidate: string, generation?: number): Promise<boolean>;
+  /** The Standard Webhooks `whsec_…` secret of `watchId` at `generation`. */
+  webhookSecret(watchId: string, generation?: number): Promise<string>;
 }
 
 const encoder = new TextEncoder();
@@ -49,13 +49,18 @@ export function createWatchSecrets(key: string): WatchSecrets {
   const derive = async (label: string, input: string) =>
     crypto.subtle.sign('HMAC', await hmacKey, encoder.encode(`website-checks/watch/${label}\0${input}`));
 
-  const token = async (watchId: string) => `${TOKEN_PREFIX}${base64url(await derive('token', watchId), 32)}`;
+  // Generation 0 derives from the id alone, as before rotations existed.
+  const rotated = (watchId: string, generation = 0) =>
+    generation === 0 ? watchId : `${watchId}\0${generation}`;
+  const token = async (watchId: string, generation?: number) =>
+    `${TOKEN_PREFIX}${base64url(await derive('token', rotated(watchId, generation)), 32)}`;
   return {
     watchId: async (signature) =>
       `${WATCH_ID_PREFIX}${base64url(await derive('id', signature.toLowerCase()), 16)}`,
     token,
-    tokenMatches: async (watchId, candidate) => constantTimeEqual(await token(watchId), candidate),
-    webhookSecret: async (watchId) =>
-      `${SECRET_PREFIX}${Buffer.from(await derive('webhook-secret', watchId)).toString('base64')}`,
+    tokenMatches: async (watchId, candidate, generation) =>
+      constantTimeEqual(await token(watchId, generation), candidate),
+    webhookSecret: async (watchId, generation) =>
+      `${SECRET_PREFIX}${Buffer.from(await derive('webhook-secret', rotated(watchId, generation))).toString('base64')}`,
   };
 }

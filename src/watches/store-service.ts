@@ -9,6 +9,7 @@ import type { WatchMetrics } from './metrics.ts';
 import { noWatchMetrics } from './metrics.ts';
 import { activate, cancel, newWatch, type Transition, type WatchRecord } from './model.ts';
 import { HISTORY_LIMIT, type WatchCheck, type WatchService, type WatchStore } from './ports.ts';
+import { rotate, tokenGenerationOf } from './rotations.ts';
 import type { WatchSecrets } from './secrets.ts';
 
 export interface StoreServiceDeps {
@@ -91,10 +92,22 @@ export function createStoreWatchService(deps: StoreServiceDeps): WatchService {
     },
 
     async authorized(id, token) {
-      if (!(await secrets.tokenMatches(id, token))) return null;
+      const watch = await store.get(id);
+      if (!watch || watch.status === 'pending') return null;
+      return (await secrets.tokenMatches(id, token, tokenGenerationOf(watch))) ? watch : null;
+    },
+
+    async watch(id) {
       const watch = await store.get(id);
       return watch && watch.status !== 'pending' ? watch : null;
     },
+
+    rotate: (id, what) =>
+      transit(
+        id,
+        (watch) => watch.status !== 'pending',
+        (watch, at) => rotate(watch, what, at),
+      ),
 
     async history(id, afterSeq) {
       const [events, attempts] = await Promise.all([

@@ -53,3 +53,14 @@ export function statusView(
     deliveries: attempts,
   };
 }
+
+/** The signed-in wallet's watches (`GET /v1/watches`): each without its history or secrets. */
+export function walletListView(watches: WatchRecord[], nextCursor: string | null) {
+  return {
+    watches: watches.map((watch) => ({
+      ...common(watch),
+      last_checked_at: watch.lastCheckedAt === null ? null : rfc3339(watch.lastCheckedAt),
+    })),
+    next_cursor: nextCursor,
+  };
+}

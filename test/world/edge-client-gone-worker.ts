@@ -19,6 +19,7 @@ import worker, {
   DomainCheckObject,
   RateBucketObject,
   SettlerObject,
+  WalletObject,
   WatchCountObject,
   WatchObject,
 } from '../../src/edge/worker.ts';
@@ -29,6 +30,7 @@ export {
   DomainCheckObject,
   RateBucketObject,
   SettlerObject,
+  WalletObject,
   WatchCountObject,
   WatchObject,
 };

@@ -14,11 +14,19 @@ import worker, {
   DomainCheckObject,
   RateBucketObject,
   SettlerObject,
+  WalletObject,
   WatchCountObject,
   WatchObject as ProductionWatchObject,
 } from '../../src/edge/worker.ts';
 
-export { AuthorizationObject, DomainCheckObject, RateBucketObject, SettlerObject, WatchCountObject };
+export {
+  AuthorizationObject,
+  DomainCheckObject,
+  RateBucketObject,
+  SettlerObject,
+  WalletObject,
+  WatchCountObject,
+};
 
 /** The lease the test waits out: short, still longer than a delivery to a loopback receiver. (Not exported: a module export of a Worker entry must be a handler or a class.) */
 const TEST_LEASE_MS = 2_000;

@@ -30,6 +30,7 @@ import { storeWatchRuntime, type WatchRuntime } from '../../src/watches/runtime.
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
 import { createWebhookSender } from '../../src/watches/sender.ts';
 import { openSqliteWatchStore } from '../../src/watches/sqlite-store.ts';
+import { openSqliteWalletLedger } from '../../src/watches/sqlite-wallet-ledger.ts';
 import { startCheckUpstream, upstreamRunners } from './check-upstream.ts';
 
 export interface SiteState {
@@ -140,8 +141,14 @@ export async function startWatchService(env: Record<string, string> = {}): Promi
     transport: createNodeTransport(recording),
   });
   const store = openSqliteWatchStore(config.watches.dbPath);
+  const ledger = openSqliteWalletLedger(config.watches.dbPath);
   const secrets = createWatchSecrets(config.watches.secretKey ?? '');
-  const runtime = storeWatchRuntime(store, { maxSleepMs: 200 })({
+  const runtime = storeWatchRuntime(
+    store,
+    { maxSleepMs: 200 },
+    undefined,
+    ledger,
+  )({
     config,
     check: async () => {
       if (site.failing) return { type: 'upstream_failed', upstreams: [{ name: 'crt.sh', error: 'timeout' }] };
@@ -162,7 +169,7 @@ export async function startWatchService(env: Record<string, string> = {}): Promi
     runners: upstreamRunners(upstream),
     logger,
     payments,
-    watches: { service: runtime.service, secrets },
+    watches: { service: runtime.service, secrets, ledger },
   });
   handle = (request) => app.fetch(request);
 
@@ -183,6 +190,7 @@ export async function startWatchService(env: Record<string, string> = {}): Promi
     },
     async close() {
       await runtime.stop();
+      ledger.close();
       await new Promise<void>((resolve) => {
         if ('closeAllConnections' in server) server.closeAllConnections();
         server.close(() => resolve());

@@ -3,7 +3,13 @@
  * pay, copyable examples, the discovery documents, and an API reference that Swagger UI renders
  * from `/openapi.json`. Built once per base URL; scripts and styles are same-origin files only.
  */
-import { EXAMPLE_DOMAIN, freeOperations, paidOperations, watchOperations } from '../../catalog.ts';
+import {
+  EXAMPLE_DOMAIN,
+  freeOperations,
+  isPaidWatchOperation,
+  paidOperations,
+  watchOperations,
+} from '../../catalog.ts';
 import { WATCH_PRICE_NOTE } from '../../watches/pricing.ts';
 import { openApiPath } from './openapi.ts';
 import {
@@ -65,7 +71,7 @@ function priceRows(local: (path: `/${string}`) => string): string {
         [
           `<code>${op.method} ${openApiPath(op.route)}</code>`,
           op.tool,
-          op.method === 'POST' ? escapeHtml(WATCH_PRICE_NOTE) : 'free',
+          isPaidWatchOperation(op) ? escapeHtml(WATCH_PRICE_NOTE) : 'free',
           op.summary,
         ] as const,
     ),

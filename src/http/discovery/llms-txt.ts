@@ -2,7 +2,14 @@
  * `/llms.txt` (llmstxt.org): one H1, a blockquote summary, details as paragraphs and lists (how to
  * pay, each operation with a curl example, the MCP tools, the 64-day note), then H2 link lists.
  */
-import { EXAMPLE_DOMAIN, freeOperations, paidOperations, watchOperations } from '../../catalog.ts';
+import {
+  EXAMPLE_DOMAIN,
+  freeOperations,
+  isPaidWatchOperation,
+  paidOperations,
+  type WatchOperation,
+  watchOperations,
+} from '../../catalog.ts';
 import { LIFETIME_FACTS } from '../../checks/site-health/lifetime-note.ts';
 import { WATCH_PRICE_NOTE } from '../../watches/pricing.ts';
 import { openApiPath } from './openapi.ts';
@@ -52,7 +59,8 @@ function operationLines(base: string): string[] {
 }
 
 /** The watch price of an operation: the paid POST's, or free. */
-const watchPrice = (method: string) => (method === 'POST' ? WATCH_PRICE_NOTE : 'free');
+const watchPrice = (operation: WatchOperation) =>
+  isPaidWatchOperation(operation) ? WATCH_PRICE_NOTE : 'free';
 
 function watchLines(base: string): string[] {
   const example = `\`curl -i -X POST '${absoluteUrl(base, '/v1/watches')}' -H 'content-type: application/json' -d '{"domain":"${EXAMPLE_DOMAIN}","days":30}'\``;
@@ -61,7 +69,7 @@ function watchLines(base: string): string[] {
     '',
     ...watchOperations.map(
       (operation) =>
-        `- \`${operation.method} ${openApiPath(operation.route)}\` (${watchPrice(operation.method)}, MCP tool \`${operation.tool}\`): ${operation.summary}`,
+        `- \`${operation.method} ${openApiPath(operation.route)}\` (${watchPrice(operation)}, MCP tool \`${operation.tool}\`): ${operation.summary}`,
     ),
     '',
     `Buy one with a JSON body and the same 402 → \`PAYMENT-SIGNATURE\` exchange (${example}); the 201 holds \`watch_id\`, \`token\` (send it as \`Authorization: Bearer\` to the free calls) and \`webhook_secret\`, shown once. With an \`https\` \`webhook_url\` in the body each event is POSTed there, signed per Standard Webhooks 1.0 (\`webhook-id\`, \`webhook-timestamp\`, \`webhook-signature\`); without it the watch is read by pull. No refund.`,
@@ -72,7 +80,7 @@ function mcpLines(base: string): string[] {
   const tools = [
     ...paidOperations.map((operation) => `\`${operation.tool}\` (${dollars(operation.priceUsd)})`),
     ...freeOperations.map((operation) => `\`${operation.tool}\` (free)`),
-    ...watchOperations.map((operation) => `\`${operation.tool}\` (${watchPrice(operation.method)})`),
+    ...watchOperations.map((operation) => `\`${operation.tool}\` (${watchPrice(operation)})`),
   ];
   return [
     `**MCP:** Streamable HTTP, stateless, POST only, at ${absoluteUrl(base, DOCUMENT_PATHS.mcp)}. Tools: ${tools.join(', ')}. A paid tool called without payment returns an isError result whose structuredContent is the x402 PaymentRequired; retry with the PaymentPayload in \`params._meta["x402/payment"]\`; the receipt comes back in \`_meta["x402/payment-response"]\`.`,

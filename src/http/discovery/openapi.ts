@@ -18,9 +18,11 @@ import { PROBLEM_MEDIA_TYPE } from '../../vocabulary/problems.ts';
 import { OPS_PATHS } from '../ops/routes.ts';
 import { MAX_DAYS, MIN_DAYS, watchPriceUsd } from '../../watches/pricing.ts';
 import {
+  walletListSchema,
   watchCreatedSchema,
   watchEventSchema,
   watchInputShape,
+  watchRotatedSchema,
   watchStatusSchema,
 } from '../../watches/schemas.ts';
 import {
@@ -269,8 +271,19 @@ const watchIdParameter = {
   schema: { type: 'string', maxLength: 64 },
 };
 
-/** The watch's token, the only key to its management calls (Authorization: Bearer). */
+/** The watch's token, one key to its management calls (Authorization: Bearer). */
 const WATCH_TOKEN_SCHEME = 'watchToken';
+/** The other: a sign-in of the wallet that paid for it (x402 sign-in-with-x). */
+const WALLET_SIGN_IN_SCHEME = 'walletSignIn';
+
+const signInResponses = {
+  '401': problemResponse(
+    'invalid_sign_in: the SIGN-IN-WITH-X proof does not hold (the reason is in `detail`).',
+  ),
+  '402': problemResponse(
+    'sign_in_required: neither a token nor a sign-in; the PAYMENT-REQUIRED header is the x402 auth-only challenge (accepts: [], extensions["sign-in-with-x"] to sign). No payment.',
+  ),
+};
 
 const notFoundResponse = problemResponse(
   'not_found: no watch with this id is managed by this token (a wrong token and an unknown id are alike).',
@@ -282,17 +295,42 @@ function watchPathItems(): Record<string, JsonObject> {
   const status = watchOperation('v1_watch_status');
   const cancel = watchOperation('v1_watch_cancel');
   const price = (days: number) => watchPriceUsd(DEFAULT_PRICE_PER_30_DAYS_USD, days);
-  const managed = (operation: WatchOperation, description: string): JsonObject => ({
+  const managed = (operation: WatchOperation, description: string, schema = 'WatchStatus'): JsonObject => ({
     ...operationHeader(operation, 'watches'),
-    security: [{ [WATCH_TOKEN_SCHEME]: [] }],
+    security: [{ [WATCH_TOKEN_SCHEME]: [] }, { [WALLET_SIGN_IN_SCHEME]: [] }],
     responses: {
-      '200': { description, content: { 'application/json': { schema: ref('WatchStatus') } } },
+      '200': { description, content: { 'application/json': { schema: ref(schema) } } },
+      ...signInResponses,
       '404': notFoundResponse,
       '429': rateLimitedResponse,
     },
   });
+  const list = watchOperation('v1_watch_list');
+  const rotations = [watchOperation('v1_watch_rotate_secret'), watchOperation('v1_watch_rotate_token')];
   return {
     [openApiPath(create.route)]: {
+      get: {
+        ...operationHeader(list, 'watches'),
+        security: [{ [WALLET_SIGN_IN_SCHEME]: [] }],
+        parameters: [
+          {
+            name: 'cursor',
+            in: 'query',
+            required: false,
+            description: 'The next_cursor of the previous page.',
+            schema: { type: 'string', maxLength: 80 },
+          },
+        ],
+        responses: {
+          '200': {
+            description: "The signed-in wallet's watches, newest first.",
+            content: { 'application/json': { schema: ref('WalletWatches') } },
+          },
+          '400': problemResponse('invalid_cursor: not a next_cursor this service gave out.'),
+          ...signInResponses,
+          '429': rateLimitedResponse,
+        },
+      },
       post: {
         ...operationHeader(create, 'watches'),
         parameters: [paymentSignatureParameter],
@@ -332,6 +370,15 @@ function watchPathItems(): Record<string, JsonObject> {
       },
       delete: managed(cancel, 'The cancelled watch (no refund).'),
     },
+    ...Object.fromEntries(
+      rotations.map((operation) => [
+        openApiPath(operation.route),
+        {
+          parameters: [watchIdParameter],
+          post: managed(operation, 'The new token or webhook secret, shown once.', 'WatchRotated'),
+        },
+      ]),
+    ),
   };
 }
 
@@ -376,6 +423,8 @@ function componentSchemas(): Record<string, JsonObject> {
     WatchRequest: jsonSchema(z.object(watchInputShape)),
     WatchCreated: jsonSchema(watchCreatedSchema),
     WatchStatus: jsonSchema(watchStatusSchema),
+    WalletWatches: jsonSchema(walletListSchema),
+    WatchRotated: jsonSchema(watchRotatedSchema),
     WatchEvent: jsonSchema(watchEventSchema),
   };
   for (const operation of [...paidOperations, ...freeOperations]) {
@@ -412,7 +461,14 @@ export function buildOpenApiDocument(publicBaseUrl: string): JsonObject {
         [WATCH_TOKEN_SCHEME]: {
           type: 'http',
           scheme: 'bearer',
-          description: 'The token of the 201 that bought the watch.',
+          description: 'The token of the 201 that bought the watch (or of its latest rotate-token).',
+        },
+        [WALLET_SIGN_IN_SCHEME]: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'SIGN-IN-WITH-X',
+          description:
+            'x402 sign-in-with-x (CAIP-122 / SIWE) of the wallet whose authorization paid for the watch: base64 of the signed payload, over the challenge an auth-only 402 gives (single-use nonce, a few minutes).',
         },
       },
     },

@@ -3,7 +3,12 @@
  * The protocol versions are the ones `/mcp` serves (src/mcp/protocol-versions.ts), both eras.
  */
 import { isIP } from 'node:net';
-import { DEFAULT_PRICE_PER_30_DAYS_USD, paidOperations, watchOperations } from '../../catalog.ts';
+import {
+  DEFAULT_PRICE_PER_30_DAYS_USD,
+  isPaidWatchOperation,
+  paidOperations,
+  watchOperations,
+} from '../../catalog.ts';
 import { SERVED_PROTOCOL_VERSIONS } from '../../mcp/protocol-versions.ts';
 import {
   absoluteUrl,
@@ -87,7 +92,7 @@ export function buildServerCard(publicBaseUrl: string): ServerCard {
         perThirtyDays: Object.fromEntries(
           watchOperations.map((operation) => [
             operation.tool,
-            operation.method === 'POST' ? DEFAULT_PRICE_PER_30_DAYS_USD : '0',
+            isPaidWatchOperation(operation) ? DEFAULT_PRICE_PER_30_DAYS_USD : '0',
           ]),
         ),
       },

@@ -22,6 +22,6 @@ export function buildX402Manifest(publicBaseUrl: string): X402Manifest {
   return {
     version: 1,
     resources: paidOperations.map((operation) => `${url(operation.route)}?domain=${EXAMPLE_DOMAIN}`),
-    instructions: `Every resource is GET with a required domain query parameter (e.g. ?domain=example.com). An unpaid call returns HTTP 402 with a PAYMENT-REQUIRED header (x402 v2); retry with PAYMENT-SIGNATURE. Watches are bought the same way with POST ${url(WATCHES_ROUTE)} and a JSON body ({"domain":"${EXAMPLE_DOMAIN}","days":30}; ${WATCH_PRICE_NOTE}), not listed as a resource since a GET cannot buy one. Prices and schemas: ${url(DOCUMENT_PATHS.openapi)}; guide: ${url(DOCUMENT_PATHS.llmsTxt)}.`,
+    instructions: `Every resource is GET with a required domain query parameter (e.g. ?domain=example.com). An unpaid call returns HTTP 402 with a PAYMENT-REQUIRED header (x402 v2); retry with PAYMENT-SIGNATURE. Watches are bought the same way with POST ${url(WATCHES_ROUTE)} and a JSON body ({"domain":"${EXAMPLE_DOMAIN}","days":30}; ${WATCH_PRICE_NOTE}), not listed as a resource since a GET cannot buy one. The wallet that paid manages its watches without their tokens: GET ${url(WATCHES_ROUTE)} (its watches), GET and DELETE ${url(WATCHES_ROUTE)}/{watch_id} and POST …/rotate-token and …/rotate-secret answer an auth-only 402 (accepts: [], extensions["sign-in-with-x"]: the challenge to sign, no payment); send the signed proof as SIGN-IN-WITH-X. Prices and schemas: ${url(DOCUMENT_PATHS.openapi)}; guide: ${url(DOCUMENT_PATHS.llmsTxt)}.`,
   };
 }

@@ -26,6 +26,8 @@ export function isFreeWork(c: Context): boolean | Promise<boolean> {
   // Managing a watch is free work; buying one is, until it carries a payment.
   if (path.startsWith(`${WATCHES_ROUTE}/`)) return true;
   if (method === 'POST' && path === WATCHES_ROUTE) return c.req.header('payment-signature') === undefined;
+  // Listing a wallet's watches verifies a sign-in: free work too.
+  if (method === 'GET' && path === WATCHES_ROUTE) return true;
   if (method === 'POST' && path === DOCUMENT_PATHS.mcp) return c.req.raw.clone().text().then(isFreeToolCall);
   if (method !== 'GET' && method !== 'HEAD') return false;
   if (FREE_ROUTES.has(path)) return true;

@@ -3,7 +3,13 @@
  * when a facilitator cannot tell whether a payment went through.
  */
 import { type Chain, type Client, createPublicClient, http, parseAbi, type Transport } from 'viem';
-import { getBlock, getTransactionReceipt, readContract, sendRawTransaction } from 'viem/actions';
+import {
+  getBlock,
+  getTransactionReceipt,
+  readContract,
+  sendRawTransaction,
+  verifyMessage,
+} from 'viem/actions';
 import { baseChainAt } from './base-chain.ts';
 import { deadlineFetch } from './rpc-deadline.ts';
 import { isRpcFault } from './rpc-faults.ts';
@@ -34,6 +40,12 @@ export interface ChainView {
    * `nonce` is mined, whichever transaction it was.
    */
   nonceMined?(nonce: number): Promise<boolean>;
+  /** Whether `address` signed `message` (EIP-191 for an account, EIP-1271 for a contract, read on chain). */
+  verifyMessage(args: {
+    address: `0x${string}`;
+    message: string;
+    signature: `0x${string}`;
+  }): Promise<boolean>;
 }
 
 /**
@@ -77,6 +89,7 @@ export function createChainView(client: Client<Transport, Chain>): ChainView {
         return (await getBlock(client, { blockTag: 'latest' })).timestamp;
       }
     },
+    verifyMessage: (args) => verifyMessage(client, args),
     async rebroadcast(raw) {
       try {
         await sendRawTransaction(client, { serializedTransaction: raw });

@@ -86,12 +86,12 @@ describe('parseCliArgs', () => {
 
 describe('parseCliArgs: the watch commands', () => {
   it('offers exactly the catalog watch operations, the POST paid and the others free', () => {
+    // The wallet sign-in and the rotations (contract §6.1) are not commands of the CLI yet.
+    const notInCli = new Set(['v1_watch_list', 'v1_watch_rotate_secret', 'v1_watch_rotate_token']);
     expect(WATCH_COMMANDS.map((c) => [c.method, c.route, c.paid])).toEqual(
-      watchOperations.map((op) => [
-        op.method,
-        op.route.replace(':watch_id', '{watch_id}'),
-        op.method === 'POST',
-      ]),
+      watchOperations
+        .filter((op) => !notInCli.has(op.id))
+        .map((op) => [op.method, op.route.replace(':watch_id', '{watch_id}'), op.method === 'POST']),
     );
     for (const command of WATCH_COMMANDS) expect(USAGE).toContain(`  ${command.name} `);
     for (const option of ['--days', '--webhook', '--since', 'WATCH_TOKEN']) expect(USAGE).toContain(option);

@@ -72,6 +72,7 @@ class FakeChain implements ChainView {
   chainTime = () => this.ask('time', this.blockTime);
   rebroadcast = () => this.ask('rebroadcast', undefined);
   nonceMined?: (nonce: number) => Promise<boolean>;
+  verifyMessage = () => this.ask('verifyMessage', false);
 }
 
 let clock: number;

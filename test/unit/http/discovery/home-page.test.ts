@@ -4,7 +4,7 @@
  */
 import { gunzipSync, brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { paidOperations, watchOperations } from '../../../../src/catalog.ts';
+import { isPaidWatchOperation, paidOperations, watchOperations } from '../../../../src/catalog.ts';
 import { DOCUMENTATION } from '../../../../src/http/discovery/documentation.ts';
 import { prefersHtml, preferredEncoding } from '../../../../src/http/discovery/negotiate.ts';
 import { PAGE_ASSETS } from '../../../../src/vocabulary/page-assets.ts';
@@ -164,7 +164,7 @@ describe('watches on the page', () => {
       const path = operation.route.replace(':watch_id', '{watch_id}');
       const row = rows.find((line) => line.includes(`<code>${operation.method} ${path}</code>`));
       expect(row, operation.id).toContain(`<code>${operation.tool}</code>`);
-      expect(row).toContain(operation.method === 'POST' ? '$0.10 per 30 days, pro rata' : '>free<');
+      expect(row).toContain(isPaidWatchOperation(operation) ? '$0.10 per 30 days, pro rata' : '>free<');
     }
   });
 });

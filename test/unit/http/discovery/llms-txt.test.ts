@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { freeOperations, paidOperations, watchOperations } from '../../../../src/catalog.ts';
+import {
+  freeOperations,
+  isPaidWatchOperation,
+  paidOperations,
+  watchOperations,
+} from '../../../../src/catalog.ts';
 import { LIFETIME_FACTS } from '../../../../src/checks/site-health/lifetime-note.ts';
 import { DOCUMENTATION } from '../../../../src/http/discovery/documentation.ts';
 import { createDiscoveryApp, isPublicUrl, PUBLIC_BASE_URL } from './discovery-app.ts';
@@ -85,7 +90,7 @@ describe('watches in /llms.txt', () => {
       const path = operation.route.replace(':watch_id', '{watch_id}');
       const line = lines.find((candidate) => candidate.startsWith(`- \`${operation.method} ${path}\``));
       expect(line, operation.id).toContain(`MCP tool \`${operation.tool}\``);
-      expect(line).toContain(operation.method === 'POST' ? '$0.10 per 30 days, pro rata' : '(free');
+      expect(line).toContain(isPaidWatchOperation(operation) ? '$0.10 per 30 days, pro rata' : '(free');
     }
     expect(text).toContain(`curl -i -X POST '${PUBLIC_BASE_URL}/v1/watches'`);
     expect(text).toMatch(/Standard Webhooks 1\.0/);

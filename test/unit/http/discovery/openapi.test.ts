@@ -43,7 +43,12 @@ describe('GET /openapi.json', () => {
     const routes = [...paidOperations, ...freeOperations].flatMap((operation) =>
       operation.route ? [operation] : [],
     );
-    const watchPaths = ['/v1/watches', '/v1/watches/{watch_id}'];
+    const watchPaths = [
+      '/v1/watches',
+      '/v1/watches/{watch_id}',
+      '/v1/watches/{watch_id}/rotate-secret',
+      '/v1/watches/{watch_id}/rotate-token',
+    ];
     expect(Object.keys(doc.paths).sort()).toEqual(
       [...routes.map((operation) => operation.route), ...watchPaths, '/health', '/readyz'].sort(),
     );
@@ -86,9 +91,17 @@ describe('GET /openapi.json', () => {
     expect(body.properties.days).toMatchObject({ minimum: 1, maximum: 365 });
 
     const managed = doc.paths['/v1/watches/{watch_id}'];
-    expect(managed.get.security).toEqual([{ watchToken: [] }]);
-    expect(managed.delete.security).toEqual([{ watchToken: [] }]);
+    // The token or the paying wallet's sign-in (x402 sign-in-with-x); without either the auth-only 402.
+    expect(managed.get.security).toEqual([{ watchToken: [] }, { walletSignIn: [] }]);
+    expect(managed.delete.security).toEqual([{ watchToken: [] }, { walletSignIn: [] }]);
     expect(managed.get.responses['404']).toBeDefined();
+    expect(Object.keys(managed.get.responses)).toEqual(expect.arrayContaining(['401', '402']));
+    expect(doc.paths['/v1/watches'].get.security).toEqual([{ walletSignIn: [] }]);
+    expect(doc.components.securitySchemes.walletSignIn).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'SIGN-IN-WITH-X',
+    });
     expect(doc.components.securitySchemes.watchToken).toMatchObject({ type: 'http', scheme: 'bearer' });
 
     const webhook = doc.webhooks.watchEvent.post;

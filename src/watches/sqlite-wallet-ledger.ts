@@ -1,0 +1,58 @@
+/**
+ * The `WalletLedger` of one Node instance without `REDIS_URL`: two tables beside the watches in the
+ * SQLite file at `WATCH_DB_PATH` (its own connection; WAL lets both write in turn).
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import type { WalletLedger } from './wallet-ledger.ts';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS wallet_watches (
+  payer TEXT NOT NULL,
+  bought_at INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  PRIMARY KEY (payer, bought_at, id)
+) STRICT;
+CREATE UNIQUE INDEX IF NOT EXISTS wallet_watches_id ON wallet_watches (id);
+CREATE TABLE IF NOT EXISTS sign_in_nonces (
+  nonce TEXT PRIMARY KEY,
+  until INTEGER NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS sign_in_nonces_until ON sign_in_nonces (until);
+`;
+
+export function openSqliteWalletLedger(path: string, now = Date.now): WalletLedger & { close(): void } {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
+  db.exec(SCHEMA);
+  const insertEntry = db.prepare(
+    'INSERT OR IGNORE INTO wallet_watches (payer, bought_at, id) VALUES (?, ?, ?)',
+  );
+  const newest = db.prepare(
+    'SELECT id, bought_at FROM wallet_watches WHERE payer = ? ORDER BY bought_at DESC, id DESC LIMIT ?',
+  );
+  const older = db.prepare(
+    'SELECT id, bought_at FROM wallet_watches WHERE payer = ? AND (bought_at < ? OR (bought_at = ? AND id < ?)) ORDER BY bought_at DESC, id DESC LIMIT ?',
+  );
+  const forget = db.prepare('DELETE FROM sign_in_nonces WHERE until < ?');
+  const accept = db.prepare('INSERT OR IGNORE INTO sign_in_nonces (nonce, until) VALUES (?, ?)');
+
+  return {
+    async add(payer, { id, boughtAt }) {
+      insertEntry.run(payer, boughtAt, id);
+    },
+    async list(payer, after, limit) {
+      const rows = after
+        ? older.all(payer, after.boughtAt, after.boughtAt, after.id, limit)
+        : newest.all(payer, limit);
+      return rows.map((row) => ({ id: String(row.id), boughtAt: Number(row.bought_at) }));
+    },
+    async acceptNonce(nonce, untilMs) {
+      forget.run(now());
+      return accept.run(nonce, untilMs).changes === 1;
+    },
+    close: () => db.close(),
+  };
+}

@@ -1,0 +1,258 @@
+/**
+ * The wallet as the account on one Node instance (SQLite): the forgetful agent's journey with the
+ * official clients (`sign-in-journey.ts`), a second wallet that sees none of it, and the proofs that
+ * must be refused. Token and secret rotations are here too.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { PaymentRequired } from '@x402/core/types';
+import { createSIWxPayload, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
+import { createTestClient, http } from 'viem';
+import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
+import { SIGN_IN_WITH_X } from '../../src/watches/sign-in.ts';
+import {
+  buyPullOnly,
+  challengeOf,
+  expectRefusals,
+  listed,
+  proofFor,
+  signingFetchFor,
+} from '../world/sign-in-journey.ts';
+import { payingFetchFor } from '../world/payer-client.ts';
+import { startWatchService, type WatchService } from '../world/watch-service.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../world/webhook-receiver.ts';
+
+let service: WatchService;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  [service, receiver] = await Promise.all([
+    startWatchService({ WATCH_DAY_S: '864' }),
+    startWebhookReceiver(),
+  ]);
+}, 60_000);
+afterAll(async () => {
+  await Promise.all([service?.close(), receiver?.close()]);
+});
+
+const FUNDS = 10_000_000n;
+
+/** Waits on the store until the watch has `count` events (no sleep proves an arrival). */
+async function eventsOf(watchId: string, count: number) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const events = await service.store.events(watchId, 0, 100);
+    if (events.length >= count) return events;
+    if (Date.now() > deadline) throw new Error(`watch ${watchId} has ${events.length} events, not ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('the paying wallet as the account', () => {
+  it('answers a management route without credentials with the auth-only 402', async () => {
+    const { required, extension } = await challengeOf(new URL('/v1/watches', service.url));
+    expect(required.x402Version).toBe(2);
+    expect(extension.info).toMatchObject({ domain: service.url.host, version: '1' });
+    expect(extension.info.nonce).toMatch(/^[0-9a-f]{66}$/);
+    expect(extension.supportedChains).toEqual([{ chainId: 'eip155:8453', type: 'eip191' }]);
+    const other = await challengeOf(new URL('/v1/watches/wat_unknown', service.url));
+    expect(other.extension.info.nonce).not.toBe(extension.info.nonce);
+  });
+
+  it('takes a forgetful agent from purchase to cancellation by its wallet alone', async () => {
+    const [agent, stranger] = await Promise.all([service.newPayer(FUNDS), service.newPayer(0n)]);
+    const bought = await buyPullOnly(service.url, agent, 'example.com');
+    // The agent forgets the 201; an alert is raised while it is away.
+    await eventsOf(bought.watch_id, 1);
+    service.site.probeOk = false;
+    const events = await eventsOf(bought.watch_id, 2);
+    service.site.probeOk = true;
+
+    const signed = signingFetchFor(agent);
+    const [mine] = await listed(signed, service.url);
+    expect(mine).toMatchObject({ watch_id: bought.watch_id, domain: 'example.com', status: 'active' });
+    const statusUrl = new URL(`/v1/watches/${bought.watch_id}?since=${events[0]!.id}`, service.url);
+    const status = await signed(statusUrl);
+    const body = (await status.json()) as Record<string, unknown> & {
+      events: { id: string; type: string }[];
+    };
+    expect(status.status).toBe(200);
+    expect(body.events[0]).toMatchObject({ id: events[1]!.id, type: 'watch.alert' });
+    expect(body).not.toHaveProperty('token');
+    expect(body).not.toHaveProperty('webhook_secret');
+
+    // A second wallet sees none of it: an empty list, and the watch is an unknown id.
+    const strangers = signingFetchFor(stranger);
+    expect(await listed(strangers, service.url)).toEqual([]);
+    const foreign = await strangers(new URL(`/v1/watches/${bought.watch_id}`, service.url));
+    expect(foreign.status).toBe(404);
+    const foreignCancel = await strangers(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
+      method: 'DELETE',
+    });
+    expect(foreignCancel.status).toBe(404);
+
+    // A new token only through the explicit call: the old one stops working.
+    const rotated = await signed(new URL(`/v1/watches/${bought.watch_id}/rotate-token`, service.url), {
+      method: 'POST',
+    });
+    const { token } = (await rotated.json()) as { token: string };
+    expect(rotated.status).toBe(200);
+    expect(token).not.toBe(bought.token);
+    const byOld = await fetch(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
+      headers: { authorization: `Bearer ${bought.token}` },
+    });
+    expect(byOld.status).toBe(404);
+    const byNew = await fetch(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(byNew.status).toBe(200);
+
+    const cancelled = await signed(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
+      method: 'DELETE',
+    });
+    expect(cancelled.status).toBe(200);
+    expect(await cancelled.json()).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('refuses an expired, replayed, foreign-origin, foreign-chain or forged proof with 401', async () => {
+    const [owner, other] = await Promise.all([service.newPayer(0n), service.newPayer(0n)]);
+    await expectRefusals(new URL('/v1/watches', service.url), owner, other);
+  });
+
+  it('refuses a malformed proof with 401 before any other work', async () => {
+    for (const proof of ['not base64!', Buffer.from('{"a":1}').toString('base64'), 'A'.repeat(9_000)]) {
+      const res = await fetch(new URL('/v1/watches/wat_x', service.url), {
+        headers: { [SIGN_IN_WITH_X]: proof },
+      });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: 'invalid_sign_in' });
+    }
+  });
+
+  it('refuses a cursor it did not give out', async () => {
+    const payer = await service.newPayer(0n);
+    const url = new URL('/v1/watches?cursor=nonsense', service.url);
+    const res = await fetch(url, { headers: { [SIGN_IN_WITH_X]: await proofFor(url, payer) } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'invalid_cursor' });
+  });
+
+  it('rotates a webhook secret: watch.secret_rotated is signed with the old one, later events with the new', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const res = await payingFetchFor(payer)(new URL('/v1/watches', service.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ domain: 'example.com', days: 2, webhook_url: `${receiver.url.origin}/hooks` }),
+    });
+    const bought = (await res.json()) as { watch_id: string; token: string; webhook_secret: string };
+    expect(res.status).toBe(201);
+    receiver.secret = bought.webhook_secret;
+    const mine = (type: string) => (event: { type: string; id: string }) =>
+      event.type === type && event.id.startsWith(`evt_${bought.watch_id.slice(4)}_`);
+    expect((await receiver.next(mine('watch.created'))).verified).toBe(true);
+
+    const pullOnly = await buyPullOnly(service.url, payer, 'example.com');
+    const refused = await fetch(new URL(`/v1/watches/${pullOnly.watch_id}/rotate-secret`, service.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${pullOnly.token}` },
+    });
+    expect(refused.status).toBe(409);
+
+    const rotated = await fetch(new URL(`/v1/watches/${bought.watch_id}/rotate-secret`, service.url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bought.token}` },
+    });
+    const { webhook_secret: secret } = (await rotated.json()) as { webhook_secret: string };
+    expect(rotated.status).toBe(200);
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret).not.toBe(bought.webhook_secret);
+    expect((await receiver.next(mine('watch.secret_rotated'))).verified).toBe(true);
+
+    // The status answer, by token or wallet, never carries a secret.
+    const status = await signingFetchFor(payer)(new URL(`/v1/watches/${bought.watch_id}`, service.url));
+    expect(JSON.stringify(await status.json())).not.toContain('whsec_');
+
+    receiver.secret = secret;
+    service.site.probeOk = false;
+    try {
+      expect((await receiver.next(mine('watch.alert'))).verified).toBe(true);
+    } finally {
+      service.site.probeOk = true;
+    }
+  });
+
+  it('signs in over MCP with the proof in _meta["x402/sign-in-with-x"]', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const bought = await buyPullOnly(service.url, payer, 'example.com');
+    const client = new Client({ name: 'sign-in', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', service.url)));
+    try {
+      const signedCall = async (name: string, args: Record<string, unknown>) => {
+        const asked = await client.callTool({ name, arguments: args });
+        expect(asked.isError).toBe(true);
+        const required = asked.structuredContent as PaymentRequired;
+        expect(required.accepts).toEqual([]);
+        const ext = required.extensions!['sign-in-with-x'] as SIWxExtension;
+        const proof = await createSIWxPayload(
+          { ...ext.info, ...ext.supportedChains[0]! },
+          payer,
+          service.url,
+        );
+        return client.callTool({ name, arguments: args, _meta: { 'x402/sign-in-with-x': proof } });
+      };
+      const listedByTool = await signedCall('watch_list', {});
+      expect(listedByTool.isError).toBeFalsy();
+      expect(listedByTool.structuredContent).toMatchObject({ watches: [{ watch_id: bought.watch_id }] });
+      const status = await signedCall('watch_status', { watch_id: bought.watch_id });
+      expect(status.structuredContent).toMatchObject({ watch_id: bought.watch_id, status: 'active' });
+      const rotated = await signedCall('watch_rotate_token', { watch_id: bought.watch_id });
+      const { token } = rotated.structuredContent as { token: string };
+      const cancelled = await client.callTool({
+        name: 'watch_cancel',
+        arguments: { watch_id: bought.watch_id, token },
+      });
+      expect(cancelled.structuredContent).toMatchObject({ status: 'cancelled' });
+      const forged = await client.callTool({
+        name: 'watch_list',
+        arguments: {},
+        _meta: { 'x402/sign-in-with-x': 'bm90IGEgcHJvb2Y=' },
+      });
+      expect(forged.isError).toBe(true);
+      expect(forged.structuredContent).toMatchObject({ code: 'invalid_sign_in' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('verifies a smart-contract wallet by EIP-1271, read on the chain', async () => {
+    // Two one-line contract wallets (runtime code set on anvil): isValidSignature answers the
+    // EIP-1271 magic value 0x1626ba7e for any signature, or 0xffffffff for none.
+    const answering = (magic: string) => `0x63${magic}60e01b60005260206000f3` as const;
+    const anvil = createTestClient({
+      mode: 'anvil',
+      chain: baseChainAt(service.chain.rpcUrl),
+      transport: http(service.chain.rpcUrl.href),
+    });
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const wallets = {
+      accepting: privateKeyToAccount(generatePrivateKey()).address,
+      refusing: privateKeyToAccount(generatePrivateKey()).address,
+    };
+    await anvil.setCode({ address: wallets.accepting, bytecode: answering('1626ba7e') });
+    await anvil.setCode({ address: wallets.refusing, bytecode: answering('ffffffff') });
+    const url = new URL('/v1/watches', service.url);
+    for (const [name, address] of Object.entries(wallets)) {
+      // The contract's owner signs; the message names the contract as the address.
+      const signer = {
+        address,
+        signMessage: ({ message }: { message: string }) => owner.signMessage({ message }),
+      };
+      const res = await fetch(url, { headers: { [SIGN_IN_WITH_X]: await proofFor(url, signer) } });
+      const body = (await res.json()) as { watches?: unknown[]; code?: string };
+      if (name === 'accepting') expect(body, name).toEqual({ watches: [], next_cursor: null });
+      else expect(body.code, name).toBe('invalid_sign_in');
+    }
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * The forgetful agent's journey with the official clients, for any runtime: it buys a pull-only
+ * watch with `@x402/fetch`, forgets the 201, signs in later with the same key through the
+ * `@x402/extensions` client hook (`x402HTTPClient.onPaymentRequired(createSIWxClientHook(…))`
+ * inside `wrapFetchWithPayment`, the path that answers an auth-only 402 in 2.27.0), lists its
+ * watches, reads the events it missed with `since`, rotates its token and cancels. A second wallet
+ * sees none of it; hand-made proofs that must be refused are built here too.
+ */
+import { decodePaymentRequiredHeader } from '@x402/core/http';
+import type { PaymentRequired } from '@x402/core/types';
+import {
+  type CompleteSIWxInfo,
+  createSIWxClientHook,
+  createSIWxPayload,
+  encodeSIWxHeader,
+  SIGN_IN_WITH_X,
+  type SIWxExtension,
+  type SIWxSigner,
+} from '@x402/extensions/sign-in-with-x';
+import { wrapFetchWithPayment, x402HTTPClient } from '@x402/fetch';
+import type { PrivateKeyAccount } from 'viem/accounts';
+import { expect } from 'vitest';
+import { clientFor, payingFetchFor } from './payer-client.ts';
+
+export interface ListedWatch {
+  watch_id: string;
+  domain: string;
+  status: string;
+}
+
+/** `fetch` that pays as `payer` and signs in as `payer` when a route asks (the official client helpers). */
+export function signingFetchFor(payer: PrivateKeyAccount): typeof fetch {
+  const http = new x402HTTPClient(clientFor(payer)).onPaymentRequired(createSIWxClientHook(payer));
+  return wrapFetchWithPayment(fetch, http);
+}
+
+/** Buys a pull-only watch of `domain` for `days` and returns only its id and token (the rest is "forgotten"). */
+export async function buyPullOnly(
+  base: URL,
+  payer: PrivateKeyAccount,
+  domain: string,
+): Promise<{ watch_id: string; token: string }> {
+  const res = await payingFetchFor(payer)(new URL('/v1/watches', base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ domain, days: 2 }),
+  });
+  const body = (await res.json()) as { watch_id: string; token: string };
+  expect(res.status, JSON.stringify(body)).toBe(201);
+  return body;
+}
+
+/** The auth-only challenge a route answers without credentials. */
+export async function challengeOf(
+  url: URL,
+): Promise<{ required: PaymentRequired; extension: SIWxExtension }> {
+  const res = await fetch(url);
+  await res.arrayBuffer();
+  expect(res.status).toBe(402);
+  const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
+  expect(required.accepts).toEqual([]);
+  return { required, extension: required.extensions?.[SIGN_IN_WITH_X] as SIWxExtension };
+}
+
+/** A `SIGN-IN-WITH-X` header signed by `signer` over the challenge of `url`, with `change` applied to the message first. */
+export async function proofFor(
+  url: URL,
+  signer: SIWxSigner,
+  change: (info: CompleteSIWxInfo) => CompleteSIWxInfo = (info) => info,
+  requestUrl: URL = url,
+): Promise<string> {
+  const { extension } = await challengeOf(url);
+  const chain = extension.supportedChains[0]!;
+  const info = change({ ...extension.info, chainId: chain.chainId, type: chain.type });
+  return encodeSIWxHeader(await createSIWxPayload(info, signer, requestUrl));
+}
+
+export async function listed(signed: typeof fetch, base: URL): Promise<ListedWatch[]> {
+  const res = await signed(new URL('/v1/watches', base));
+  const body = (await res.json()) as { watches: ListedWatch[]; next_cursor: string | null };
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body.watches;
+}
+
+/**
+ * Asserts that each hand-made proof of `owner` for `url` is refused with 401 `invalid_sign_in`, and
+ * that a proof accepted once is refused when presented again.
+ */
+export async function expectRefusals(
+  url: URL,
+  owner: PrivateKeyAccount,
+  other: PrivateKeyAccount,
+  replayUrl: URL = url,
+  acceptUrl: URL = url,
+): Promise<void> {
+  const past = (info: CompleteSIWxInfo) => ({
+    ...info,
+    issuedAt: new Date(Date.now() - 600_000).toISOString(),
+    expirationTime: new Date(Date.now() - 300_000).toISOString(),
+  });
+  const otherOrigin = new URL(url.pathname, 'https://elsewhere.example.test');
+  const proofs: [string, Promise<string>][] = [
+    ['expired', proofFor(url, owner, past)],
+    [
+      'another origin',
+      proofFor(
+        url,
+        owner,
+        (info) => ({ ...info, domain: otherOrigin.host, uri: otherOrigin.href }),
+        otherOrigin,
+      ),
+    ],
+    ['another chain', proofFor(url, owner, (info) => ({ ...info, chainId: 'eip155:1' }))],
+    ['a nonce not issued here', proofFor(url, owner, (info) => ({ ...info, nonce: 'a1b2c3d4e5f6a7b8' }))],
+  ];
+  // Signed by another key, claiming the owner's address.
+  const { extension } = await challengeOf(url);
+  const chain = extension.supportedChains[0]!;
+  const forged = await createSIWxPayload(
+    { ...extension.info, chainId: chain.chainId, type: chain.type },
+    other,
+    url,
+  );
+  proofs.push(['another key', Promise.resolve(encodeSIWxHeader({ ...forged, address: owner.address }))]);
+  for (const [label, proof] of proofs) {
+    const res = await fetch(url, { headers: { [SIGN_IN_WITH_X]: await proof } });
+    const body = (await res.json()) as { code: string; detail: string };
+    expect(res.status, `${label}: ${JSON.stringify(body)}`).toBe(401);
+    expect(body.code, label).toBe('invalid_sign_in');
+  }
+  // A proof accepted once (by `acceptUrl`'s instance) is refused the second time (by `replayUrl`'s).
+  const once = await proofFor(url, owner);
+  const first = await fetch(acceptUrl, { headers: { [SIGN_IN_WITH_X]: once } });
+  await first.arrayBuffer();
+  expect(first.status).toBe(200);
+  const replayed = await fetch(replayUrl, { headers: { [SIGN_IN_WITH_X]: once } });
+  expect(replayed.status).toBe(401);
+  expect(((await replayed.json()) as { detail: string }).detail).toMatch(/already used/);
+}
