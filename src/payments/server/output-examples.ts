@@ -130,6 +130,7 @@ const expiryExample: ExpiryResult = {
   registered_at: '1995-08-14T04:00:00Z',
   expires_at: '2027-08-13T04:00:00Z',
   updated_at: '2026-08-14T07:01:34Z',
+  rdap_updated_at: '2026-11-22T09:58:12Z',
   days_left: 264,
   status: ['clientDeleteProhibited', 'clientTransferProhibited', 'clientUpdateProhibited'],
   status_rdap: ['client delete prohibited', 'client transfer prohibited', 'client update prohibited'],

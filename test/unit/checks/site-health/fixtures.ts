@@ -100,6 +100,7 @@ export function expiryResult(findings: Finding[] = []): ExpiryResult {
     registered_at: '2001-01-02T03:04:05Z',
     expires_at: '2027-01-02T03:04:05Z',
     updated_at: '2026-01-02T03:04:05Z',
+    rdap_updated_at: '2026-01-02T04:00:00Z',
     days_left: 41,
     status: ['clientTransferProhibited'],
     status_rdap: ['client transfer prohibited'],
