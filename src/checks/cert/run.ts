@@ -7,6 +7,7 @@ import type { ValidDomain } from '../../domain/normalize.ts';
 import type { AriLookup, AriOutcome, EarlyAri } from '../../sources/ari/lookup.ts';
 import { ARI_BUDGET_MS } from '../../sources/ari/renewal-info.ts';
 import type { CtLookup } from '../../sources/ct/lookup.ts';
+import type { PeerChain } from '../../sources/probe/verdict.ts';
 import { readCertificate } from '../../sources/ct/x509.ts';
 import { CHECK_BUDGET_MS } from '../check-budget.ts';
 import type { RunOutcome } from '../outcome.ts';
@@ -17,13 +18,13 @@ import type { CertResult, LiveProbe } from './result.ts';
 /** Time kept back from the check's budget for the analysis and the answer, in milliseconds. */
 const ANSWER_RESERVE_MS = 250;
 
-type ProbeAnswer = LiveProbe & { cached?: boolean; leaf?: Uint8Array | null };
+type ProbeAnswer = LiveProbe & { cached?: boolean; chain?: PeerChain | null };
 
 export interface CertRunnerDeps {
   ct: CtLookup;
   /**
    * The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing,
-   * `cached` when it reused a recent verdict, and on Node the served leaf's DER (never answered).
+   * `cached` when it reused a recent verdict, and on Node the served chain's DER (never answered).
    */
   probe: (domain: string) => Promise<ProbeAnswer>;
   /** ACME Renewal Information; null when `ACME_DIRECTORIES` is empty. */
@@ -49,10 +50,10 @@ export function createCertRunner(
     // CT is the slowest path: its request leaves first, before the probe's address lookups.
     const looking = deps.ct(domain);
     // The leaf is only read and compared with CT: it never goes into the answer.
-    const probing = probeSafely(deps.probe, domain).then(({ leaf = null, ...answer }) => ({
-      ...answer,
-      served: leaf ? readCertificate(leaf) : null,
-    }));
+    const probing = probeSafely(deps.probe, domain).then(({ chain = null, ...answer }) => {
+      const leaf = chain?.verified ? chain.certificates[0] : undefined;
+      return { ...answer, served: leaf ? readCertificate(leaf) : null };
+    });
     // The served leaf usually is the judged certificate and arrives before CT: ask about it now.
     const early: Promise<EarlyAri | null> = probing.then(({ served }) =>
       ari && served ? ari.aboutLeaf(served, deps.now(), ariBudget()) : null,
