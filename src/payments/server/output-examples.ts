@@ -40,7 +40,13 @@ const certExample: CertResult = {
     names: ['example.com', 'www.example.com'],
     wildcard: false,
   },
-  judged: { source: 'served', reason: 'The verdict is about the certificate the site serves.' },
+  judged: {
+    source: 'served',
+    reason: 'The verdict is about the certificate the site serves.',
+    served_chain: 'verified',
+    unjudged: [],
+  },
+  newer_certificate: null,
   other_ca_certificate: null,
   renewal: {
     issuances_seen: 6,

@@ -42,7 +42,13 @@ export function certResult(findings: Finding[] = [], overrides: Partial<CertResu
       names: ['shop.example.com'],
       wildcard: false,
     },
-    judged: { source: 'served', reason: 'The verdict is about the certificate the site serves.' },
+    judged: {
+      source: 'served',
+      reason: 'The verdict is about the certificate the site serves.',
+      served_chain: 'verified',
+      unjudged: [],
+    },
+    newer_certificate: null,
     other_ca_certificate: null,
     renewal: {
       issuances_seen: 4,
