@@ -104,7 +104,7 @@ export function assessCertificates(
   const fixed = cadence && !followsAri ? detectFixedRenewalDay(cadence) : null;
   const { servesNewest, successor } = compareServed(served, issuances, domain, now);
   const otherCa = otherCaCertificate(issuances, domain, judged, now);
-  const refusedForCertificate = chain?.refusal != null;
+  const refusedForCertificate = (chain?.refusal ?? null) !== null;
   const findings: Finding[] = [
     ...(described
       ? expiryFindings(described, now, judged.field.source, successor !== null || current !== described)
