@@ -70,6 +70,13 @@ export interface HttpsSiteOptions {
   now?: () => Date;
 }
 
+/** Valid now, for a name a site could serve it for (never an issuer CT could not find). */
+function isCurrent(cert: CtCertificate): boolean {
+  return (
+    cert.issuer !== 'unknown' && cert.issuedDaysAgo < (cert.lifetimeDays ?? 90) && cert.issuedDaysAgo >= 0
+  );
+}
+
 /** A served certificate made for its scenario: under its own intermediate, or from a private CA. */
 function issuedAs(
   issuer: TestCa,
@@ -115,7 +122,11 @@ export async function startHttpsSite(
     if (served !== undefined && !ctCertificate)
       throw new Error(`${domain}: no CT certificate ${served} to serve`);
     const https = scenario.https;
-    const spec = ctCertificate ?? https?.unlogged;
+    // A site serves its newest certificate unless the scenario says otherwise, as real sites do.
+    const newest = [...(scenario.ct?.certificates ?? [])].sort(
+      (a, b) => a.issuedDaysAgo - b.issuedDaysAgo,
+    )[0];
+    const spec = ctCertificate ?? https?.unlogged ?? (newest && isCurrent(newest) ? newest : undefined);
     if (spec && https && (https.unlogged || https.privateCa || https.intermediateDaysLeft !== undefined)) {
       const issuer = https.privateCa ? await (privateCa ??= createTestCa()) : ca;
       leaves.set(domain, await issuedAs(issuer, datedCertificate(spec, now()), https, now()));
