@@ -250,7 +250,10 @@ describe('where the CertID comes from, and the cache', () => {
       ct,
       ari,
       now: () => new Date(),
-      probe: async () => ({ ok: true, http_status: 200, ms: 1, error: null, leaf: der }),
+      probe: async () => ({
+        ...{ ok: true, http_status: 200, ms: 1, error: null },
+        chain: { certificates: [der], verified: true },
+      }),
     });
     const asked = renewalInfoRequests(world.acme.letsencrypt).length;
     const downloadsBefore = downloads().length;

@@ -251,9 +251,9 @@ describe('the served certificate against CT (renewed but not deployed)', () => {
     expect(codes(body)).not.toContain('cert.renewed_not_deployed');
   });
 
-  it('a served leaf CT does not show (a private test CA): null', async () => {
-    // healthy-shop.com serves its CT certificate (ARI reads it); this site serves a private leaf.
-    const { body } = await get('/v1/cert', 'crtsh-blank.com');
+  it('a served leaf CT does not show (not logged yet): null', async () => {
+    // Sites serve their newest CT certificate; this one serves a renewal CT does not hold yet.
+    const { body } = await get('/v1/cert', 'ct-lag.org');
     expect(body.live_probe.serves_newest).toBeNull();
   });
 

@@ -8,7 +8,7 @@ import { createSecureContext, type TLSSocket } from 'node:tls';
 import { type LoopbackServer, startLoopbackServer } from './loopback-server.ts';
 import type { Scenario } from './scenario.ts';
 import { type CtCertificates, ctCertificates } from './ct-certificates.ts';
-import { datedCertificate } from './ct-history.ts';
+import { type CtCertificate, type DatedCertificate, datedCertificate } from './ct-history.ts';
 import { createTestCa, type IssuedLeaf, type TestCa } from './test-ca.ts';
 
 export { type CaFile, writeCaFile } from './test-ca.ts';
@@ -31,6 +31,12 @@ export interface HttpsScenario {
    * deploy is made.
    */
   serves?: number;
+  /** Serve this certificate, which CT does not hold (CT lag), instead of a fresh test leaf. */
+  unlogged?: CtCertificate;
+  /** The served certificate's intermediate ends this many days from now (negative: expired). */
+  intermediateDaysLeft?: number;
+  /** The served certificate comes from a CA no client trusts (a private CA). */
+  privateCa?: boolean;
 }
 
 /**
@@ -64,6 +70,33 @@ export interface HttpsSiteOptions {
   now?: () => Date;
 }
 
+/** Valid now, for a name a site could serve it for (never an issuer CT could not find). */
+function isCurrent(cert: CtCertificate): boolean {
+  return (
+    cert.issuer !== 'unknown' && cert.issuedDaysAgo < (cert.lifetimeDays ?? 90) && cert.issuedDaysAgo >= 0
+  );
+}
+
+/** A served certificate made for its scenario: under its own intermediate, or from a private CA. */
+function issuedAs(
+  issuer: TestCa,
+  cert: DatedCertificate,
+  https: HttpsScenario,
+  now: Date,
+): Promise<IssuedLeaf> {
+  const days = https.intermediateDaysLeft;
+  return issuer.issueAs({
+    issuerDn: cert.issuer.dn,
+    serial: cert.serial,
+    notBefore: cert.notBefore,
+    notAfter: cert.notAfter,
+    names: cert.names,
+    commonName: cert.commonName,
+    precertificate: false,
+    ...(days === undefined ? {} : { intermediateNotAfter: new Date(now.getTime() + days * 86_400_000) }),
+  });
+}
+
 function hostOf(header: string | undefined): string {
   return (header ?? '').replace(/:\d+$/, '').toLowerCase();
 }
@@ -81,13 +114,24 @@ export async function startHttpsSite(
     controls.mode ?? scenarios.get(domain)?.https?.mode;
 
   const leaves = new Map<string, IssuedLeaf>();
+  // Made only when a scenario asks for it: its root is in no trust store.
+  let privateCa: Promise<TestCa> | undefined;
   for (const [domain, scenario] of scenarios) {
     const served = scenario.https?.serves;
     const ctCertificate = served === undefined ? undefined : scenario.ct?.certificates[served];
     if (served !== undefined && !ctCertificate)
       throw new Error(`${domain}: no CT certificate ${served} to serve`);
-    if (ctCertificate) leaves.set(domain, await certificates.serving(datedCertificate(ctCertificate, now())));
-    else if (scenario.https) leaves.set(domain, await ca.issue([domain, `www.${domain}`]));
+    const https = scenario.https;
+    // A site serves its newest certificate unless the scenario says otherwise, as real sites do.
+    const newest = [...(scenario.ct?.certificates ?? [])].sort(
+      (a, b) => a.issuedDaysAgo - b.issuedDaysAgo,
+    )[0];
+    const spec = ctCertificate ?? https?.unlogged ?? (newest && isCurrent(newest) ? newest : undefined);
+    if (spec && https && (https.unlogged || https.privateCa || https.intermediateDaysLeft !== undefined)) {
+      const issuer = https.privateCa ? await (privateCa ??= createTestCa()) : ca;
+      leaves.set(domain, await issuedAs(issuer, datedCertificate(spec, now()), https, now()));
+    } else if (spec) leaves.set(domain, await certificates.serving(datedCertificate(spec, now())));
+    else if (https) leaves.set(domain, await ca.issue([domain, `www.${domain}`]));
   }
   const other = await ca.issue([OTHER_HOST]);
   const contextFor = (leaf: IssuedLeaf) => ({ key: leaf.keyPem, cert: leaf.certPem });

@@ -31,7 +31,8 @@ export interface RdapRecord {
   registeredAt: RdapFakeDate;
   /** Null leaves the `expiration` event out, as `.no` and some ccTLDs do. */
   expiresAt: RdapFakeDate | null;
-  updatedAt: RdapFakeDate;
+  /** Null leaves the `last changed` event out (the `last update of RDAP database` one stays). */
+  updatedAt: RdapFakeDate | null;
   /** RFC 8056 status strings, e.g. `client transfer prohibited`. */
   status: string[];
   nameservers: string[];
@@ -185,7 +186,9 @@ function renderDomain(
             eventDate: date(record.expiresAt),
           },
         ]),
-    { eventAction: actions.lastChanged ?? 'last changed', eventDate: date(record.updatedAt) },
+    ...(record.updatedAt === null
+      ? []
+      : [{ eventAction: actions.lastChanged ?? 'last changed', eventDate: date(record.updatedAt) }]),
     { eventAction: 'last update of RDAP database', eventDate: date({ days: 0 }) },
   ];
   return {

@@ -45,6 +45,8 @@ export interface CtLeafSpec {
   names: readonly string[];
   commonName: string | null;
   precertificate: boolean;
+  /** The intermediate's notAfter (an expired or expiring intermediate); default the CA's own. */
+  intermediateNotAfter?: Date;
 }
 
 /** A CT certificate: its DER, and (for serving it) the PEM chain, leaf first, and the key. */
@@ -106,8 +108,9 @@ export async function createTestCa(now: Date = new Date()): Promise<TestCa> {
   });
 
   const intermediates = new Map<string, Promise<Intermediate>>();
-  const intermediateFor = (issuerDn: string) => {
-    let made = intermediates.get(issuerDn);
+  const intermediateFor = (issuerDn: string, until: Date = notAfter) => {
+    const key = `${issuerDn}|${until.toISOString()}`;
+    let made = intermediates.get(key);
     if (!made) {
       made = (async () => {
         const keys = await generateKeys();
@@ -116,8 +119,10 @@ export async function createTestCa(now: Date = new Date()): Promise<TestCa> {
           issuer: caCert.subject,
           publicKey: keys.publicKey,
           signingKey: caKeys.privateKey,
-          notBefore,
-          notAfter,
+          notBefore: new Date(
+            Math.min(notBefore.getTime(), until.getTime() - TEST_LEAF_VALIDITY_DAYS * DAY_MS),
+          ),
+          notAfter: until,
           signingAlgorithm: P256,
           extensions: [
             new x509.BasicConstraintsExtension(true, 0, true),
@@ -133,7 +138,7 @@ export async function createTestCa(now: Date = new Date()): Promise<TestCa> {
           authorityKeyId: asnExtension(await x509.AuthorityKeyIdentifierExtension.create(keys.publicKey)),
         };
       })();
-      intermediates.set(issuerDn, made);
+      intermediates.set(key, made);
     }
     return made;
   };
@@ -151,7 +156,7 @@ export async function createTestCa(now: Date = new Date()): Promise<TestCa> {
     // Built with the ASN.1 classes and signed synchronously: the certificate generator takes
     // milliseconds per certificate, too slow for a CT listing of a thousand.
     async issueAs(spec) {
-      const intermediate = await intermediateFor(spec.issuerDn);
+      const intermediate = await intermediateFor(spec.issuerDn, spec.intermediateNotAfter);
       const leaf = await ctLeaf;
       const serial = /^[89a-f]/i.test(spec.serial) ? `00${spec.serial}` : spec.serial;
       const extensions = [

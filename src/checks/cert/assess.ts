@@ -17,7 +17,9 @@ import {
 import { detectFixedRenewalDay } from './fixed-day.ts';
 import { assessCadence } from './renewal.ts';
 import type { AriField, CertResult, LiveProbe } from './result.ts';
+import { servedChainFindings, type ServedChain } from './served-chain.ts';
 import { compareServed, type ServedCertificate } from './serves-newest.ts';
+import { unjudgedCodes } from './unjudged.ts';
 import { judgeCertificate, type JudgedCertificate, otherCaCertificate } from './judged-certificate.ts';
 import { assessStall } from './stall.ts';
 import { hasWebPkiValidity } from './webpki.ts';
@@ -28,6 +30,7 @@ export const HISTORY_MAX = 10;
 export interface CertAssessment {
   certificate: CertificateView | null;
   judged: CertResult['judged'];
+  newer_certificate: CertResult['newer_certificate'];
   other_ca_certificate: CertResult['other_ca_certificate'];
   renewal: CertResult['renewal'];
   history: CertResult['history'];
@@ -36,10 +39,14 @@ export interface CertAssessment {
 }
 
 /**
- * The probe's verdict and, when it read one (Node), the served leaf; `readsLeaf` false where the
- * runtime cannot read it (Cloudflare Workers; default true).
+ * The probe's verdict and, when it read one (Node), the served leaf and the chain it came in;
+ * `readsLeaf` false where the runtime cannot read it (Cloudflare Workers; default true).
  */
-export type ProbeView = LiveProbe & { served?: ServedCertificate | null; readsLeaf?: boolean };
+export type ProbeView = LiveProbe & {
+  served?: ServedCertificate | null;
+  chain?: ServedChain | null;
+  readsLeaf?: boolean;
+};
 
 /** The newest issuance covering `domain` that a publicly trusted CA could have made. */
 export function currentTrustedIssuance(seen: readonly Issuance[], domain: string): Issuance | null {
@@ -66,15 +73,20 @@ export function judgedIssuance(
  */
 export function assessCertificates(
   seen: readonly Issuance[],
-  { served = null, readsLeaf = true, ...probe }: ProbeView,
+  { served = null, chain = null, readsLeaf = true, ...probe }: ProbeView,
   domain: string,
   now: Date,
   ariAnswer: AriOutcome | null = null,
+  ctSource: CertResult['ct_source'] = 'crt.sh',
 ): CertAssessment {
   const issuances = seen.filter(hasWebPkiValidity);
   const judged = judgeCertificate(issuances, domain, { leaf: served, readsLeaf });
   const current = judged.issuance;
-  const cadence = current ? assessCadence(issuances, current, domain) : null;
+  const described = judged.certificate;
+  // A served leaf CT does not hold yet is still its CA's latest issuance: the cadence counts it.
+  const withServed =
+    judged.served && !issuances.includes(judged.served) ? [...issuances, judged.served] : issuances;
+  const cadence = current ? assessCadence(withServed, current, domain) : null;
   const byCadence = assessStall(current, cadence?.cadenceDays ?? null, now);
   const byAri = current
     ? assessAriWindow({
@@ -92,21 +104,35 @@ export function assessCertificates(
   const fixed = cadence && !followsAri ? detectFixedRenewalDay(cadence) : null;
   const { servesNewest, successor } = compareServed(served, issuances, domain, now);
   const otherCa = otherCaCertificate(issuances, domain, judged, now);
+  const refusedForCertificate = (chain?.refusal ?? null) !== null;
   const findings: Finding[] = [
-    ...(current ? expiryFindings(current, now, judged.field.source) : [notFoundFinding(domain)]),
+    ...(described
+      ? expiryFindings(described, now, judged.field.source, successor !== null || current !== described)
+      : [notFoundFinding(domain)]),
+    ...(chain ? servedChainFindings(chain, domain, now) : []),
     ...stallFindings(stall),
     ...(byAri?.findings ?? []),
     ...(current ? implausibleWindowFindings(current, ariAnswer) : []),
     ...(fixed ? [fixedRenewalDayFinding(fixed)] : []),
-    ...probeFindings(probe, domain),
+    // A refusal about the certificate is said by the certificate findings above, not as a probe failure.
+    ...(refusedForCertificate ? [] : probeFindings(probe, domain)),
     ...(served && successor ? [renewedNotDeployedFinding(served, successor, domain, now)] : []),
     ...(otherCa?.relation === 'move_not_deployed' ? [otherCaNotServedFinding(otherCa, domain)] : []),
   ];
   const renewBy = byAri?.renewBy ?? byCadence.renewBy;
   const newestFirst = [...issuances].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
+  const servedChain = !chain ? 'not_read' : chain.refusal ? 'refused' : 'verified';
   return {
-    certificate: current ? describeCertificate(current, domain, now) : null,
-    judged: judged.field,
+    certificate: described ? describeCertificate(described, domain, now) : null,
+    judged: {
+      ...judged.field,
+      served_chain: servedChain,
+      unjudged: unjudgedCodes({ readsLeaf, chainRead: chain !== null || served !== null, ctSource }),
+    },
+    newer_certificate:
+      current && described && current !== described && judged.served
+        ? describeCertificate(current, domain, now)
+        : null,
     other_ca_certificate: otherCa,
     renewal: {
       issuances_seen: issuances.length,

@@ -6,7 +6,7 @@ import { daysLeft } from './current-certificate.ts';
 import type { FixedRenewalDay } from './fixed-day.ts';
 import type { JudgedField, LiveProbe, OtherCaField, Stall } from './result.ts';
 import type { ServedCertificate } from './serves-newest.ts';
-import { lifetimeDays } from './validity.ts';
+import { lifetimeDays, type Validity } from './validity.ts';
 
 export const CERT_FINDINGS = {
   notFound: 'cert.not_found',
@@ -36,10 +36,26 @@ export function notFoundFinding(domain: string): Finding {
 }
 
 /**
- * `cert.expired` or `cert.expires_soon` for the judged certificate, or nothing; `source` says
- * whether it is the served one's (judged-certificate.ts) or CT's newest.
+ * Days left below which the expiry of a certificate of `validity`'s lifetime is a warning, and a
+ * critical: 14 and 7, or a third of the lifetime for certificates under 10 days.
  */
-export function expiryFindings(current: Issuance, now: Date, source: JudgedField['source']): Finding[] {
+export function expiryThresholds(validity: Validity): { warnBelow: number; criticalBelow: number } {
+  const lifetime = lifetimeDays(validity);
+  if (lifetime <= SHORT_LIVED_MAX_DAYS) return { warnBelow: lifetime / 3, criticalBelow: lifetime / 3 };
+  return { warnBelow: EXPIRES_SOON_WARNING_DAYS, criticalBelow: EXPIRES_SOON_CRITICAL_DAYS };
+}
+
+/**
+ * `cert.expired` or `cert.expires_soon` for the described certificate, or nothing; `source` says
+ * whether it is the served one (judged-certificate.ts) or CT's newest; `renewed` that its CA has
+ * issued a newer one (said by `cert.renewed_not_deployed`).
+ */
+export function expiryFindings(
+  current: Issuance,
+  now: Date,
+  source: JudgedField['source'],
+  renewed = false,
+): Finding[] {
   const left = daysLeft(current, now);
   const subject = source === 'served' ? 'The certificate the site serves' : 'The newest certificate in CT';
   const evidence = `not_after ${toTimestamp(current.notAfter)}`;
@@ -48,16 +64,12 @@ export function expiryFindings(current: Issuance, now: Date, source: JudgedField
       {
         code: CERT_FINDINGS.expired,
         severity: 'critical',
-        message: `${subject} expired ${Math.ceil(-left)} days ago and no newer one from its CA has been issued.`,
+        message: `${subject} expired ${Math.ceil(-left)} days ago${renewed ? '' : ' and no newer one from its CA has been issued'}.`,
         evidence,
       },
     ];
   }
-  // For certificates under 10 days, a third of the lifetime stands in for 7/14 days.
-  const lifetime = lifetimeDays(current);
-  const shortLived = lifetime <= SHORT_LIVED_MAX_DAYS;
-  const warnBelow = shortLived ? lifetime / 3 : EXPIRES_SOON_WARNING_DAYS;
-  const criticalBelow = shortLived ? lifetime / 3 : EXPIRES_SOON_CRITICAL_DAYS;
+  const { warnBelow, criticalBelow } = expiryThresholds(current);
   if (left >= warnBelow) return [];
   return [
     {

@@ -1,14 +1,16 @@
 /**
- * Which certificate the cert check judges. Where the probe read the leaf the site serves (Node)
- * and CT holds it, the verdict is about that certificate's own CA: the served certificate, or its
- * newer successor from the same CA when the site renewed (serves-newest.ts tells whether that one
- * is deployed). A newer certificate of another CA that the site does not serve (a CDN's backup, or
- * a move to another CA not deployed) is reported beside it, never instead of it: its healthy window
- * would otherwise hide the served certificate's stall and expiry. Without a served leaf (the
- * Cloudflare Workers runtime, a probe with no verified handshake, a leaf CT does not show) the
- * verdict is about CT's newest trusted certificate, and the result says so.
+ * Which certificate the cert check judges. Where the probe read the leaf the site serves (Node),
+ * that leaf is what `certificate` and the expiry findings describe, whatever CT holds (a leaf CT
+ * does not show yet is read from itself), and the renewal verdict is about its own CA's newest
+ * certificate for the name: the served one, or its newer successor when the site renewed
+ * (serves-newest.ts tells whether that one is deployed). A newer certificate of another CA that the
+ * site does not serve (a CDN's backup, or a move to another CA not deployed) is reported beside
+ * it, never instead of it: its healthy window would otherwise hide the served certificate's stall
+ * and expiry. Without a served leaf (the Cloudflare Workers runtime, a probe whose handshake did
+ * not complete) the verdict is about CT's newest trusted certificate, and the result says so.
  */
 import { type Issuance, issuanceCovers } from '../../sources/ct/issuance.ts';
+import { issuerFriendlyName } from '../../sources/ct/issuer-name.ts';
 import { toTimestamp } from '../result-common.ts';
 import { currentIssuance, daysLeft } from './current-certificate.ts';
 import type { JudgedField, OtherCaField } from './result.ts';
@@ -18,16 +20,24 @@ import { isServed, SAME_RENEWAL_MS, type ServedCertificate } from './serves-newe
 export interface ServedView {
   /** False where the runtime cannot read the peer certificate (Cloudflare Workers: cloudflare/workerd#1041). */
   readsLeaf: boolean;
-  /** The leaf read after a verified handshake; null when none was read. */
+  /** The leaf read after a completed handshake (verified or refused for its certificate); null when none was read. */
   leaf: ServedCertificate | null;
 }
 
 export interface JudgedCertificate {
-  /** The certificate the verdict is about; null when CT holds no trusted one covering the name. */
+  /**
+   * The certificate `certificate`, `days_left` and the expiry findings describe: the served leaf
+   * where it is known, else CT's newest trusted one; null when there is neither.
+   */
+  certificate: Issuance | null;
+  /**
+   * The certificate whose renewal is judged (stall verdict, ARI): the served certificate's CA's
+   * newest for the name (the served one, or its renewal), else CT's newest trusted one.
+   */
   issuance: Issuance | null;
-  /** The CT issuance of the leaf the site serves; null when not known. */
+  /** The served leaf as an issuance (CT's row when CT holds it, else read from the leaf); null when not known. */
   served: Issuance | null;
-  field: JudgedField;
+  field: Omit<JudgedField, 'served_chain' | 'unjudged'>;
 }
 
 /** Picks the judged certificate among the trusted issuances (webpki.ts) for `domain`. */
@@ -38,11 +48,11 @@ export function judgeCertificate(
 ): JudgedCertificate {
   const newest = currentIssuance(trusted, domain);
   const byCt = (reason: string): JudgedCertificate => ({
+    certificate: newest,
     issuance: newest,
     served: null,
     field: { source: 'ct_newest', reason },
   });
-  if (!newest) return byCt('CT holds no trusted certificate covering the name.');
   if (!view.readsLeaf) {
     return byCt(
       "This deployment (Cloudflare Workers) cannot read the certificate the site serves: the verdict is about CT's newest trusted certificate for the name, which may be a CDN's backup the site does not serve.",
@@ -51,23 +61,48 @@ export function judgeCertificate(
   const { leaf } = view;
   if (!leaf) {
     return byCt(
-      "The probe read no certificate from the site (no verified handshake): the verdict is about CT's newest trusted certificate for the name.",
+      "The probe read no certificate from the site (no TLS handshake completed): the verdict is about CT's newest trusted certificate for the name.",
     );
   }
   const covering = trusted.filter((issuance) => issuanceCovers(issuance, domain));
-  const served = covering.find((issuance) => isServed(issuance, leaf)) ?? null;
-  if (!served) {
-    return byCt(
-      "CT does not show the certificate the site serves (a private CA, or a log not read yet): the verdict is about CT's newest trusted certificate for the name.",
-    );
+  const inCt = covering.find((issuance) => isServed(issuance, leaf)) ?? null;
+  // A leaf CT does not show yet (logs lag by hours) or never will (a private CA) is judged from itself.
+  const served = inCt ?? leafIssuance(leaf);
+  if (!issuanceCovers(served, domain)) {
+    return {
+      certificate: served,
+      issuance: newest,
+      served,
+      field: {
+        source: 'served',
+        reason:
+          "The site serves a certificate that does not cover the name: `certificate` describes it, as clients get it; the renewal verdict is about CT's newest trusted certificate for the name.",
+      },
+    };
   }
   const ownCa = covering.filter((issuance) => issuance.issuer === served.issuer);
-  const judged = currentIssuance(ownCa, domain) ?? served;
-  const reason =
-    judged === served
+  const judged = currentIssuance([...ownCa, served], domain) ?? served;
+  const reason = !inCt
+    ? 'CT does not show the certificate the site serves (a log not read yet, or a private CA): it is judged from the served certificate itself.'
+    : judged === served
       ? 'The verdict is about the certificate the site serves.'
-      : `The site serves an older certificate of ${served.issuer}; the verdict is about ${served.issuer}'s newer one, its renewal (live_probe.serves_newest tells whether it is deployed).`;
-  return { issuance: judged, served, field: { source: 'served', reason } };
+      : `The site serves an older certificate of ${served.issuer}: \`certificate\` and the expiry findings describe it; ${served.issuer}'s newer one, its renewal, is \`newer_certificate\` (live_probe.serves_newest tells whether it is deployed) and the renewal verdict is about it.`;
+  return { certificate: served, issuance: judged, served, field: { source: 'served', reason } };
+}
+
+/** The served leaf as an issuance, for a leaf CT does not hold. */
+function leafIssuance(leaf: ServedCertificate): Issuance {
+  return {
+    issuer: issuerFriendlyName(leaf.issuerDn),
+    issuerDn: leaf.issuerDn,
+    serial: leaf.serial,
+    notBefore: leaf.notBefore,
+    notAfter: leaf.notAfter,
+    names: leaf.names ?? [],
+    loggedAt: null,
+    crtshId: null,
+    der: null,
+  };
 }
 
 /**

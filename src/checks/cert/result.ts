@@ -139,9 +139,19 @@ export const judgedSchema = z
     source: z
       .enum(['served', 'ct_newest'])
       .describe(
-        "`served`: `certificate`, `renewal` and the expiry findings are about the certificate the site serves, read by the probe and found in CT (or its same-CA successor when the site renewed; `live_probe.serves_newest` says whether that one is deployed). `ct_newest`: about CT's newest trusted certificate for the name, because the served one is not known (on Cloudflare Workers, which cannot read it; a probe with no verified handshake; a served certificate CT does not show).",
+        "`served`: `certificate`, `days_left` and the expiry findings (and a watch's `cert.lifetime_low`) describe the certificate the site serves, read by the probe whether or not it verified (from CT's row when CT holds it, else from the certificate itself: CT lag, a private CA); `renewal` is about its CA's newest certificate for the name (the served one, or `newer_certificate`). `ct_newest`: about CT's newest trusted certificate for the name, because the served one is not known (on Cloudflare Workers, which cannot read it; a probe whose TLS handshake did not complete).",
       ),
     reason: z.string().describe('One sentence saying which certificate the verdict is about, and why.'),
+    served_chain: z
+      .enum(['verified', 'refused', 'not_read'])
+      .describe(
+        '(new, 2026-11-28) The chain the site served: `verified` (Node verified chain and name), `refused` (Node refused it: expired, untrusted, wrong name; read for its dates and names only, and judged: `cert.expired`, `cert.chain_expired`, `cert.untrusted`, `cert.name_mismatch` … instead of `probe.failed`), `not_read` (no handshake completed: refused, reset, timeout, no TLS; or the Worker, which cannot read it).',
+      ),
+    unjudged: z
+      .array(z.string())
+      .describe(
+        "(new, 2026-11-28) Finding codes (and the watch condition `cert.lifetime_low`) this result could not judge, so their absence says nothing: the served-chain codes when the chain was not read, the served certificate's expiry codes too when a Node probe read no chain, `cert.fixed_renewal_day` when Cert Spotter (unexpired certificates only) answered instead of crt.sh. A watch carries such conditions over.",
+      ),
   })
   .describe('Which certificate the verdict is about (new, 2026-11).');
 export type JudgedField = z.infer<typeof judgedSchema>;
@@ -173,9 +183,14 @@ export const certResultSchema = z.object({
   certificate: certificateSchema
     .nullable()
     .describe(
-      'The judged certificate (see `judged`): the one the site serves where it is known, else the newest trusted CT issuance covering the domain; null when CT holds none.',
+      'The judged certificate (see `judged`): the one the site serves where it is known (even when CT does not hold it yet), else the newest trusted CT issuance covering the domain; null when there is neither.',
     ),
   judged: judgedSchema,
+  newer_certificate: certificateSchema
+    .nullable()
+    .describe(
+      "(new, 2026-11-28) A newer certificate of the served certificate's own CA in CT, when the site serves an older one: its renewal, deployed or not (`live_probe.serves_newest`). Null when the site serves its CA's newest, or the served certificate is not known.",
+    ),
   other_ca_certificate: otherCaSchema,
   renewal: renewalSchema,
   history: z.array(historyEntrySchema).max(10),

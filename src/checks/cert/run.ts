@@ -7,23 +7,24 @@ import type { ValidDomain } from '../../domain/normalize.ts';
 import type { AriLookup, AriOutcome, EarlyAri } from '../../sources/ari/lookup.ts';
 import { ARI_BUDGET_MS } from '../../sources/ari/renewal-info.ts';
 import type { CtLookup } from '../../sources/ct/lookup.ts';
-import { readCertificate } from '../../sources/ct/x509.ts';
+import type { PeerChain } from '../../sources/probe/verdict.ts';
 import { CHECK_BUDGET_MS } from '../check-budget.ts';
 import type { RunOutcome } from '../outcome.ts';
 import { DISCLAIMER, toTimestamp } from '../result-common.ts';
 import { assessCertificates, currentTrustedIssuance, judgedIssuance } from './assess.ts';
 import type { CertResult, LiveProbe } from './result.ts';
+import { readServedChain } from './read-chain.ts';
 
 /** Time kept back from the check's budget for the analysis and the answer, in milliseconds. */
 const ANSWER_RESERVE_MS = 250;
 
-type ProbeAnswer = LiveProbe & { cached?: boolean; leaf?: Uint8Array | null };
+type ProbeAnswer = LiveProbe & { cached?: boolean; chain?: PeerChain | null };
 
 export interface CertRunnerDeps {
   ct: CtLookup;
   /**
    * The live HTTPS pass/fail probe; it reports trouble in its result rather than throwing,
-   * `cached` when it reused a recent verdict, and on Node the served leaf's DER (never answered).
+   * `cached` when it reused a recent verdict, and on Node the served chain's DER (never answered).
    */
   probe: (domain: string) => Promise<ProbeAnswer>;
   /** ACME Renewal Information; null when `ACME_DIRECTORIES` is empty. */
@@ -49,13 +50,14 @@ export function createCertRunner(
     // CT is the slowest path: its request leaves first, before the probe's address lookups.
     const looking = deps.ct(domain);
     // The leaf is only read and compared with CT: it never goes into the answer.
-    const probing = probeSafely(deps.probe, domain).then(({ leaf = null, ...answer }) => ({
-      ...answer,
-      served: leaf ? readCertificate(leaf) : null,
-    }));
-    // The served leaf usually is the judged certificate and arrives before CT: ask about it now.
-    const early: Promise<EarlyAri | null> = probing.then(({ served }) =>
-      ari && served ? ari.aboutLeaf(served, deps.now(), ariBudget()) : null,
+    const probing = probeSafely(deps.probe, domain).then(({ chain: peer = null, ...answer }) => {
+      const chain = peer ? readServedChain(peer, answer.error) : null;
+      return { ...answer, chain, served: chain?.certificates[0] ?? null };
+    });
+    // The served leaf usually is the judged certificate and arrives before CT: ask about it now
+    // (only a verified one: a refused chain is read for its dates and names, nothing else).
+    const early: Promise<EarlyAri | null> = probing.then(({ served, chain }) =>
+      ari && served && chain?.refusal === null ? ari.aboutLeaf(served, deps.now(), ariBudget()) : null,
     );
     // ARI about the judged certificate (judged-certificate.ts), which needs the served leaf. When CT
     // alone identifies its newest certificate, that one (the usual judged one) is asked about as
@@ -86,7 +88,14 @@ export function createCertRunner(
     }
     const { issuances } = ct.result.value;
     const now = deps.now();
-    const assessment = assessCertificates(issuances, { ...probe, served, readsLeaf }, domain, now, answer);
+    const assessment = assessCertificates(
+      issuances,
+      { ...probe, served, readsLeaf },
+      domain,
+      now,
+      answer,
+      ct.result.value.source,
+    );
     return {
       type: 'result',
       result: {

@@ -26,6 +26,8 @@ export interface ServedCertificate {
   issuerDn: string;
   notBefore: Date;
   notAfter: Date;
+  /** DNS names of its subjectAltName, lower case, when read. */
+  names?: string[];
 }
 
 export interface ServedComparison {

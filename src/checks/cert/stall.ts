@@ -14,6 +14,21 @@ export const STALL_MIN_GRACE_DAYS = 2;
 export const STALL_GRACE_SHARE = 0.05;
 /** Smallest days-left threshold for `stalled`. */
 export const STALL_MIN_DAYS_LEFT = 7;
+/**
+ * How many days before expiry a certificate is usually renewed when that is later than two-thirds
+ * of its lifetime: the 30 days CAs' reminders and ACME clients' defaults work to (two-thirds of 90
+ * days is the same day). A 398-day certificate is the 365-day year plus that overlap, so its
+ * renewal is due around day 368, not at two-thirds (day 265). See docs/checks/cert.md.
+ */
+export const USUAL_RENEWAL_DAYS_BEFORE_EXPIRY = 30;
+
+/**
+ * The lifetime's usual renewal point, as an offset from notBefore: two-thirds of the lifetime, or
+ * 30 days before expiry when that is later.
+ */
+export function usualRenewalOffsetMs(lifetime: number): number {
+  return Math.max((lifetime * 2) / 3, lifetime - USUAL_RENEWAL_DAYS_BEFORE_EXPIRY * DAY_MS);
+}
 
 export interface StallAssessment {
   stall: Stall;
@@ -24,8 +39,10 @@ export interface StallAssessment {
 }
 
 /**
- * Expected renewal = notBefore + the observed cadence, or + two-thirds of the lifetime when there
- * is no cadence (Let's Encrypt's advice for clients without ARI). `ok` until that point plus a
+ * Expected renewal = notBefore + the observed cadence, or + the lifetime's usual renewal point
+ * when there is no cadence (two-thirds, Let's Encrypt's advice for clients without ARI, or 30 days
+ * before expiry when later: a long-lived certificate without visible history, as Cert Spotter
+ * shows one, is not late before then). `ok` until that point plus a
  * grace of max(2 days, 5 % of the lifetime); past it, `stalled` when days left ≤ max(7, lifetime/6),
  * else `watch`. `current` is by definition the newest issuance, so "no newer issuance" holds.
  */
@@ -47,12 +64,17 @@ export function assessStall(
     };
   }
   const lifetime = lifetimeMs(current);
-  const offset = cadenceDays !== null ? cadenceDays * DAY_MS : (lifetime * 2) / 3;
+  const offset = cadenceDays !== null ? cadenceDays * DAY_MS : usualRenewalOffsetMs(lifetime);
   // A renewal cannot be expected after the certificate has expired.
   const expected = new Date(current.notBefore.getTime() + Math.min(offset, lifetime));
   const grace = Math.max(STALL_MIN_GRACE_DAYS * DAY_MS, lifetime * STALL_GRACE_SHARE);
   const renewBy = new Date(Math.min(expected.getTime() + grace, current.notAfter.getTime()));
-  const basis = cadenceDays !== null ? `the usual ${cadenceDays}-day cadence` : 'two-thirds of the lifetime';
+  const basis =
+    cadenceDays !== null
+      ? `the usual ${cadenceDays}-day cadence`
+      : offset > (lifetime * 2) / 3
+        ? `${USUAL_RENEWAL_DAYS_BEFORE_EXPIRY} days before expiry, the usual renewal point of a long lifetime`
+        : 'two-thirds of the lifetime';
   const expectedText = toTimestamp(expected).slice(0, 10);
   if (now.getTime() < expected.getTime() + grace) {
     const when =

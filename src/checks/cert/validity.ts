@@ -1,16 +1,19 @@
 /** Day arithmetic on certificate validity periods, shared by the cert analysis modules. */
 import type { Issuance } from '../../sources/ct/issuance.ts';
 
+/** A validity period. */
+export type Validity = Pick<Issuance, 'notBefore' | 'notAfter'>;
+
 /** One day in milliseconds (a CA/B Forum day is 86,400 s). */
 export const DAY_MS = 86_400_000;
 
 /** Validity period length in milliseconds. */
-export function lifetimeMs(issuance: Issuance): number {
+export function lifetimeMs(issuance: Validity): number {
   return issuance.notAfter.getTime() - issuance.notBefore.getTime();
 }
 
 /** Validity period in days, any excess counting as an extra day (BR §6.3.2), so 90 d − 1 s is 90. */
-export function lifetimeDays(issuance: Issuance): number {
+export function lifetimeDays(issuance: Validity): number {
   return Math.ceil(lifetimeMs(issuance) / DAY_MS - 1e-9);
 }
 

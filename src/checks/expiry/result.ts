@@ -11,7 +11,12 @@ export const expiryResultSchema = z.object({
   updated_at: timestampSchema
     .nullable()
     .describe(
-      'The `last changed` event; without one, the `last update of RDAP database` event (some registrars, MarkMonitor among them, may send only that). Null when neither is given.',
+      "RDAP's `last changed` event: the domain's last change. Null when the answer has none (the `last update of RDAP database` event is never taken for it: it is the server's database refresh, RFC 9083 §4.5).",
+    ),
+  rdap_updated_at: timestampSchema
+    .nullable()
+    .describe(
+      "RDAP's `last update of RDAP database` event: when the answering server's database was last refreshed (RFC 9083 §4.5), not a change of the domain; null when not given.",
     ),
   days_left: z.number().nullable(),
   status: z.array(z.string()).describe('EPP status codes in camelCase, e.g. `clientTransferProhibited`.'),

@@ -40,7 +40,13 @@ const certExample: CertResult = {
     names: ['example.com', 'www.example.com'],
     wildcard: false,
   },
-  judged: { source: 'served', reason: 'The verdict is about the certificate the site serves.' },
+  judged: {
+    source: 'served',
+    reason: 'The verdict is about the certificate the site serves.',
+    served_chain: 'verified',
+    unjudged: [],
+  },
+  newer_certificate: null,
   other_ca_certificate: null,
   renewal: {
     issuances_seen: 6,
@@ -130,6 +136,7 @@ const expiryExample: ExpiryResult = {
   registered_at: '1995-08-14T04:00:00Z',
   expires_at: '2027-08-13T04:00:00Z',
   updated_at: '2026-08-14T07:01:34Z',
+  rdap_updated_at: '2026-11-22T09:58:12Z',
   days_left: 264,
   status: ['clientDeleteProhibited', 'clientTransferProhibited', 'clientUpdateProhibited'],
   status_rdap: ['client delete prohibited', 'client transfer prohibited', 'client update prohibited'],

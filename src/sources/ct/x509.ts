@@ -7,9 +7,12 @@ import {
   AuthorityKeyIdentifier,
   Certificate,
   id_ce_authorityKeyIdentifier,
+  id_ce_subjectAltName,
   type Name,
+  SubjectAlternativeName,
+  type TBSCertificate,
 } from '@peculiar/asn1-x509';
-import { canonicalSerial } from './issuance.ts';
+import { canonicalSerial, isDnsName } from './issuance.ts';
 
 export interface CertificateFacts {
   /** Lower-case hex serial without leading zero bytes, as `Issuance.serial`. */
@@ -36,25 +39,65 @@ const ATTRIBUTE_NAMES: Readonly<Record<string, string>> = {
   '2.5.4.97': 'organizationIdentifier',
 };
 
+/** The facts of a certificate a site served: those above, its subject and its DNS names. */
+export interface ChainCertificateFacts extends CertificateFacts {
+  subjectDn: string;
+  /** DNS names of the subjectAltName extension, lower case (the subject CN is not read: RFC 6125 §6.4.4). */
+  names: string[];
+  /** Subject and issuer are the same name: a root, or a self-signed leaf. */
+  selfIssued: boolean;
+}
+
 /** The facts of a DER certificate (or precertificate); null for bytes that are not one. Never throws. */
 export function readCertificate(der: Uint8Array): CertificateFacts | null {
   try {
-    const { tbsCertificate: tbs } = AsnConvert.parse(der, Certificate);
-    const serialNumber = new Uint8Array(tbs.serialNumber);
-    if (serialNumber.length === 0) return null;
-    const aki = tbs.extensions?.find((extension) => extension.extnID === id_ce_authorityKeyIdentifier);
-    const keyId = aki ? AsnConvert.parse(aki.extnValue, AuthorityKeyIdentifier).keyIdentifier : undefined;
+    return certificateFacts(AsnConvert.parse(der, Certificate).tbsCertificate);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The facts of one certificate of a served chain, which may not have verified: they say what the
+ * certificate claims (dates, names), never that it is genuine. Null for bytes that are not one.
+ */
+export function readChainCertificate(der: Uint8Array): ChainCertificateFacts | null {
+  try {
+    const tbs = AsnConvert.parse(der, Certificate).tbsCertificate;
+    const facts = certificateFacts(tbs);
+    if (!facts) return null;
+    const san = tbs.extensions?.find((extension) => extension.extnID === id_ce_subjectAltName);
+    const names = san
+      ? AsnConvert.parse(san.extnValue, SubjectAlternativeName).flatMap((name) =>
+          name.dNSName && isDnsName(name.dNSName.toLowerCase()) ? [name.dNSName.toLowerCase()] : [],
+        )
+      : [];
+    const subjectDn = printName(tbs.subject);
     return {
-      serial: canonicalSerial(Buffer.from(serialNumber).toString('hex')),
-      serialNumber,
-      authorityKeyId: keyId ? new Uint8Array(keyId.buffer) : null,
-      issuerDn: printName(tbs.issuer),
-      notBefore: tbs.validity.notBefore.getTime(),
-      notAfter: tbs.validity.notAfter.getTime(),
+      ...facts,
+      subjectDn,
+      names: [...new Set(names)].sort(),
+      selfIssued: subjectDn === facts.issuerDn,
     };
   } catch {
     return null;
   }
+}
+
+/** Throws on malformed extensions; the readers above turn that into null. */
+function certificateFacts(tbs: TBSCertificate): CertificateFacts | null {
+  const serialNumber = new Uint8Array(tbs.serialNumber);
+  if (serialNumber.length === 0) return null;
+  const aki = tbs.extensions?.find((extension) => extension.extnID === id_ce_authorityKeyIdentifier);
+  const keyId = aki ? AsnConvert.parse(aki.extnValue, AuthorityKeyIdentifier).keyIdentifier : undefined;
+  return {
+    serial: canonicalSerial(Buffer.from(serialNumber).toString('hex')),
+    serialNumber,
+    authorityKeyId: keyId ? new Uint8Array(keyId.buffer) : null,
+    issuerDn: printName(tbs.issuer),
+    notBefore: tbs.validity.notBefore.getTime(),
+    notAfter: tbs.validity.notAfter.getTime(),
+  };
 }
 
 /** `C=US, O="Cloudflare, Inc.", CN=…`: values holding a comma are double-quoted, as crt.sh does. */

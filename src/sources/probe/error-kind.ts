@@ -51,6 +51,13 @@ const SOCKET_KINDS: Readonly<Record<string, ProbeErrorKind>> = {
   EADDRNOTAVAIL: 'unreachable',
 };
 
+const CERTIFICATE_KINDS: ReadonlySet<ProbeErrorKind> = new Set(Object.values(CERT_KINDS));
+
+/** True for the kinds that say the certificate was refused (expired, untrusted, wrong name, not yet valid). */
+export function isCertificateKind(kind: ProbeErrorKind): boolean {
+  return CERTIFICATE_KINDS.has(kind);
+}
+
 /** Maps an error from a socket, the TLS layer or the HTTP client to its kind; unknown ones are `network`. */
 export function errorKindOf(error: unknown): ProbeErrorKind {
   const code = (error as { code?: unknown } | null)?.code;

@@ -51,6 +51,8 @@ function wantsGet(outcome: RequestOutcome): boolean {
  * Creates the probe. The verdict: `ok` is true only when the TLS handshake verified the chain and
  * the name, and an HTTP status below 500 came back (a 3xx or 4xx still shows a working site).
  * Failures carry `error` (`ProbeErrorKind`); `http_status` is set whenever a status arrived.
+ * `chain` is the served chain whenever a handshake completed: verified, or refused for its
+ * certificate (then no request was sent).
  * Of the resolved addresses the first one the policy allows is used; refused ones are never
  * connected to. `ms` covers the whole probe, resolution included.
  */
@@ -82,11 +84,10 @@ export function createProbe(deps: ProbeDeps): Probe {
       const target: ProbeTarget = { address, port, servername: domain, secureContext };
       let outcome = await pinnedRequest('HEAD', target, connect, budget.signal);
       if (wantsGet(outcome)) outcome = await pinnedRequest('GET', target, connect, budget.signal);
-      if (outcome.kind === 'failure') return verdict(false, null, outcome.error);
-      if (!outcome.verified) return verdict(false, outcome.status, 'tls');
-      const { leaf } = outcome;
-      if (outcome.status >= 500) return { ...verdict(false, outcome.status, 'http_error'), leaf };
-      return { ...verdict(true, outcome.status, null), leaf };
+      const { chain } = outcome;
+      if (outcome.kind === 'failure') return { ...verdict(false, null, outcome.error), chain };
+      if (outcome.status >= 500) return { ...verdict(false, outcome.status, 'http_error'), chain };
+      return { ...verdict(true, outcome.status, null), chain };
     } finally {
       clearTimeout(timer);
     }

@@ -11,7 +11,7 @@ export const PROBE_REUSE_MS = 5_000;
 /** Most bytes of reused answers (served leaves included) kept at once. */
 export const REUSED_BYTES_MAX = 8 * 1024 * 1024;
 
-/** A verdict (with the served leaf on Node) and whether it was reused from an earlier probe. */
+/** A verdict (with the served chain on Node) and whether it was reused from an earlier probe. */
 export type SharedProbeAnswer = ProbeAnswer & { cached: boolean };
 
 export interface ShareProbesOptions {
@@ -26,12 +26,13 @@ export function shareProbes(
   { reuseMs = PROBE_REUSE_MS, now }: ShareProbesOptions = {},
 ): (domain: string) => Promise<SharedProbeAnswer> {
   const underway = new Map<string, Promise<ProbeAnswer>>();
-  // Bounded by bytes too: an answer holds the served leaf, whose size the site chooses.
+  // Bounded by bytes too: an answer holds the served chain, whose size the site chooses.
   const recent = new LRUCache<string, ProbeAnswer>({
     max: 4096,
     ttl: reuseMs,
     maxSize: REUSED_BYTES_MAX,
-    sizeCalculation: (answer) => 256 + (answer.leaf?.byteLength ?? 0),
+    sizeCalculation: (answer) =>
+      256 + (answer.chain?.certificates.reduce((sum, der) => sum + der.byteLength, 0) ?? 0),
     // A given clock is read at every look-up: the cache's own reading lasts a millisecond of real time.
     ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
   });

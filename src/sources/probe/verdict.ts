@@ -10,11 +10,20 @@ export interface ProbeVerdict {
 }
 
 /**
- * What a probe answers: the verdict, and on Node the DER of the leaf certificate the site served
- * after a verified handshake (workerd cannot read it: cloudflare/workerd#1041). The leaf is for
- * comparing with CT and is never put into an answer.
+ * The certificates a site presented in a completed handshake, leaf first (DER). `verified` false:
+ * Node refused the certificate (expired, untrusted, wrong name), and the chain is trusted for
+ * nothing but the dates and names written in it.
  */
-export type ProbeAnswer = ProbeVerdict & { leaf?: Uint8Array | null };
+export interface PeerChain {
+  certificates: Uint8Array[];
+  verified: boolean;
+}
+
+/**
+ * What a probe answers: the verdict, and on Node the chain the site served (workerd cannot read it:
+ * cloudflare/workerd#1041). The chain is for the cert analysis and is never put into an answer.
+ */
+export type ProbeAnswer = ProbeVerdict & { chain?: PeerChain | null };
 
 /** Builds the verdict, with `ms` measured from when the probe started. */
 export type Verdict = (ok: boolean, status: number | null, error: ProbeErrorKind | null) => ProbeVerdict;

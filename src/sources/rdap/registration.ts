@@ -13,11 +13,13 @@ export interface RdapRegistration {
   registeredAt: Date | null;
   /** The `expiration` event; null when the registry does not publish one (e.g. `.no`). */
   expiresAt: Date | null;
-  /**
-   * The `last changed` event; without one, the `last update of RDAP database` event (a registrar
-   * such as MarkMonitor may send that one alone), the latest time the record is known current.
-   */
+  /** The `last changed` event: the domain's last change; null without one. */
   updatedAt: Date | null;
+  /**
+   * The `last update of RDAP database` event: when the server's database was last refreshed
+   * (RFC 9083 §4.5), never a change of the domain.
+   */
+  rdapUpdatedAt: Date | null;
   /** Status values as written (RFC 8056 §2 strings such as `client transfer prohibited`). */
   status: string[];
   /** Nameserver host names, lower case, without a trailing dot. */
@@ -97,7 +99,8 @@ export function parseRegistration(json: unknown): RdapRegistration | string {
     },
     registeredAt: eventDate('registration'),
     expiresAt: eventDate('expiration'),
-    updatedAt: eventDate('last changed') ?? eventDate('last update of rdap database'),
+    updatedAt: eventDate('last changed'),
+    rdapUpdatedAt: eventDate('last update of rdap database'),
     status: domain.status,
     nameservers: [...new Set(domain.nameservers.map((ns) => hostName(ns.ldhName)))],
     delegationSigned: delegationSigned(json as Record<string, unknown>),

@@ -8,7 +8,7 @@ import type { SharedAnswers, SharedTier } from '../cache.ts';
 import type { RegistryAnswer } from './lookup.ts';
 
 const URL_FIELDS = new Set(['server', 'referral']);
-const DATE_FIELDS = new Set(['registeredAt', 'expiresAt', 'updatedAt']);
+const DATE_FIELDS = new Set(['registeredAt', 'expiresAt', 'updatedAt', 'rdapUpdatedAt']);
 
 /** An http(s) URL without credentials, as the bootstrap and the registration parser leave them. */
 const webUrl = z
@@ -23,6 +23,8 @@ const registrationSchema = z.object({
   registeredAt: validDate.nullable(),
   expiresAt: validDate.nullable(),
   updatedAt: validDate.nullable(),
+  // Required: an entry of a version that took `updatedAt` from the database refresh is a miss.
+  rdapUpdatedAt: validDate.nullable(),
   status: z.array(z.string()),
   nameservers: z.array(z.string()),
   delegationSigned: z.boolean(),

@@ -98,6 +98,16 @@ describe('expiry runner', () => {
     });
   });
 
+  it('updated_at is `last changed` only; `last update of RDAP database` is rdap_updated_at', async () => {
+    const both = await result('healthy-shop.com');
+    expect(both.updated_at).not.toBeNull();
+    expect(both.rdap_updated_at).not.toBeNull();
+    expect(Date.parse(both.updated_at ?? '')).toBeLessThan(Date.parse(both.rdap_updated_at ?? ''));
+    const refreshOnly = await result('registry-refresh.com');
+    expect(refreshOnly.updated_at).toBeNull();
+    expect(refreshOnly.rdap_updated_at).not.toBeNull();
+  });
+
   it('answers a 404 sent as text/html or untyped as not registered, not a 502', async () => {
     for (const domain of ['unclaimed-patisserie.shop', 'unclaimed-kiosk.org']) {
       expect(await result(domain)).toMatchObject({ registered: false, expires_at: null });

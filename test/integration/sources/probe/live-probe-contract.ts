@@ -181,8 +181,8 @@ export function liveProbeContract(
 
     it('reports ms from the injected clock', async () => {
       let tick = 1_000;
-      // The served leaf (Node only) is checked by the runtime's own tests.
-      const { leaf: _leaf, ...verdict } = await loopbackProbe({ now: () => (tick += 7) })(HEALTHY.domain);
+      // The served chain (Node only) is checked by the runtime's own tests.
+      const { chain: _chain, ...verdict } = await loopbackProbe({ now: () => (tick += 7) })(HEALTHY.domain);
       expect(verdict).toEqual({ ok: true, http_status: 200, ms: 7, error: null });
     });
   });

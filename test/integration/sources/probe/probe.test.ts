@@ -102,13 +102,14 @@ describe('createProbe served leaf (Node only)', () => {
     return { ctSite, probe, der: served.der };
   }
 
-  it('answers the DER of the leaf the site served, beside a passing verdict', async () => {
+  it('answers the chain the site served, leaf first, beside a passing verdict', async () => {
     const { ctSite, probe, der } = await siteServingCt();
     try {
       const answer = await probe(freshDeploy.domain);
       expect(answer).toMatchObject({ ok: true, http_status: 200, error: null });
-      expect(answer.leaf).toEqual(der);
-      expect(readCertificate(answer.leaf ?? new Uint8Array())?.serial).toBe(
+      expect(answer.chain?.verified).toBe(true);
+      expect(answer.chain?.certificates[0]).toEqual(der);
+      expect(readCertificate(answer.chain?.certificates[0] ?? new Uint8Array())?.serial).toBe(
         'd2c1b0a9f8e7d6c5b4a39281706f5e4d',
       );
     } finally {
@@ -116,32 +117,42 @@ describe('createProbe served leaf (Node only)', () => {
     }
   });
 
-  it('shares the leaf with concurrent and reused answers', async () => {
+  it('shares the chain with concurrent and reused answers', async () => {
     const { ctSite, probe, der } = await siteServingCt();
     try {
       const shared = shareProbes(probe, { reuseMs: 60_000 });
       const answers = await Promise.all([shared(freshDeploy.domain), shared(freshDeploy.domain)]);
       const again = await shared(freshDeploy.domain);
       expect(again.cached).toBe(true);
-      for (const answer of [...answers, again]) expect(answer.leaf).toEqual(der);
+      for (const answer of [...answers, again]) expect(answer.chain?.certificates[0]).toEqual(der);
       expect(ctSite.servernames).toHaveLength(1);
     } finally {
       await ctSite.close();
     }
   });
 
-  it('answers no leaf when the handshake failed verification (wrong name, untrusted)', async () => {
+  it('answers the unverified chain when the certificate was refused (wrong name, untrusted), and sends no request', async () => {
+    const before = site().requests.length;
     const mismatch = await loopbackProbe()(parkedAlias.domain);
     expect(mismatch).toMatchObject({ ok: false, error: 'tls_hostname_mismatch' });
-    expect(mismatch.leaf ?? null).toBeNull();
+    expect(mismatch.chain?.verified).toBe(false);
+    expect(mismatch.chain?.certificates.length).toBeGreaterThanOrEqual(1);
     const untrusted = await loopbackProbe({ ca: undefined })(HEALTHY.domain);
     expect(untrusted).toMatchObject({ ok: false, error: 'tls_untrusted' });
-    expect(untrusted.leaf ?? null).toBeNull();
+    expect(untrusted.chain?.verified).toBe(false);
+    expect(site().requests.length).toBe(before);
   });
 
-  it('still answers the leaf when the site fails with a 5xx after a verified handshake', async () => {
+  it('answers no chain when the failure is not about the certificate (reset before TLS, hang)', async () => {
+    const refused = await loopbackProbe({ port: 1 })(HEALTHY.domain);
+    expect(refused).toMatchObject({ ok: false, error: 'refused' });
+    expect(refused.chain ?? null).toBeNull();
+  });
+
+  it('still answers the chain when the site fails with a 5xx after a verified handshake', async () => {
     const answer = await loopbackProbe()(originOutage.domain);
     expect(answer).toMatchObject({ ok: false, http_status: 500, error: 'http_error' });
-    expect(answer.leaf).toBeInstanceOf(Uint8Array);
+    expect(answer.chain?.verified).toBe(true);
+    expect(answer.chain?.certificates[0]).toBeInstanceOf(Uint8Array);
   });
 });

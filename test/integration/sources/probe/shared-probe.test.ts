@@ -55,7 +55,8 @@ describe('shared live probe', () => {
     const probed: string[] = [];
     const bigLeaves = async (domain: string): Promise<ProbeAnswer> => {
       probed.push(domain);
-      return { ok: true, http_status: 200, ms: 1, error: null, leaf: new Uint8Array(leafBytes) };
+      const chain = { certificates: [new Uint8Array(leafBytes)], verified: true };
+      return { ok: true, http_status: 200, ms: 1, error: null, chain };
     };
     const probe = shareProbes(bigLeaves, { reuseMs: 60_000 });
     const domains = Array.from({ length: 2 * (REUSED_BYTES_MAX / leafBytes) }, (_, i) => `big-${i}.example`);

@@ -44,6 +44,7 @@ describe('Verisign-shaped answers', () => {
       registeredAt: new Date('2009-05-14T17:22:08Z'),
       expiresAt: new Date(NOW.getTime() + 400 * DAY_MS),
       updatedAt: new Date(NOW.getTime() - 45 * DAY_MS),
+      rdapUpdatedAt: NOW,
       status: healthyShopStatus,
       nameservers: ['ns1.healthy-shop.com', 'ns2.healthy-shop.com'],
       delegationSigned: true,

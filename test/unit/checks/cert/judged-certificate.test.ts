@@ -55,6 +55,8 @@ describe('judgeCertificate', () => {
       leaf: servedAs(served),
     });
     expect(judged.issuance).toBe(renewed);
+    // What is served is what `certificate` describes; the renewal is `newer_certificate`.
+    expect(judged.certificate).toBe(served);
     expect(judged.field).toMatchObject({
       source: 'served',
       reason: expect.stringMatching(/older certificate/),
@@ -63,25 +65,32 @@ describe('judgeCertificate', () => {
 
   it.each([
     ['the runtime cannot read the leaf', { readsLeaf: false, leaf: null }, /Cloudflare Workers/],
-    ['the probe read none', { readsLeaf: true, leaf: null }, /no verified handshake/],
-    [
-      'CT does not show it',
-      { readsLeaf: true, leaf: { ...servedAs(served), serial: '0badc0de' } },
-      /CT does not show/,
-    ],
+    ['the probe read none', { readsLeaf: true, leaf: null }, /no TLS handshake completed/],
   ])("judges CT's newest when %s, and says why", (_, view, reason) => {
     const judged = judgeCertificate([...ownHistory, gtsNew], 'shop.com', view);
     expect(judged.issuance).toBe(gtsNew);
+    expect(judged.certificate).toBe(gtsNew);
     expect(judged.field).toEqual({ source: 'ct_newest', reason: expect.stringMatching(reason) });
   });
 
-  it('a leaf of a certificate for another name is not the served one CT holds', () => {
+  it('a served leaf CT does not show yet (CT lag) is judged from the leaf itself', () => {
+    const fresh = { ...servedAs(issuance({ daysAgo: 0.1 })), serial: '0badc0de', names: ['shop.com'] };
+    const judged = judgeCertificate([...ownHistory, gtsNew], 'shop.com', { readsLeaf: true, leaf: fresh });
+    expect(judged.field).toEqual({ source: 'served', reason: expect.stringMatching(/CT does not show/) });
+    expect(judged.certificate).toMatchObject({ serial: '0badc0de', issuer: "Let's Encrypt", loggedAt: null });
+    // It is its CA's newest certificate: the renewal verdict is about it too.
+    expect(judged.issuance).toBe(judged.certificate);
+  });
+
+  it('a leaf for another name is described as served; the renewal verdict stays with CT', () => {
     const other = issuance({ daysAgo: 86, names: ['other.com'] });
     const judged = judgeCertificate([...ownHistory, other], 'shop.com', {
       readsLeaf: true,
-      leaf: servedAs(other),
+      leaf: { ...servedAs(other), names: ['other.com'] },
     });
-    expect(judged.field.source).toBe('ct_newest');
+    expect(judged.field).toMatchObject({ source: 'served', reason: expect.stringMatching(/does not cover/) });
+    expect(judged.certificate?.names).toEqual(['other.com']);
+    expect(judged.issuance).toBe(served);
   });
 });
 

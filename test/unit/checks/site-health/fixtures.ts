@@ -42,7 +42,13 @@ export function certResult(findings: Finding[] = [], overrides: Partial<CertResu
       names: ['shop.example.com'],
       wildcard: false,
     },
-    judged: { source: 'served', reason: 'The verdict is about the certificate the site serves.' },
+    judged: {
+      source: 'served',
+      reason: 'The verdict is about the certificate the site serves.',
+      served_chain: 'verified',
+      unjudged: [],
+    },
+    newer_certificate: null,
     other_ca_certificate: null,
     renewal: {
       issuances_seen: 4,
@@ -100,6 +106,7 @@ export function expiryResult(findings: Finding[] = []): ExpiryResult {
     registered_at: '2001-01-02T03:04:05Z',
     expires_at: '2027-01-02T03:04:05Z',
     updated_at: '2026-01-02T03:04:05Z',
+    rdap_updated_at: '2026-01-02T04:00:00Z',
     days_left: 41,
     status: ['clientTransferProhibited'],
     status_rdap: ['client transfer prohibited'],

@@ -89,20 +89,44 @@ describe('parseRegistration', () => {
     expect(registration.updatedAt).toEqual(new Date('2026-06-01T00:00:00Z'));
   });
 
-  it("MarkMonitor's answer without a last changed event: updated_at is its last update of RDAP database", () => {
-    // The events of rdap.markmonitor.com's recorded github.com answer (bbot's rdap_samples), its
-    // `last changed` removed.
-    const registration = parsed({
-      objectClassName: 'domain',
-      ldhName: 'github.com',
-      events: [
-        { eventAction: 'registrar expiration', eventDate: '2028-10-09T18:20:50.000+00:00' },
-        { eventAction: 'expiration', eventDate: '2028-10-09T00:00:00.000+00:00' },
-        { eventAction: 'registration', eventDate: '2007-10-09T18:20:50.000+00:00' },
-        { eventAction: 'last update of RDAP database', eventDate: '2026-10-01T21:00:23.000+00:00' },
-      ],
-    });
-    expect(registration.updatedAt).toEqual(new Date('2026-10-01T21:00:23Z'));
+  // Events of recorded answers: the registry's own (Verisign, google.com) and a registrar's
+  // (rdap.markmonitor.com, github.com, from bbot's rdap_samples). RFC 9083 §4.5: `last update of
+  // RDAP database` is when the server's database was refreshed, never a change of the domain.
+  const RECORDED = {
+    'rdap.verisign.com google.com': [
+      { eventAction: 'registration', eventDate: '1997-09-15T04:00:00Z' },
+      { eventAction: 'expiration', eventDate: '2028-09-14T04:00:00Z' },
+      { eventAction: 'last changed', eventDate: '2019-09-09T15:39:04Z' },
+      { eventAction: 'last update of RDAP database', eventDate: '2024-07-29T10:43:38Z' },
+    ],
+    'rdap.markmonitor.com github.com': [
+      { eventAction: 'last changed', eventDate: '2024-09-07T09:16:33.000+00:00' },
+      { eventAction: 'registrar expiration', eventDate: '2028-10-09T18:20:50.000+00:00' },
+      { eventAction: 'expiration', eventDate: '2028-10-09T00:00:00.000+00:00' },
+      { eventAction: 'registration', eventDate: '2007-10-09T18:20:50.000+00:00' },
+      { eventAction: 'last update of RDAP database', eventDate: '2026-10-01T21:00:23.000+00:00' },
+    ],
+  };
+
+  it.each([
+    ['rdap.verisign.com google.com', '2019-09-09T15:39:04Z', '2024-07-29T10:43:38Z'],
+    ['rdap.markmonitor.com github.com', '2024-09-07T09:16:33Z', '2026-10-01T21:00:23Z'],
+  ] as const)(
+    'recorded %s with both events: updated_at is last changed, the refresh only rdapUpdatedAt',
+    (recording, changed, refreshed) => {
+      const registration = parsed({ objectClassName: 'domain', events: RECORDED[recording] });
+      expect(registration.updatedAt).toEqual(new Date(changed));
+      expect(registration.rdapUpdatedAt).toEqual(new Date(refreshed));
+    },
+  );
+
+  it('an answer without a last changed event (github.com, its `last changed` removed): updatedAt is null', () => {
+    const events = RECORDED['rdap.markmonitor.com github.com'].filter(
+      (e) => e.eventAction !== 'last changed',
+    );
+    const registration = parsed({ objectClassName: 'domain', ldhName: 'github.com', events });
+    expect(registration.updatedAt).toBeNull();
+    expect(registration.rdapUpdatedAt).toEqual(new Date('2026-10-01T21:00:23Z'));
     expect(registration.expiresAt).toEqual(new Date('2028-10-09T00:00:00Z'));
   });
 
