@@ -1,7 +1,7 @@
 /**
  * A watch's state: the set of conditions read from one site-health result. Codes of every
- * `warning` or `critical` finding (sections and cross-checks), `probe.failed` when the live probe
- * failed, and `cert.lifetime_low` when less than a fifth of the current certificate's lifetime is
+ * `warning` or `critical` finding (sections and cross-checks; `probe.failed` among them when the
+ * live probe failed for a reason that is not the certificate's), and `cert.lifetime_low` when less than a fifth of the current certificate's lifetime is
  * left — a share of the lifetime, so 6-day, 45-day and 90-day certificates are judged alike.
  */
 import type { Finding } from '../checks/result-common.ts';
@@ -39,7 +39,6 @@ export function conditionsOf(result: SiteHealthResult): string[] {
     if (finding.severity === 'warning' || finding.severity === 'critical') codes.add(finding.code);
   }
   if ('live_probe' in result.cert) {
-    if (!result.cert.live_probe.ok) codes.add(PROBE_FAILED);
     const certificate = result.cert.certificate;
     if (certificate && lifetimeLow(certificate.not_before, certificate.not_after, result.checked_at)) {
       codes.add(CERT_LIFETIME_LOW);

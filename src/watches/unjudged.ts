@@ -5,21 +5,17 @@
  * information did not come, a CT source that did not answer — each leaves its codes unknown, and a
  * watch carries them as they were (`next-conditions.ts`).
  */
+import { CERT_FINDINGS, CHAIN_FINDINGS } from '../checks/cert/index.ts';
 import type { SiteHealthResult } from '../checks/site-health/result.ts';
 import { CERT_LIFETIME_LOW, PROBE_FAILED } from './conditions.ts';
 
 /** Codes read from the served chain: a failure of the connection itself hides them. */
-export const SERVED_CHAIN_CODES = [
-  'cert.name_mismatch',
-  'cert.untrusted',
-  'cert.chain_expired',
-  'cert.chain_expires_soon',
-] as const;
+const SERVED_CHAIN_CODES: readonly string[] = Object.values(CHAIN_FINDINGS);
 
 /** Codes that compare the served certificate with CT: unknown when the probe read no served chain. */
 const SERVED_CODES = new Set<string>([
   ...SERVED_CHAIN_CODES,
-  'cert.renewed_not_deployed',
+  CERT_FINDINGS.renewedNotDeployed,
   'cert.other_ca_not_served',
 ]);
 
@@ -28,7 +24,7 @@ const SERVED_CODES = new Set<string>([
  * CT's newest certificate: one that expires is raised (every certificate CT holds does), but its
  * absence clears nothing, the site may still serve an older one (an undeployed successor).
  */
-const EXPIRY_CODES = new Set(['cert.expired', 'cert.expires_soon', CERT_LIFETIME_LOW]);
+const EXPIRY_CODES = new Set<string>([CERT_FINDINGS.expired, CERT_FINDINGS.expiresSoon, CERT_LIFETIME_LOW]);
 
 /** Codes cleared only by a probe that succeeds. */
 const CLEARED_BY_PROBE = new Set<string>([PROBE_FAILED, ...SERVED_CHAIN_CODES]);
@@ -64,9 +60,9 @@ function probeSucceeded(result: SiteHealthResult): boolean {
   return 'live_probe' in result.cert && result.cert.live_probe.ok;
 }
 
-/** Whether the result is about the chain the site serves (a probe that succeeded, or read it as it failed). */
+/** Whether the result is about the chain the site serves (verified, or read as Node refused it). */
 function servedChainRead(result: SiteHealthResult): boolean {
-  return 'live_probe' in result.cert && (result.cert.live_probe.ok || result.cert.judged.source === 'served');
+  return 'judged' in result.cert && result.cert.judged.served_chain !== 'not_read';
 }
 
 /** What a result can say about a code: whether its presence raises it, whether its absence clears it. */
@@ -84,6 +80,9 @@ export function judgingOf(result: SiteHealthResult): Judging {
   const ariMissing = 'renewal' in cert && cert.renewal.ari?.status === 'unavailable';
   const ctSourceMissing =
     'sources' in cert && cert.sources.some((source) => source.name !== 'probe' && !source.ok);
+  // What the cert check itself says it could not see (e.g. the history Cert Spotter does not list);
+  // its expiry codes keep the rule below: raised from CT's newest, cleared only from the served leaf.
+  const certUnjudged = new Set('judged' in cert ? cert.judged.unjudged : []);
   const dnsLookupFailed = reported(result.dns, LOOKUP_FAILED.dns);
   const caaLookupFailed = reported(result.dns, LOOKUP_FAILED.caa);
   const unjudged = (code: string) => {
@@ -93,6 +92,7 @@ export function judgingOf(result: SiteHealthResult): Judging {
     if (section === 'dns' && code !== LOOKUP_FAILED.dns && code !== LOOKUP_FAILED.caa)
       return code.startsWith('caa.') ? caaLookupFailed : dnsLookupFailed;
     if (section !== 'cert') return false;
+    if (certUnjudged.has(code) && !EXPIRY_CODES.has(code)) return true;
     if (SERVED_CODES.has(code) && !served) return true;
     if (ARI_CODES.has(code) && ariMissing) return true;
     return HISTORY_CODES.has(code) && ctSourceMissing;
@@ -114,7 +114,7 @@ export function confirmableCodes(result: SiteHealthResult, codes: readonly strin
   return codes.filter(
     (code) =>
       code === PROBE_FAILED ||
-      (SERVED_CHAIN_CODES as readonly string[]).includes(code) ||
-      (code === 'cert.expired' && servedLeaf),
+      SERVED_CHAIN_CODES.includes(code) ||
+      (code === CERT_FINDINGS.expired && servedLeaf),
   );
 }

@@ -23,6 +23,11 @@ function resultWith({ probeOk = true, leftShare = 0.5 } = {}): SiteHealthResult 
     if ('findings' in section) section.findings = [];
   if ('live_probe' in result.cert) {
     result.cert.live_probe.ok = probeOk;
+    // As the cert check reports a failure that is not the certificate's: no chain read, `probe.failed`.
+    if (!probeOk) {
+      result.cert.judged.served_chain = 'not_read';
+      result.cert.findings.push({ code: 'probe.failed', severity: 'warning', message: 'timeout' });
+    }
     const now = Date.parse(result.checked_at);
     const lifetime = 90 * DAY_S * 1000;
     if (result.cert.certificate) {
@@ -40,6 +45,14 @@ describe('conditions', () => {
       'cert.lifetime_low',
       'probe.failed',
     ]);
+    // A handshake refused for the certificate is the certificate's finding, not a probe failure.
+    const refused = resultWith();
+    if ('live_probe' in refused.cert) {
+      refused.cert.live_probe.ok = false;
+      refused.cert.judged.served_chain = 'refused';
+      refused.cert.findings.push({ code: 'cert.untrusted', severity: 'critical', message: 'private CA' });
+    }
+    expect(conditionsOf(refused)).toEqual(['cert.untrusted']);
     const result = resultWith();
     result.findings = [
       { code: 'caa.missing', severity: 'info', message: 'x' },

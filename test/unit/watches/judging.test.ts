@@ -17,7 +17,10 @@ function result({ probeOk = true, codes = [] as string[] } = {}): SiteHealthResu
   for (const section of [r.cert, r.dns, r.expiry]) if ('findings' in section) section.findings = [];
   if ('live_probe' in r.cert) {
     r.cert.live_probe.ok = probeOk;
-    if (!probeOk) r.cert.judged.source = 'ct_newest';
+    if (!probeOk) {
+      r.cert.judged.source = 'ct_newest';
+      r.cert.judged.served_chain = 'not_read';
+    }
     r.cert.findings = codes.map((code) => ({ code, severity: 'warning' as const, message: code }));
     if (!probeOk) r.cert.findings.push({ code: 'probe.failed', severity: 'warning', message: 'timeout' });
   }
@@ -72,6 +75,17 @@ describe('what a result could not judge', () => {
     });
   });
 
+  it('carries what the cert check itself says it could not judge (history Cert Spotter does not list)', () => {
+    const r = result();
+    if ('judged' in r.cert) r.cert.judged.unjudged = ['cert.fixed_renewal_day'];
+    expect(nextConditions(['cert.fixed_renewal_day'], r)).toMatchObject({
+      conditions: ['cert.fixed_renewal_day'],
+      unjudged: ['cert.fixed_renewal_day'],
+    });
+    if ('judged' in r.cert) r.cert.judged.unjudged = [];
+    expect(nextConditions(['cert.fixed_renewal_day'], r).conditions).toEqual([]);
+  });
+
   it('keeps renewal history codes while a CT source did not answer, and ARI codes while the CA did not', () => {
     const r = result();
     if ('sources' in r.cert) r.cert.sources = [{ name: 'crt.sh', url: 'x', ok: false, ms: 1, cached: false }];
@@ -83,7 +97,10 @@ describe('what a result could not judge', () => {
 
   it('clears a served-chain code only when a probe succeeds', () => {
     const failing = result({ probeOk: false });
-    if ('judged' in failing.cert) failing.cert.judged.source = 'served';
+    if ('judged' in failing.cert) {
+      failing.cert.judged.source = 'served';
+      failing.cert.judged.served_chain = 'refused';
+    }
     expect(nextConditions(['cert.untrusted'], failing).conditions).toContain('cert.untrusted');
     expect(nextConditions(['cert.untrusted'], result()).conditions).toEqual([]);
   });
