@@ -12,12 +12,11 @@ import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
 import type { PaidOperation } from '../catalog.ts';
-import type { RunOutcome } from '../checks/outcome.ts';
 import { outcomeProblem } from './outcome-problem.ts';
 import { reply, replyJson } from './hygiene/standard-headers.ts';
 import { sendProblem } from './problems.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/server/in-flight-lock.ts';
-import { UNPAID_REASON } from '../payments/server/paid-call.ts';
+import { type PaidCallRequest, UNPAID_REASON } from '../payments/server/paid-call.ts';
 import {
   invalidPaymentIdentifier,
   PAYMENT_IDENTIFIER_CONFLICT,
@@ -35,12 +34,13 @@ import type { Payments } from '../payments/payments.ts';
 
 /**
  * Answers one paid request about `subject` (the normalized domain), running the check through `run`
- * once the payment is verified.
+ * once the payment is verified, and `afterSettlement` once the payment is decided (`PaidCallRequest`).
  */
 export type PaidHandler = (
   c: Context,
-  run: () => Promise<RunOutcome<unknown>>,
+  run: PaidCallRequest['run'],
   subject: string,
+  afterSettlement?: PaidCallRequest['afterSettlement'],
 ) => Promise<Response>;
 
 /** A paid call whose terms are decided per request (a watch's price follows its `days`). */
@@ -56,7 +56,7 @@ export interface PaidSpec {
 export interface PaymentGate {
   /** The paid GET of `operation`. */
   paid(operation: PaidOperation): PaidHandler;
-  /** A paid request of `spec`; the outcome's kind is left in the context's `payment` variable. */
+  /** A paid request of `spec`; the outcome's kind is left in the context's `payment` variable (for the log). */
   paidWith(spec: PaidSpec): PaidHandler;
   /** HEAD of a paid route: the unpaid challenge, whatever the request carries; nothing runs. */
   challenge(operation: PaidOperation): (c: Context) => Promise<Response>;
@@ -135,7 +135,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     spec: PaidSpec & { unpaidChallenge?: () => Promise<PaymentRequired>; cacheAs?: string },
   ): PaidHandler {
     const challengeOf = spec.unpaidChallenge ?? (() => spec.terms().then(unpaidChallengeOf));
-    return async function paymentGate(c, run, subject) {
+    return async function paymentGate(c, run, subject, afterSettlement) {
       if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
       const payment = readPaymentHeader(c.req.header('payment-signature'));
       if (payment.kind === 'absent') {
@@ -158,6 +158,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         signal: c.req.raw.signal,
         name: spec.name,
         subject,
+        ...(afterSettlement ? { afterSettlement } : {}),
       });
       const settled =
         outcome.kind === 'delivered'

@@ -9,16 +9,15 @@ import { z } from 'zod';
 import { type WatchOperation, watchOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { PROBLEM_CODES } from '../http/problems.ts';
-import { PAYMENT_META_KEY, paidOutcomeResult, readToolPayment } from '../mcp/paid-tool.ts';
+import { paidOutcomeResult, readToolPayment } from '../mcp/paid-tool.ts';
 import { problemResult, refusedResult, successResult } from '../mcp/tool-result.ts';
 import { paidOutputSchema, withCachedJsonSchema } from '../mcp/tool-schemas.ts';
 import { PAYMENT_UNAVAILABLE } from '../payments/server/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
 import { eventSeqOf } from './model.ts';
-import { authorizationOfPayload } from './payment-signature.ts';
 import { watchTermsFor } from './payment-terms.ts';
 import { watchPurchase } from './purchase.ts';
-import { checkWatchRequest, watchSubject } from './request.ts';
+import { watchInputBoundsOf, watchRequestReader, watchSubject } from './request.ts';
 import type { Watches } from './ports.ts';
 import { watchCreatedSchema, watchInputShape, watchStatusSchema } from './schemas.ts';
 import { statusView } from './views.ts';
@@ -55,15 +54,31 @@ const NOT_FOUND = problemResult({
 
 const operation = (id: WatchOperation['id']) => watchOperations.find((o) => o.id === id) as WatchOperation;
 
+/**
+ * `schema` as a tool's published input, with the arguments handed to the handler as they came: the
+ * handler's reader refuses them with the problem codes of HTTP (`request.ts`), where the SDK's own
+ * validation would answer a generic error.
+ */
+function readByHandler(schema: StandardSchemaWithJSON<WatchArgs>): StandardSchemaWithJSON<WatchArgs> {
+  const standard = schema['~standard'];
+  return { '~standard': { ...standard, validate: (value) => ({ value: value as WatchArgs }) } };
+}
+
 /** Name, description and schemas of one watch tool: the same for every request, so built once. */
-function toolConfig(id: WatchOperation['id'], inputShape: z.ZodRawShape, result: z.ZodObject) {
+function toolConfig(
+  id: WatchOperation['id'],
+  inputShape: z.ZodRawShape,
+  result: z.ZodObject,
+  readArgs: (schema: StandardSchemaWithJSON<WatchArgs>) => StandardSchemaWithJSON<WatchArgs> = (schema) =>
+    schema,
+) {
   const { tool, title, description, method } = operation(id);
   return {
     name: tool,
     config: {
       title,
       description,
-      inputSchema: withCachedJsonSchema(z.object(inputShape) as z.ZodType<WatchArgs>),
+      inputSchema: readArgs(withCachedJsonSchema(z.object(inputShape) as z.ZodType<WatchArgs>)),
       outputSchema: withCachedJsonSchema(paidOutputSchema(result)),
       annotations: {
         title,
@@ -76,7 +91,7 @@ function toolConfig(id: WatchOperation['id'], inputShape: z.ZodRawShape, result:
   };
 }
 
-const createConfig = toolConfig('v1_watch_create', watchInputShape, watchCreatedSchema);
+const createConfig = toolConfig('v1_watch_create', watchInputShape, watchCreatedSchema, readByHandler);
 const statusConfig = toolConfig(
   'v1_watch_status',
   {
@@ -96,6 +111,7 @@ export function watchTools(deps: {
   const { config, watches, payments, logger } = deps;
   const { service } = watches;
   const terms = watchTermsFor(payments.resourceServer, config, 'mcp');
+  const readRequest = watchRequestReader(watchInputBoundsOf(config));
 
   async function managed(args: Record<string, unknown>) {
     return service.authorized(String(args.watch_id ?? ''), String(args.token ?? ''));
@@ -105,24 +121,19 @@ export function watchTools(deps: {
     {
       ...createConfig,
       async call(args, meta, signal) {
-        const checked = checkWatchRequest(args, config.probe.allowPrivate);
+        const checked = readRequest(args);
         if (!checked.ok) return refusedResult({ type: 'invalid_input', reason: checked.reason });
         if (!(await payments.facilitatorReady())) return problemResult(PAYMENT_UNAVAILABLE);
-        const purchase = watchPurchase(
-          watches,
-          checked.request,
-          () => authorizationOfPayload(meta?.[PAYMENT_META_KEY]),
-          logger,
-        );
+        const purchase = watchPurchase(watches, checked.request, logger);
         const outcome = await payments.paidCall({
           terms: await terms(checked.request.days),
           payment: readToolPayment(meta),
-          run: () => purchase.run(),
+          run: purchase.run,
+          afterSettlement: purchase.afterSettlement,
           signal,
           name: 'watch_domain',
           subject: watchSubject(checked.request),
         });
-        await purchase.finish(outcome.kind === 'delivered');
         return paidOutcomeResult(outcome);
       },
     },

@@ -13,11 +13,10 @@ import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
 import type { PaymentGate } from '../http/payment-gate.ts';
 import type { Payments } from '../payments/payments.ts';
 import { eventSeqOf } from './model.ts';
-import { authorizationOfHeader } from './payment-signature.ts';
 import { watchTermsFor } from './payment-terms.ts';
 import type { Watches } from './ports.ts';
 import { watchPriceUsd } from './pricing.ts';
-import { checkWatchRequest, WATCH_INPUT_CODES, watchSubject } from './request.ts';
+import { WATCH_INPUT_CODES, watchInputBoundsOf, watchRequestReader, watchSubject } from './request.ts';
 import { watchPurchase } from './purchase.ts';
 import { statusView } from './views.ts';
 
@@ -56,6 +55,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
   const { service } = watches;
   const app = new Hono<WatchEnv>();
   const terms = watchTermsFor(payments.resourceServer, config, 'http');
+  const readRequest = watchRequestReader(watchInputBoundsOf(config));
 
   app.post(WATCHES_ROUTE, async function buyWatch(c) {
     let body: unknown;
@@ -64,26 +64,18 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     } catch {
       return invalid(c, WATCH_INPUT_CODES.invalidBody, 'The body must be JSON: { "domain": "example.com" }.');
     }
-    const checked = checkWatchRequest(body, config.probe.allowPrivate);
+    const checked = readRequest(body);
     if (!checked.ok) return invalid(c, checked.reason.code, checked.reason.message);
     const { days } = checked.request;
 
-    const purchase = watchPurchase(
-      watches,
-      checked.request,
-      () => authorizationOfHeader(c.req.header('payment-signature')),
-      logger,
-    );
+    const purchase = watchPurchase(watches, checked.request, logger);
     const pay = gate.paidWith({
       name: WATCHES_ROUTE,
       priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
       terms: () => terms(days),
       status: 201,
     });
-    const response = await pay(c, () => purchase.run(), watchSubject(checked.request));
-    // Settled: the watch starts before its 201 leaves; not settled: a new one is removed.
-    await purchase.finish(c.get('payment')?.outcome === 'delivered');
-    return response;
+    return pay(c, purchase.run, watchSubject(checked.request), purchase.afterSettlement);
   });
 
   async function authorized(c: Context<WatchEnv>) {

@@ -78,7 +78,14 @@ export interface PaidCallRequest {
   /** The operation's terms on this transport; the caller has made sure the facilitator is ready. */
   terms: PaymentTerms;
   payment: PaymentRead;
-  run: () => Promise<RunOutcome<unknown>>;
+  /** The work, once the payment is verified; it is told the authorization paying for it. */
+  run: (paying: ExactAuthorization) => Promise<RunOutcome<unknown>>;
+  /**
+   * After the payment is decided, whatever the outcome (x402's `onAfterSettle`, with the failures
+   * too): `delivered` when it settled and the result is handed to the transport. Awaited before the
+   * outcome is returned, so a feature finishes its work before the answer leaves.
+   */
+  afterSettlement?: (delivered: boolean) => Promise<void>;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
   /** For the log line: the route or tool. */
@@ -118,7 +125,15 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       .catch((error: unknown) => logger.error({ err: error }, 'could not remember an undelivered result'));
   }
 
-  return async function paidCall({ terms, payment, run, signal, name }) {
+  return async function paidCall(request) {
+    const outcome = await decide(request);
+    await request.afterSettlement?.(outcome.kind === 'delivered').catch((error: unknown) => {
+      logger.error({ err: error, name: request.name }, 'the step after a settlement failed');
+    });
+    return outcome;
+  };
+
+  async function decide({ terms, payment, run, signal, name }: PaidCallRequest): Promise<PaidCallOutcome> {
     if (payment.kind === 'absent') {
       metrics.payment('challenged');
       return challenge(terms, UNPAID_REASON);
@@ -175,10 +190,10 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       if (lost === 'interrupted') {
         const used = await paidBeforeItsSettlerWentAway(authorization, requirements);
         if (used === undefined) return unavailable('chain unreadable for an interrupted settlement');
-        if (used) return redeliver(key, signature, used);
+        if (used) return redeliver(authorization, used);
         // Not used: its settler died before the chain took it (a transaction of it still waiting
         // somewhere is reconciled by this call's own settlement, which counts it as paid).
-      } else if (lost) return redeliver(key, signature, lost);
+      } else if (lost) return redeliver(authorization, lost);
 
       const verified = await faultScope(() =>
         resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
@@ -192,7 +207,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       const payer = verified.value.payer;
       metrics.payment('verified');
 
-      const outcome = await run();
+      const outcome = await run(authorization);
       if (outcome.type !== 'result') {
         logger.info({ name, payer, outcome: outcome.type }, 'payment not settled');
         return { kind: 'not_run', outcome };
@@ -283,12 +298,9 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
      * record goes once the result is handed over, and a redelivery that does not reach the client
      * either leaves the result claimable.
      */
-    async function redeliver(
-      key: string,
-      signature: string,
-      receipt: SettleResponse,
-    ): Promise<PaidCallOutcome> {
-      const outcome = await run();
+    async function redeliver(paying: ExactAuthorization, receipt: SettleResponse): Promise<PaidCallOutcome> {
+      const { key, signature } = paying;
+      const outcome = await run(paying);
       if (outcome.type !== 'result') {
         // Kept as a lost result (a store that deleted it on the claim, as the Worker's does, has it again).
         remember(key, signature, receipt);
@@ -299,7 +311,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       logger.info(entry, 'paid result redelivered');
       return { kind: 'delivered', result: outcome.result, receipt };
     }
-  };
+  }
 
   function forget(key: string): void {
     undelivered

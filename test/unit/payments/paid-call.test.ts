@@ -110,9 +110,9 @@ describe('paidCall', () => {
     const req = request('2', client.signal);
     const outcome = await paidCall({
       ...req,
-      run: async () => {
+      run: async (paying) => {
         client.abort();
-        return req.run();
+        return req.run(paying);
       },
     });
     expect(outcome).toEqual({ kind: 'client_gone' });
@@ -151,9 +151,9 @@ describe('paidCall', () => {
     const req = request('c', third.signal);
     await paidCall({
       ...req,
-      run: async () => {
+      run: async (paying) => {
         third.abort();
-        return req.run();
+        return req.run(paying);
       },
     });
     events.length = 0;
@@ -199,6 +199,31 @@ describe('paidCall', () => {
     events.length = 0;
     await call(request('9', new AbortController().signal));
     expect(events).toEqual(['verify', 'run', 'settle']);
+  });
+
+  it('hands the work its authorization and runs the after-settlement step, delivered or not', async () => {
+    const steps: string[] = [];
+    const paid = request('e', new AbortController().signal);
+    const delivered = await paidCall({
+      ...paid,
+      run: async (paying) => {
+        steps.push(`run ${paying.nonce.slice(0, 4)}`);
+        return paid.run(paying);
+      },
+      afterSettlement: async (settled) => void steps.push(`after ${settled}`),
+    });
+    expect(delivered.kind).toBe('delivered');
+    const gone = new AbortController();
+    const left = await paidCall({
+      ...request('f', gone.signal),
+      run: async () => {
+        gone.abort();
+        return { type: 'result', result: {} };
+      },
+      afterSettlement: async (settled) => void steps.push(`after ${settled}`),
+    });
+    expect(left.kind).toBe('client_gone');
+    expect(steps).toEqual(['run 0xee', 'after true', 'after false']);
   });
 
   it('offers no claim for a result that was delivered', async () => {

@@ -5,8 +5,8 @@ import { outputExampleFor } from '../../../src/payments/server/output-examples.t
 import { conditionChange, conditionsOf, lifetimeLow } from '../../../src/watches/conditions.ts';
 import { deliveriesFor, judgeAttempt } from '../../../src/watches/delivery.ts';
 import { activate, advance, cancel, eventSeqOf, newWatch } from '../../../src/watches/model.ts';
-import { watchPriceAtomic, watchPriceUsd } from '../../../src/watches/pricing.ts';
-import { checkWatchRequest, checkWebhookUrl } from '../../../src/watches/request.ts';
+import { maxDaysAt, watchPriceAtomic, watchPriceUsd } from '../../../src/watches/pricing.ts';
+import { checkWebhookUrl, watchRequestReader } from '../../../src/watches/request.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../../src/watches/retry.ts';
 import { createWatchSecrets } from '../../../src/watches/secrets.ts';
 import { slotAtOrAfter } from '../../../src/watches/slots.ts';
@@ -237,9 +237,12 @@ describe('pricing and input', () => {
       ok: true,
       url: 'https://hooks.example.com/x?y=1',
     });
-    expect(checkWebhookUrl('http://127.0.0.1:9/x', true)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl('http://127.0.0.1:9009/x', true)).toMatchObject({ ok: true });
     expect(checkWebhookUrl('http://169.254.169.254/', true)).toMatchObject({ code: 'invalid_webhook_url' });
   });
+
+  const checkWatchRequest = (body: unknown) =>
+    watchRequestReader({ maxDays: 300, allowPrivate: false })(body);
 
   it.each([
     [null, 'invalid_body'],
@@ -249,18 +252,45 @@ describe('pricing and input', () => {
     [{ domain: 'localhost' }, 'invalid_domain'],
     [{ domain: 'x'.repeat(3000) }, 'invalid_domain'],
     [{ domain: 'example.com', days: 0 }, 'invalid_days'],
-    [{ domain: 'example.com', days: 366 }, 'invalid_days'],
+    [{ domain: 'example.com', days: 301 }, 'invalid_days'],
+    [{ domain: 'example.com', days: null }, 'invalid_days'],
+    [{ domain: 'example.com', days: true }, 'invalid_days'],
+    [{ domain: '  ' }, 'missing_domain'],
+    [{ domain: null }, 'missing_domain'],
+    [{ domain: 'example.com', webhook_url: 'https:hooks.example.com/h' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: 'https:///hooks.example.com/h' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: ' https://hooks.example.com/h' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: 'https://hooks.example.com/h\n' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: 'https://hooks.example.com:0/h' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: 'https://hooks.example.com:22/h' }, 'invalid_webhook_url'],
     [{ domain: 'example.com', days: 1.5 }, 'invalid_days'],
     [{ domain: 'example.com', days: '30' }, 'invalid_days'],
     [{ domain: 'example.com', webhook_url: 7 }, 'invalid_webhook_url'],
   ])('refuses the body %j', (body, code) => {
-    expect(checkWatchRequest(body, false)).toMatchObject({ ok: false, reason: { code } });
+    expect(checkWatchRequest(body)).toMatchObject({ ok: false, reason: { code } });
   });
 
   it('normalizes a Unicode domain and defaults to 30 days', () => {
-    expect(checkWatchRequest({ domain: 'https://Bücher.example.com/x' }, false)).toMatchObject({
+    expect(checkWatchRequest({ domain: 'https://Bücher.example.com/x' })).toMatchObject({
       ok: true,
       request: { domain: { domain: 'xn--bcher-kva.example.com' }, days: 30, webhookUrl: null },
     });
+  });
+
+  it('refuses more days than one payment of $1.00 buys, naming the extension', () => {
+    expect(checkWatchRequest({ domain: 'example.com', days: 300 })).toMatchObject({ ok: true });
+    const refused = checkWatchRequest({ domain: 'example.com', days: 365 });
+    expect(refused).toMatchObject({ ok: false, reason: { code: 'invalid_days' } });
+    expect(JSON.stringify(refused)).toContain('/v1/watches/{watch_id}/extend');
+  });
+
+  it('derives the most days from the price: 300 at $0.10, 30 at $1.00, 1 above', () => {
+    expect(maxDaysAt('0.10')).toBe(300);
+    expect(maxDaysAt('1.00')).toBe(30);
+    expect(maxDaysAt('0.01')).toBe(3000);
+    expect(maxDaysAt('50')).toBe(1);
+    // The largest count whose price is at most $1.00.
+    expect(BigInt(watchPriceAtomic('0.07', maxDaysAt('0.07')))).toBeLessThanOrEqual(1_000_000n);
+    expect(BigInt(watchPriceAtomic('0.07', maxDaysAt('0.07') + 1))).toBeGreaterThan(1_000_000n);
   });
 });
