@@ -51,6 +51,8 @@ export interface PaidSpec {
   terms: () => Promise<PaymentTerms>;
   /** The status of a delivered result (default 200). */
   status?: 200 | 201;
+  /** The result is found again for the same payment (`PaidCallRequest.keptResult`). */
+  keptResult?: boolean;
 }
 
 export interface PaymentGate {
@@ -159,6 +161,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         name: spec.name,
         subject,
         ...(afterSettlement ? { afterSettlement } : {}),
+        ...(spec.keptResult ? { keptResult: true } : {}),
       });
       const settled =
         outcome.kind === 'delivered'

@@ -130,6 +130,7 @@ export function watchTools(deps: {
           payment: readToolPayment(meta),
           run: purchase.run,
           afterSettlement: purchase.afterSettlement,
+          keptResult: true,
           signal,
           name: 'watch_domain',
           subject: watchSubject(checked.request),

@@ -74,6 +74,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
       priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
       terms: () => terms(days),
       status: 201,
+      keptResult: true,
     });
     return pay(c, purchase.run, watchSubject(checked.request), purchase.afterSettlement);
   });

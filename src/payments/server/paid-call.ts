@@ -32,6 +32,13 @@ import type { Undelivered } from './undelivered.ts';
 /** The SDK's reason on a first, unpaid challenge (x402 v2 specification). */
 export const UNPAID_REASON = 'Payment required';
 
+/** The reason prefix of a copy of a payment this service settled and handed over. */
+export const ALREADY_SETTLED = 'already_settled';
+
+/** The reason given to such a copy: it names the settlement's transaction. */
+const alreadySettledReason = ({ transaction }: SettleResponse): string =>
+  `${ALREADY_SETTLED}: transaction ${transaction || 'not known to this instance'}`;
+
 export type PaidCallOutcome =
   /**
    * 402: pay, or this payment is no good (the reason is in `paymentRequired.error`); `settlement`
@@ -92,6 +99,13 @@ export interface PaidCallRequest {
   name: string;
   /** What the call is about (the normalized domain): part of a payment identifier's fingerprint. */
   subject: string;
+  /**
+   * The work finds its result again for the same payment (a watch, derived from the signature that
+   * bought it): a copy of a payment already settled and handed over gets that result again with
+   * the same receipt, within the redelivery window. Otherwise (a check, whose result is not kept)
+   * such a copy is told the payment was settled, naming its transaction.
+   */
+  keptResult?: boolean;
 }
 
 export type PaidCall = (request: PaidCallRequest) => Promise<PaidCallOutcome>;
@@ -133,7 +147,14 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     return outcome;
   };
 
-  async function decide({ terms, payment, run, signal, name }: PaidCallRequest): Promise<PaidCallOutcome> {
+  async function decide({
+    terms,
+    payment,
+    run,
+    signal,
+    name,
+    keptResult,
+  }: PaidCallRequest): Promise<PaidCallOutcome> {
     if (payment.kind === 'absent') {
       metrics.payment('challenged');
       return challenge(terms, UNPAID_REASON);
@@ -193,6 +214,10 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
         if (used) return redeliver(authorization, used);
         // Not used: its settler died before the chain took it (a transaction of it still waiting
         // somewhere is reconciled by this call's own settlement, which counts it as paid).
+      } else if (lost && 'delivered' in lost) {
+        if (keptResult) return redeliver(authorization, lost.delivered);
+        metrics.payment('refused');
+        return challenge(terms, alreadySettledReason(lost.delivered), payload);
       } else if (lost) return redeliver(authorization, lost);
 
       const verified = await faultScope(() =>
@@ -272,9 +297,9 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     }
 
     /**
-     * Paid: the settling record goes (or, the client already gone, becomes a lost result); should
-     * the client be gone before the answer is written (the transport aborts the signal then, now or
-     * later), it may claim the result with the same authorization.
+     * Paid: the settling record becomes a handed-over one (or, the client already gone, a lost
+     * result); should the client be gone before the answer is written (the transport aborts the
+     * signal then, now or later), it may claim the result with the same authorization.
      */
     async function handedOver(
       key: string,
@@ -288,8 +313,8 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       };
       if (signal.aborted) return lost();
       await undelivered
-        .settled(key)
-        .catch((error: unknown) => logger.warn({ err: error }, 'could not clear a settling record'));
+        .remember(key, signature, receipt, true)
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not record a handed-over result'));
       signal.addEventListener('abort', lost, { once: true });
     }
 
