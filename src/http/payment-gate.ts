@@ -221,10 +221,12 @@ export function createPaymentGate(payments: Payments): PaymentGate {
  * `paymentRequired` naming the route's public URL with this request's own query as `resource.url`:
  * the URL a listing crawler finds in a 402 is then one a paymentless GET answers with that same 402
  * (the route's bare URL lacks the required `domain`, which is a 400). A payment signed for it
- * matches the route whatever its query (`resourceProblem`).
+ * matches the route whatever its query (`resourceProblem`). Terms whose URL has a query of their own
+ * (a body carried in it) keep it.
  */
 function forRequestedUrl(c: Context, paymentRequired: PaymentRequired): PaymentRequired {
-  const route = paymentRequired.resource.url.replace(/[?#].*$/s, '');
+  if (paymentRequired.resource.url.includes('?')) return paymentRequired;
+  const route = paymentRequired.resource.url;
   const { search } = new URL(c.req.url);
   return { ...paymentRequired, resource: { ...paymentRequired.resource, url: `${route}${search}` } };
 }

@@ -14,6 +14,7 @@ import { MAX_TIMEOUT_SECONDS } from '../payments/exact-authorization.ts';
 import { USDC_EIP712_DOMAIN } from '../payments/server/resource-server.ts';
 import { watchInputShape } from './schemas.ts';
 import { watchPriceAtomic } from './pricing.ts';
+import type { WatchRequest } from './request.ts';
 
 export const WATCH_INPUT_JSON_SCHEMA = z.toJSONSchema(z.object(watchInputShape));
 
@@ -23,7 +24,7 @@ export function watchTermsFor(
   resourceServer: x402ResourceServer,
   config: Config,
   transport: PaymentTransport,
-): (days: number) => Promise<PaymentTerms> {
+): (request: WatchRequest) => Promise<PaymentTerms> {
   const built = new Map<number, Promise<PaymentTerms>>();
 
   async function build(days: number): Promise<PaymentTerms> {
@@ -77,7 +78,7 @@ export function watchTermsFor(
     };
   }
 
-  return (days) => {
+  const termsOf = (days: number) => {
     let terms = built.get(days);
     if (!terms) {
       terms = build(days);
@@ -86,4 +87,20 @@ export function watchTermsFor(
     }
     return terms;
   };
+  return async (request) => {
+    const terms = await termsOf(request.days);
+    return { ...terms, resource: { ...terms.resource, url: boundResourceUrl(terms.resource.url, request) } };
+  };
+}
+
+/**
+ * The resource a watch's payment is for: the route (or tool) with the request's body in its query,
+ * so that the payload a client signs echoes it, and a signature buys only the watch it was signed
+ * for (`resourceProblem` compares a resource with a query exactly). A client copies `resource` from
+ * the 402 into its payload as it is (x402 v2), so it needs to know nothing of this.
+ */
+export function boundResourceUrl(base: string, { domain, days, webhookUrl }: WatchRequest): string {
+  const query = new URLSearchParams({ domain: domain.domain, days: String(days) });
+  if (webhookUrl !== null) query.set('webhook_url', webhookUrl);
+  return `${base}?${query}`;
 }

@@ -72,7 +72,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     const pay = gate.paidWith({
       name: WATCHES_ROUTE,
       priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
-      terms: () => terms(days),
+      terms: () => terms(checked.request),
       status: 201,
       keptResult: true,
     });

@@ -84,7 +84,8 @@ describe('POST /v1/watches', () => {
     expect(res.status).toBe(402);
     const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
     expect(required.accepts[0]?.amount).toBe(watchPriceAtomic('0.10', 7));
-    expect(required.resource.url).toBe(`${service.url.origin}/v1/watches`);
+    // The body rides in the resource's query: the payload a client signs echoes it.
+    expect(required.resource.url).toBe(`${service.url.origin}/v1/watches?domain=example.com&days=7`);
     // What a listing catalogue reads: the bazaar extension declaring the JSON body.
     const bazaar = required.extensions?.bazaar as Parameters<typeof validateDiscoveryExtension>[0];
     expect(validateDiscoveryExtension(bazaar)).toMatchObject({ valid: true });
@@ -108,6 +109,58 @@ describe('POST /v1/watches', () => {
     }
     expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS);
     expect(await service.store.countByStatus()).toEqual(before);
+  });
+});
+
+describe('a signature buys one watch, the one it was signed for', () => {
+  // A receiver of its own: the purchase below must not verify against this file's shared one.
+  let own: WebhookReceiver;
+  beforeAll(async () => {
+    own = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  it('answers every copy of a settled purchase with the same 201 and receipt, charging once', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const body = { domain: 'example.com', days: 4, webhook_url: `${own.url.origin}/hooks` };
+    const signature = await signedFor(payer, body);
+    const first = await post(body, { 'payment-signature': signature });
+    expect(first.status).toBe(201);
+    const created = (await first.json()) as Record<string, unknown>;
+    for (let copy = 0; copy < 2; copy += 1) {
+      const again = await post(body, { 'payment-signature': signature });
+      expect(again.status).toBe(201);
+      expect(again.headers.get('payment-response')).toBe(first.headers.get('payment-response'));
+      const same = (await again.json()) as Record<string, unknown>;
+      for (const field of ['watch_id', 'token', 'webhook_secret', 'expires_at', 'status']) {
+        expect(same[field]).toEqual(created[field]);
+      }
+    }
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 4)));
+  });
+
+  it('refuses another domain, days or webhook_url with 402 resource_mismatch, charging nothing', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const body = { domain: 'example.com', days: 5, webhook_url: `${own.url.origin}/hooks` };
+    const signature = await signedFor(payer, body);
+    for (const other of [
+      { ...body, domain: 'example.org' },
+      { ...body, days: 6 },
+      { ...body, webhook_url: `${own.url.origin}/other` },
+      { domain: body.domain, days: body.days },
+    ]) {
+      const res = await post(other, { 'payment-signature': signature });
+      expect(res.status).toBe(402);
+      const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
+      expect(required.error).toMatch(/^resource_mismatch: /);
+      expect(await res.json()).toMatchObject({ reason: expect.stringMatching(/^resource_mismatch/) });
+    }
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS);
+    // The refused copies never used the authorization: it still buys what it was signed for.
+    expect((await post(body, { 'payment-signature': signature })).status).toBe(201);
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 5)));
   });
 });
 
@@ -188,9 +241,10 @@ describe('a watch from purchase to cancellation', () => {
     const detail = async (r: Response) => ((await r.json()) as { detail: string }).detail;
     expect(await detail(wrong)).toBe(await detail(unknown));
 
-    // The same signature again buys nothing more.
+    // The same signature again buys nothing more: it is answered with the same watch.
     const replay = await post(body, { 'payment-signature': signature });
-    expect(replay.status).toBe(402);
+    expect(replay.status).toBe(201);
+    expect(await replay.json()).toMatchObject({ watch_id: created.watch_id, token: created.token });
     expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 3)));
 
     const cancelled = await fetch(new URL(`/v1/watches/${created.watch_id}`, service.url), {
@@ -283,6 +337,24 @@ describe('MCP tools', () => {
       const created = paid.structuredContent as { watch_id: string; token: string; webhook_secret: null };
       expect(paid.isError).toBeFalsy();
       expect(created.webhook_secret).toBeNull();
+      expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 10)));
+      // The same payment again: the same watch and receipt, no second charge; for other arguments, refused.
+      const copy = await mcp.callTool({
+        name: 'watch_domain',
+        arguments: args,
+        _meta: { 'x402/payment': payment },
+      });
+      expect(copy.structuredContent).toEqual(paid.structuredContent);
+      expect(copy._meta).toEqual(paid._meta);
+      const other = await mcp.callTool({
+        name: 'watch_domain',
+        arguments: { ...args, domain: 'example.org' },
+        _meta: { 'x402/payment': payment },
+      });
+      expect(other).toMatchObject({
+        isError: true,
+        structuredContent: { error: expect.stringMatching(/^resource_mismatch: /) },
+      });
       expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 10)));
 
       const wrong = await mcp.callTool({
