@@ -27,6 +27,7 @@ import {
 } from './watches/runtime.ts';
 import { createWatchSecrets } from './watches/secrets.ts';
 import { createWebhookSender } from './watches/sender.ts';
+import { webhookReach } from './watches/webhook-reach.ts';
 
 /** What one runtime supplies. */
 export interface Platform {
@@ -95,7 +96,15 @@ export function createService(config: Config, platform: Platform): Service {
     breakers,
     ...(platform.assets ? { assets: platform.assets } : {}),
     freeWork: { buckets: platform.rateBuckets, client: platform.clientKey },
-    ...(watches ? { watches: { service: watches.runtime.service, secrets: watches.secrets } } : {}),
+    ...(watches
+      ? {
+          watches: {
+            service: watches.runtime.service,
+            secrets: watches.secrets,
+            reach: webhookReach(runners.resolve, config.probe.allowPrivate),
+          },
+        }
+      : {}),
   });
   return {
     app,

@@ -123,6 +123,9 @@ export function watchTools(deps: {
       async call(args, meta, signal) {
         const checked = readRequest(args);
         if (!checked.ok) return refusedResult({ type: 'invalid_input', reason: checked.reason });
+        const { webhookUrl } = checked.request;
+        const unreachable = webhookUrl === null ? null : await watches.reach(webhookUrl);
+        if (unreachable) return refusedResult(unreachable);
         if (!(await payments.facilitatorReady())) return problemResult(PAYMENT_UNAVAILABLE);
         const purchase = watchPurchase(watches, checked.request, logger);
         const outcome = await payments.paidCall({

@@ -20,6 +20,7 @@ import type { SiteHealthResult } from '../checks/site-health/result.ts';
 import type { DeliveryAttempt, DeliveryVerdict, PendingDelivery, SendOutcome } from './delivery.ts';
 import type { PendingPayment, WatchEvent, WatchRecord } from './model.ts';
 import type { WatchSecrets } from './secrets.ts';
+import type { WebhookReach } from './webhook-reach.ts';
 
 /** Events and delivery attempts a status answer lists (the latest, newest last). */
 export const HISTORY_LIMIT = 100;
@@ -142,4 +143,6 @@ export type OpenedWatch =
 export interface Watches {
   service: WatchService;
   secrets: WatchSecrets;
+  /** Whether a webhook URL can be delivered to, asked before any payment logic. */
+  reach: WebhookReach;
 }

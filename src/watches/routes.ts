@@ -9,6 +9,7 @@ import { WATCHES_ROUTE } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import type { RequestLogVariables } from '../http/hygiene/request-log.ts';
 import { replyJson } from '../http/hygiene/standard-headers.ts';
+import { outcomeProblem } from '../http/outcome-problem.ts';
 import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
 import type { PaymentGate } from '../http/payment-gate.ts';
 import type { Payments } from '../payments/payments.ts';
@@ -66,7 +67,9 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     }
     const checked = readRequest(body);
     if (!checked.ok) return invalid(c, checked.reason.code, checked.reason.message);
-    const { days } = checked.request;
+    const { days, webhookUrl } = checked.request;
+    const unreachable = webhookUrl === null ? null : await watches.reach(webhookUrl);
+    if (unreachable) return sendProblem(c, outcomeProblem(unreachable));
 
     const purchase = watchPurchase(watches, checked.request, logger);
     const pay = gate.paidWith({

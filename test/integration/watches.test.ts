@@ -74,6 +74,44 @@ describe('POST /v1/watches', () => {
     expect(await res.json()).toMatchObject({ code });
   });
 
+  it('resolves the webhook before any payment logic: no address or a refused one is 400, uncharged', async () => {
+    service.resolves.set('nowhere.example.com', []);
+    service.resolves.set('metadata.example.com', ['169.254.169.254']);
+    for (const [host, reason] of [
+      ['nowhere.example.com', /has no address/],
+      ['metadata.example.com', /169\.254\.169\.254/],
+    ] as const) {
+      const body = { domain: 'example.com', webhook_url: `https://${host}/hooks` };
+      const res = await post(body, { 'payment-signature': 'not even read' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('payment-required')).toBeNull();
+      expect(await res.json()).toMatchObject({
+        code: 'invalid_webhook_url',
+        detail: expect.stringMatching(reason),
+      });
+    }
+    for (const url of [
+      'https:hooks.example.com/h',
+      'https:///hooks.example.com/h',
+      ' https://hooks.example.com/h ',
+      'https://hooks.example.com:0/h',
+      'https://hooks.example.com:22/h',
+    ]) {
+      const res = await post({ domain: 'example.com', webhook_url: url });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'invalid_webhook_url' });
+    }
+    const nullDays = await post({ domain: 'example.com', days: null });
+    expect(nullDays.status).toBe(400);
+    expect(await nullDays.json()).toMatchObject({ code: 'invalid_days' });
+    const year = await post({ domain: 'example.com', days: 365 });
+    expect(year.status).toBe(400);
+    expect(await year.json()).toMatchObject({
+      code: 'invalid_days',
+      detail: expect.stringContaining('/extend'),
+    });
+  });
+
   it('refuses a body over the limit with 413', async () => {
     const res = await post({ domain: 'example.com', pad: 'x'.repeat(100_000) });
     expect(res.status).toBe(413);
@@ -268,11 +306,19 @@ describe('deliveries a receiver cannot steer', () => {
   }
 
   it('refuses a name that now resolves to the metadata address, connecting nowhere', async () => {
-    service.resolves.set('hooks.example.com', ['169.254.169.254']);
+    // Bought while the name pointed at loopback (judged before payment); then it changes.
+    service.resolves.set('moving.example.com', ['127.0.0.1']);
+    const watch = await buy({ domain: 'example.com', days: 1, webhook_url: 'https://moving.example.com/in' });
+    service.resolves.set('moving.example.com', ['169.254.169.254']);
     const before = service.connections.length;
-    const watch = await buy({ domain: 'example.com', days: 1, webhook_url: 'https://hooks.example.com/in' });
-    const [first] = await recordedAttempts(watch.watch_id, 1);
-    expect(first).toMatchObject({ attempt: 1, status: null, error: 'blocked_address' });
+    for (let seen = 1; ; seen += 1) {
+      const attempts = await recordedAttempts(watch.watch_id, seen);
+      const blocked = attempts.find((attempt) => attempt.error === 'blocked_address');
+      if (blocked) {
+        expect(blocked).toMatchObject({ status: null });
+        break;
+      }
+    }
     expect(service.connections.slice(before)).not.toContain('169.254.169.254');
   }, 30_000);
 
@@ -321,6 +367,15 @@ describe('MCP tools', () => {
         arguments: { domain: 'example.com', webhook_url: 'https://user:pw@hooks.example.com/' },
       });
       expect(invalid).toMatchObject({ isError: true, structuredContent: { code: 'invalid_webhook_url' } });
+      service.resolves.set('nowhere.example.com', []);
+      const unreachable = await mcp.callTool({
+        name: 'watch_domain',
+        arguments: { domain: 'example.com', webhook_url: 'https://nowhere.example.com/h' },
+      });
+      expect(unreachable).toMatchObject({
+        isError: true,
+        structuredContent: { code: 'invalid_webhook_url' },
+      });
 
       const args = { domain: 'example.com', days: 10 };
       const unpaid = await mcp.callTool({ name: 'watch_domain', arguments: args });
