@@ -166,6 +166,12 @@ export class WatchObject extends DurableObject<WatchObjectEnv> {
     return this.#counted(await this.#built().service.cancel(id));
   }
 
+  async extend(id: string, days: number, key: string) {
+    const extended = await this.#built().service.extend(id, days, key);
+    await this.#schedule();
+    return extended;
+  }
+
   async alarm(): Promise<void> {
     const { sweep, scheduler } = this.#built();
     await sweep?.();
@@ -194,6 +200,7 @@ export function durableWatchService(
     },
     history: (id, afterSeq) => of(id).history(id, afterSeq),
     cancel: (id) => of(id).cancel(id),
+    extend: (id, days, key) => of(id).extend(id, days, key),
   };
 }
 

@@ -129,7 +129,7 @@ export function watchTools(deps: {
         if (!(await payments.facilitatorReady())) return problemResult(PAYMENT_UNAVAILABLE);
         const purchase = watchPurchase(watches, checked.request, logger);
         const outcome = await payments.paidCall({
-          terms: await terms(checked.request),
+          terms: await terms.purchase(checked.request),
           payment: readToolPayment(meta),
           run: purchase.run,
           afterSettlement: purchase.afterSettlement,

@@ -64,6 +64,8 @@ export interface WatchRecord {
   version: number;
   /** While `pending`: the payment being settled for it (dropped once active). */
   payment?: PendingPayment;
+  /** The latest payments (`payer:nonce`) that extended it (`extend`). */
+  extendedBy?: string[];
 }
 
 export interface WatchEvent {
@@ -229,6 +231,33 @@ export function advance(
   passTime(watch, events, now, dayS);
   recompute(watch, dayS);
   return { watch, events };
+}
+
+/** Payments of extensions a record remembers, so that a copy of one extends nothing more. */
+const EXTENSIONS_KEPT = 32;
+
+/**
+ * Paid for `days` more by the payment `key`: the end moves, and `watch.ending` is due again one day
+ * before the new end. Id, token, secret, events and schedule stay.
+ */
+export function extend(
+  current: WatchRecord,
+  days: number,
+  key: string,
+  now: number,
+  dayS: number,
+): Transition {
+  const expiresAt = current.expiresAt + days * dayS * 1000;
+  const watch: WatchRecord = {
+    ...current,
+    days: current.days + days,
+    expiresAt,
+    endingSent: current.endingSent && now >= endingAt(expiresAt, dayS),
+    extendedBy: [...(current.extendedBy ?? []), key].slice(-EXTENSIONS_KEPT),
+    version: current.version + 1,
+  };
+  recompute(watch, dayS);
+  return { watch, events: [] };
 }
 
 /** Cancelled by its token holder: ends now with `watch.ended` (no refund). */

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { EXAMPLE_DOMAIN, WATCHES_ROUTE, type WatchOperation, watchOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import type { PaymentTerms, PaymentTransport } from '../payments/server/payment-terms.ts';
-import { toolResourceUrl } from '../payments/server/payment-terms.ts';
+import { PAYMENT_IDENTIFIER_DECLARATION, toolResourceUrl } from '../payments/server/payment-terms.ts';
 import { MAX_TIMEOUT_SECONDS } from '../payments/exact-authorization.ts';
 import { USDC_EIP712_DOMAIN } from '../payments/server/resource-server.ts';
 import { watchInputShape } from './schemas.ts';
@@ -24,7 +24,7 @@ export function watchTermsFor(
   resourceServer: x402ResourceServer,
   config: Config,
   transport: PaymentTransport,
-): (request: WatchRequest) => Promise<PaymentTerms> {
+): WatchTerms {
   const built = new Map<number, Promise<PaymentTerms>>();
 
   async function build(days: number): Promise<PaymentTerms> {
@@ -58,7 +58,10 @@ export function watchTermsFor(
           description: create.summary,
           mimeType: 'application/json',
         },
-        extensions: resourceServer.enrichExtensions(declared, context),
+        extensions: {
+          ...resourceServer.enrichExtensions(declared, context),
+          ...PAYMENT_IDENTIFIER_DECLARATION,
+        },
       };
     }
     return {
@@ -68,13 +71,16 @@ export function watchTermsFor(
         description: create.summary,
         mimeType: 'application/json',
       },
-      extensions: declareDiscoveryExtension({
-        toolName: create.tool,
-        description: create.description,
-        transport: 'streamable-http',
-        inputSchema: WATCH_INPUT_JSON_SCHEMA,
-        example,
-      }),
+      extensions: {
+        ...declareDiscoveryExtension({
+          toolName: create.tool,
+          description: create.description,
+          transport: 'streamable-http',
+          inputSchema: WATCH_INPUT_JSON_SCHEMA,
+          example,
+        }),
+        ...PAYMENT_IDENTIFIER_DECLARATION,
+      },
     };
   }
 
@@ -87,10 +93,42 @@ export function watchTermsFor(
     }
     return terms;
   };
-  return async (request) => {
-    const terms = await termsOf(request.days);
-    return { ...terms, resource: { ...terms.resource, url: boundResourceUrl(terms.resource.url, request) } };
+  return {
+    async purchase(request) {
+      const terms = await termsOf(request.days);
+      return {
+        ...terms,
+        resource: { ...terms.resource, url: boundResourceUrl(terms.resource.url, request) },
+      };
+    },
+    async extension(watchId, days) {
+      const terms = await termsOf(days);
+      const route =
+        transport === 'http'
+          ? `${config.publicBaseUrl}${extendPath(watchId)}`
+          : toolResourceUrl('watch_extend');
+      const query = new URLSearchParams(
+        transport === 'http' ? { days: String(days) } : { watch_id: watchId, days: String(days) },
+      );
+      return {
+        ...terms,
+        resource: {
+          ...terms.resource,
+          url: `${route}?${query}`,
+          description: `${days} more days of watching`,
+        },
+      };
+    },
   };
+}
+
+/** The path extending watch `watchId`. */
+export const extendPath = (watchId: string): string => `/v1/watches/${encodeURIComponent(watchId)}/extend`;
+
+/** The terms of a watch's payments on one transport: a purchase, bound to its body; an extension, to its watch and days. */
+export interface WatchTerms {
+  purchase(request: WatchRequest): Promise<PaymentTerms>;
+  extension(watchId: string, days: number): Promise<PaymentTerms>;
 }
 
 /**

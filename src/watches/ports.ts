@@ -123,6 +123,11 @@ export interface WatchService {
   history(id: string, afterSeq: number): Promise<{ events: WatchEvent[]; attempts: DeliveryAttempt[] }>;
   /** Ends an active watch now (`watch.ended`); resolves the watch as it stands after. */
   cancel(id: string): Promise<WatchRecord | null>;
+  /**
+   * Moves the end of an active watch `days` later, paid by the payment `key` (`payer:nonce`); a
+   * payment that extended it already extends nothing more. Resolves the watch as it stands after.
+   */
+  extend(id: string, days: number, key: string): Promise<WatchRecord | null>;
 }
 
 export interface OpenWatch {

@@ -171,22 +171,44 @@ function codeOf(issue: z.core.$ZodIssue): string {
   return (typeof field === 'string' ? FIELD_CODES[field] : undefined) ?? WATCH_INPUT_CODES.invalidBody;
 }
 
+/** `body` read by `schema`, or the first refusal with its problem code. */
+function readBy<T>(
+  schema: z.ZodType<T>,
+  body: unknown,
+): { ok: true; data: T } | { ok: false; reason: InvalidReason } {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const [issue] = parsed.error.issues;
+  return {
+    ok: false,
+    reason: issue
+      ? { code: codeOf(issue), message: issue.message }
+      : { code: WATCH_INPUT_CODES.invalidBody, message: 'The body is not a watch request.' },
+  };
+}
+
+/** The reader of an extension's body under `bounds`: `{ days }`, required. */
+export function extensionReader(
+  bounds: WatchInputBounds,
+): (body: unknown) => { ok: true; days: number } | { ok: false; reason: InvalidReason } {
+  const schema = z.object(
+    { days: watchInputShapeFor(bounds).days.unwrap() },
+    { error: 'The body must be a JSON object: { "days": 30 }.' },
+  );
+  return (body) => {
+    const read = readBy(schema, body);
+    return read.ok ? { ok: true, days: read.data.days } : read;
+  };
+}
+
 /** The reader of a watch request under `bounds`: a parsed JSON body (or tool arguments) → the request. */
 export function watchRequestReader(bounds: WatchInputBounds): (body: unknown) => WatchRequestCheck {
   const schema = z.object(watchInputShapeFor(bounds), {
     error: 'The body must be a JSON object: { "domain": "example.com" }.',
   });
   return (body) => {
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      const [issue] = parsed.error.issues;
-      return {
-        ok: false,
-        reason: issue
-          ? { code: codeOf(issue), message: issue.message }
-          : { code: WATCH_INPUT_CODES.invalidBody, message: 'The body is not a watch request.' },
-      };
-    }
+    const parsed = readBy(schema, body);
+    if (!parsed.ok) return parsed;
     const { domain, webhook_url: webhookUrl, days = DEFAULT_DAYS } = parsed.data;
     // Both passed their refinements above: these only put them in the form they are kept in.
     const { valid: _valid, ...validDomain } = normalizeDomain(domain) as ValidDomain & { valid: true };

@@ -14,10 +14,17 @@ import { PROBLEM_CODES, sendProblem } from '../http/problems.ts';
 import type { PaymentGate } from '../http/payment-gate.ts';
 import type { Payments } from '../payments/payments.ts';
 import { eventSeqOf } from './model.ts';
-import { watchTermsFor } from './payment-terms.ts';
+import { extendPath, watchTermsFor } from './payment-terms.ts';
 import type { Watches } from './ports.ts';
 import { watchPriceUsd } from './pricing.ts';
-import { WATCH_INPUT_CODES, watchInputBoundsOf, watchRequestReader, watchSubject } from './request.ts';
+import {
+  EXTEND_ROUTE,
+  extensionReader,
+  WATCH_INPUT_CODES,
+  watchInputBoundsOf,
+  watchRequestReader,
+  watchSubject,
+} from './request.ts';
 import { watchPurchase } from './purchase.ts';
 import { statusView } from './views.ts';
 
@@ -40,6 +47,18 @@ const NOT_FOUND = {
   detail: 'No watch with this id is managed by this token.',
 };
 
+const NOT_ACTIVE_REASON = {
+  code: 'watch_not_active',
+  message: 'Only an active watch is extended; this one has ended or was cancelled.',
+};
+
+const NOT_ACTIVE = {
+  status: 409 as const,
+  code: NOT_ACTIVE_REASON.code,
+  title: 'Watch not active',
+  detail: NOT_ACTIVE_REASON.message,
+};
+
 function bearer(c: Context<WatchEnv>): string | null {
   const match = /^Bearer +(\S+)\s*$/i.exec(c.req.header('authorization') ?? '');
   return match?.[1] && match[1].length <= MAX_TOKEN_LENGTH ? match[1] : null;
@@ -57,6 +76,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
   const app = new Hono<WatchEnv>();
   const terms = watchTermsFor(payments.resourceServer, config, 'http');
   const readRequest = watchRequestReader(watchInputBoundsOf(config));
+  const readExtension = extensionReader(watchInputBoundsOf(config));
 
   app.post(WATCHES_ROUTE, async function buyWatch(c) {
     let body: unknown;
@@ -75,19 +95,52 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     const pay = gate.paidWith({
       name: WATCHES_ROUTE,
       priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
-      terms: () => terms(checked.request),
+      terms: () => terms.purchase(checked.request),
       status: 201,
       keptResult: true,
     });
     return pay(c, purchase.run, watchSubject(checked.request), purchase.afterSettlement);
   });
 
+  /** The watch this request may manage (its Bearer token), or null: the one place that decides who may. */
   async function authorized(c: Context<WatchEnv>) {
     const id = c.req.param('watch_id') ?? '';
     const token = bearer(c);
     if (token === null || id.length > MAX_ID_LENGTH) return null;
     return service.authorized(id, token);
   }
+
+  app.post('/v1/watches/:watch_id/extend', async function extendWatch(c) {
+    const watch = await authorized(c);
+    if (!watch) return sendProblem(c, NOT_FOUND);
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      return invalid(c, WATCH_INPUT_CODES.invalidBody, 'The body must be JSON: { "days": 30 }.');
+    }
+    const checked = readExtension(body);
+    if (!checked.ok) return invalid(c, checked.reason.code, checked.reason.message);
+    if (watch.status !== 'active') return sendProblem(c, NOT_ACTIVE);
+    const { days } = checked;
+    const pay = gate.paidWith({
+      name: EXTEND_ROUTE,
+      priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
+      terms: () => terms.extension(watch.id, days),
+      keptResult: true,
+    });
+    return pay(
+      c,
+      async (paying) => {
+        const after = await service.extend(watch.id, days, paying.key);
+        // Ended or cancelled meanwhile: nothing to extend, nothing settled.
+        if (after?.status !== 'active') return { type: 'invalid_input', reason: NOT_ACTIVE_REASON };
+        const { events, attempts } = await service.history(watch.id, 0);
+        return { type: 'result', result: statusView(after, events, attempts) };
+      },
+      `${extendPath(watch.id)} ${days}`,
+    );
+  });
 
   app.get('/v1/watches/:watch_id', async function watchStatus(c) {
     const watch = await authorized(c);

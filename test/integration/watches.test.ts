@@ -128,6 +128,8 @@ describe('POST /v1/watches', () => {
     const bazaar = required.extensions?.bazaar as Parameters<typeof validateDiscoveryExtension>[0];
     expect(validateDiscoveryExtension(bazaar)).toMatchObject({ valid: true });
     expect(JSON.stringify(bazaar.info)).toContain('"bodyType":"json"');
+    // A client may make the purchase idempotent (x402 payment-identifier).
+    expect(required.extensions).toHaveProperty('payment-identifier');
   });
 
   it('charges nothing and creates nothing when the first check fails', async () => {
@@ -200,6 +202,88 @@ describe('a signature buys one watch, the one it was signed for', () => {
     expect((await post(body, { 'payment-signature': signature })).status).toBe(201);
     expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 5)));
   });
+});
+
+describe('a year with a standard client: 300 days, then 65 more', () => {
+  it('buys the most one $1.00 payment buys, then extends it, each charged once and bound to its body', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const paying = payingFetchFor(payer);
+    const bought = await paying(new URL('/v1/watches', service.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ domain: 'example.com', days: 300 }),
+    });
+    expect(bought.status).toBe(201);
+    const watch = (await bought.json()) as { watch_id: string; token: string; expires_at: string };
+    const year300 = BigInt(watchPriceAtomic('0.10', 300));
+    expect(year300).toBe(1_000_000n);
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - year300);
+
+    const extendUrl = new URL(`/v1/watches/${watch.watch_id}/extend`, service.url);
+    const extendWith = (send: typeof fetch, body: unknown, token = watch.token) =>
+      send(extendUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+    // Refused before any payment logic: a wrong token, bad days; never charged.
+    expect((await extendWith(fetch, { days: 65 }, `${watch.token}x`)).status).toBe(404);
+    for (const days of [0, 301, null, '65']) {
+      const res = await extendWith(fetch, { days });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'invalid_days' });
+    }
+    const unpaid = await extendWith(fetch, { days: 65 });
+    expect(unpaid.status).toBe(402);
+    const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
+    expect(required.accepts[0]?.amount).toBe(watchPriceAtomic('0.10', 65));
+    expect(required.resource.url).toBe(`${extendUrl.href}?days=65`);
+    expect(required.extensions).toHaveProperty('payment-identifier');
+    // A signature for 65 days extends by 65 days only.
+    const signature = encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(required));
+    const other = await send(extendUrl, { days: 64 }, signature, watch.token);
+    expect(other.status).toBe(402);
+    expect(decodePaymentRequiredHeader(other.headers.get('payment-required') ?? '').error).toMatch(
+      /^resource_mismatch/,
+    );
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - year300);
+
+    const extended = await paying(extendUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${watch.token}` },
+      body: JSON.stringify({ days: 65 }),
+    });
+    expect(extended.status).toBe(200);
+    const after = (await extended.json()) as {
+      watch_id: string;
+      days: number;
+      expires_at: string;
+      status: string;
+    };
+    expect(after).toMatchObject({ watch_id: watch.watch_id, days: 365, status: 'active' });
+    const dayMs = service.config.watches.dayS * 1000;
+    expect(Date.parse(after.expires_at) - Date.parse(watch.expires_at)).toBe(65 * dayMs);
+    const charged = year300 + BigInt(watchPriceAtomic('0.10', 65));
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - charged);
+
+    // The token still manages it; the events are kept (watch.created and nothing else).
+    const status = await fetch(new URL(`/v1/watches/${watch.watch_id}`, service.url), {
+      headers: { authorization: `Bearer ${watch.token}` },
+    });
+    expect(await status.json()).toMatchObject({ days: 365, events: [{ type: 'watch.created' }] });
+  });
+
+  async function send(url: URL, body: unknown, signature: string, token: string) {
+    return fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'payment-signature': signature,
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify(body),
+    });
+  }
 });
 
 describe('a watch from purchase to cancellation', () => {
