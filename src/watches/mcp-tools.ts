@@ -146,7 +146,8 @@ export function watchTools(deps: {
       async call(args) {
         const watch = await managed(args);
         if (!watch) return NOT_FOUND;
-        const since = typeof args.since === 'string' ? eventSeqOf(watch.id, args.since) : 0;
+        const since =
+          typeof args.since === 'string' && args.since !== '' ? eventSeqOf(watch.id, args.since) : 0;
         if (since === null) {
           return refusedResult({
             type: 'invalid_input',

@@ -130,7 +130,8 @@ export function newWatch(input: NewWatch): WatchRecord {
     lastCheckedAt: input.now,
     lastResult: input.result,
     failures: 0,
-    endingSent: false,
+    // `watch.ending` is for a watch that runs longer than a day: a one-day watch would get it at once.
+    endingSent: input.days <= 1,
     webhookGone: false,
     eventSeq: 0,
     version: 0,
@@ -138,7 +139,7 @@ export function newWatch(input: NewWatch): WatchRecord {
   };
 }
 
-/** When `watch.ending` is due: one day before the end, or at once for a one-day watch. */
+/** When `watch.ending` is due: one day before the end (never sent for a watch of one day). */
 function endingAt(expiresAt: number, dayS: number): number {
   return expiresAt - dayS * 1000;
 }

@@ -146,7 +146,8 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     const watch = await authorized(c);
     if (!watch) return sendProblem(c, NOT_FOUND);
     const since = c.req.query('since');
-    const afterSeq = since === undefined ? 0 : eventSeqOf(watch.id, since);
+    // Empty: no event seen yet, so from the start (the README's pull loop sends `?since=` so).
+    const afterSeq = since === undefined || since === '' ? 0 : eventSeqOf(watch.id, since);
     if (afterSeq === null) {
       return invalid(c, 'invalid_since', "`since` must be the id of one of this watch's events.");
     }

@@ -347,6 +347,12 @@ describe('a watch from purchase to cancellation', () => {
       headers: auth,
     });
     expect(((await since.json()) as { events: { id: string }[] }).events[0]?.id).not.toBe(first);
+    // No event id known yet (the README's loop starts with `?since=`): from the start.
+    const fromStart = await fetch(new URL(`/v1/watches/${created.watch_id}?since=`, service.url), {
+      headers: auth,
+    });
+    expect(fromStart.status).toBe(200);
+    expect(((await fromStart.json()) as { events: { id: string }[] }).events[0]?.id).toBe(first);
 
     // A wrong token and an unknown id are the same 404.
     const wrong = await fetch(new URL(`/v1/watches/${created.watch_id}`, service.url), {

@@ -4,7 +4,7 @@ import type { SiteHealthResult } from '../../../src/checks/site-health/result.ts
 import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
 import { conditionChange, conditionsOf, lifetimeLow } from '../../../src/watches/conditions.ts';
 import { deliveriesFor, judgeAttempt } from '../../../src/watches/delivery.ts';
-import { activate, advance, cancel, eventSeqOf, newWatch } from '../../../src/watches/model.ts';
+import { activate, advance, cancel, eventSeqOf, extend, newWatch } from '../../../src/watches/model.ts';
 import { maxDaysAt, watchPriceAtomic, watchPriceUsd } from '../../../src/watches/pricing.ts';
 import { checkWebhookUrl, watchRequestReader } from '../../../src/watches/request.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../../src/watches/retry.ts';
@@ -64,7 +64,7 @@ describe('conditions', () => {
 
 describe('transitions', () => {
   const now = Date.parse('2026-11-27T00:00:00Z');
-  const pending = newWatch({
+  const pendingInput = {
     id: 'wat_x',
     domain: 'example.com',
     days: 3,
@@ -73,7 +73,8 @@ describe('transitions', () => {
     dayS: DAY_S,
     now,
     result: resultWith(),
-  });
+  };
+  const pending = newWatch(pendingInput);
   const timing = DAY_S;
 
   it('raises watch.created on activation, an alert once per state, and check_failed at the third failure', () => {
@@ -125,6 +126,18 @@ describe('transitions', () => {
     const ended = advance(again.watch, undefined, watch.expiresAt, timing);
     expect(ended.events.map((e) => e.type)).toEqual(['watch.ended']);
     expect(ended.watch.status).toBe('ended');
+  });
+
+  it('sends no watch.ending to a watch of one day, and sends it again before the end of an extension', () => {
+    const day = newWatch({ ...pendingInput, days: 1 });
+    const { watch, events } = activate(day, now, DAY_S);
+    expect(events.map((e) => e.type)).toEqual(['watch.created']);
+    expect(advance(watch, undefined, watch.expiresAt - 1000, timing).events).toEqual([]);
+    const longer = extend(watch, 2, 'payer:1', now, DAY_S);
+    expect(longer.watch.expiresAt).toBe(watch.expiresAt + 2 * DAY_S * 1000);
+    const ending = advance(longer.watch, undefined, longer.watch.expiresAt - DAY_S * 1000, timing);
+    expect(ending.events.map((e) => e.type)).toEqual(['watch.ending']);
+    expect(longer.watch.extendedBy).toEqual(['payer:1']);
   });
 
   it('cancels with watch.ended, and numbers events for ?since=', () => {
