@@ -70,7 +70,7 @@ describe('GET /openapi.json', () => {
     }
     const create = doc.paths['/v1/watches'].post;
     expect(create['x-payment-info']).toEqual({
-      price: { mode: 'dynamic', currency: 'USD', min: '0.003334', max: '1.216667' },
+      price: { mode: 'dynamic', currency: 'USD', min: '0.003334', max: '1' },
       protocols: [{ x402: {} }],
     });
     expect(create.security).toEqual([]);
