@@ -83,7 +83,7 @@ describe('GET /openapi.json', () => {
     );
     const body = resolveRef(doc, create.requestBody.content['application/json'].schema);
     expect(body.required).toEqual(['domain']);
-    expect(body.properties.days).toMatchObject({ minimum: 1, maximum: 365 });
+    expect(body.properties.days).toMatchObject({ minimum: 1, maximum: 300 });
 
     const managed = doc.paths['/v1/watches/{watch_id}'];
     expect(managed.get.security).toEqual([{ watchToken: [] }]);
