@@ -17,6 +17,7 @@ import {
   createCtLookup,
 } from './sources/ct/index.ts';
 import { resolveAddresses } from './sources/doh/addresses.ts';
+import type { SourceResult } from './sources/failure.ts';
 import { createDohClient, DOH_SOURCE, resolverAnswers } from './sources/doh/client.ts';
 import { shareProbes } from './sources/probe/shared.ts';
 import { createPublicFetch } from './sources/public-fetch/public-fetch.ts';
@@ -39,8 +40,14 @@ export interface RunnerDeps {
   sharedAnswers?: SharedAnswers;
 }
 
-/** The runners, and the steered fetch they share (a watch's webhook deliveries go through it too). */
-export type Runners = CheckRunners & { publicFetch: FetchLike };
+/**
+ * The runners, the steered fetch they share (a watch's webhook deliveries go through it too) and
+ * its resolver (a webhook's name is judged by it before payment).
+ */
+export type Runners = CheckRunners & {
+  publicFetch: FetchLike;
+  resolve: (name: string) => Promise<SourceResult<string[]>>;
+};
 
 export function createRunners(config: Config, deps: RunnerDeps): Runners {
   const { upstreams } = config;
@@ -61,9 +68,10 @@ export function createRunners(config: Config, deps: RunnerDeps): Runners {
     ),
     cache: createCtCache(undefined, deps.sharedAnswers),
   });
+  const resolve = (name: string) => resolveAddresses(doh, name);
   // One address policy for every connection to a host the service did not configure.
   const publicFetch = createPublicFetch({
-    resolve: (name) => resolveAddresses(doh, name),
+    resolve,
     allowPrivate: config.probe.allowPrivate,
     transport: reach.transport,
   });
@@ -107,5 +115,6 @@ export function createRunners(config: Config, deps: RunnerDeps): Runners {
     siteHealth: createSiteHealthRunner({ cert, dns, expiry, now }),
     admit: (operation, domain) => (operation === 'v1_expiry' ? admitExpiry(domain) : Promise.resolve(null)),
     publicFetch,
+    resolve,
   };
 }

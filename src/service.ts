@@ -27,6 +27,7 @@ import {
 } from './watches/runtime.ts';
 import { createWatchSecrets } from './watches/secrets.ts';
 import { createWebhookSender } from './watches/sender.ts';
+import { webhookReach } from './watches/webhook-reach.ts';
 
 /** What one runtime supplies. */
 export interface Platform {
@@ -101,6 +102,7 @@ export function createService(config: Config, platform: Platform): Service {
             service: watches.runtime.service,
             secrets: watches.secrets,
             ...(watches.runtime.ledger ? { ledger: watches.runtime.ledger } : {}),
+            reach: webhookReach(runners.resolve, config.probe.allowPrivate),
           },
         }
       : {}),

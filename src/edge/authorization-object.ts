@@ -161,8 +161,8 @@ export function authorizationState(
       },
     },
     undelivered: {
-      remember(key, signature, receipt) {
-        const write = objectFor(key).remember({ signature, receipt });
+      remember(key, signature, receipt, delivered = false) {
+        const write = objectFor(key).remember({ signature, receipt, delivered });
         writes.add(write);
         void write.finally(() => writes.delete(write)).catch(() => {});
         return write;

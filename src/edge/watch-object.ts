@@ -174,6 +174,12 @@ export class WatchObject extends DurableObject<WatchObjectEnv> {
     return rotated;
   }
 
+  async extend(id: string, days: number, key: string) {
+    const extended = await this.#built().service.extend(id, days, key);
+    await this.#schedule();
+    return extended;
+  }
+
   async alarm(): Promise<void> {
     const { sweep, scheduler } = this.#built();
     await sweep?.();
@@ -204,6 +210,7 @@ export function durableWatchService(
     history: (id, afterSeq) => of(id).history(id, afterSeq),
     cancel: (id) => of(id).cancel(id),
     rotate: (id, what) => of(id).rotate(id, what),
+    extend: (id, days, key) => of(id).extend(id, days, key),
   };
 }
 

@@ -12,14 +12,13 @@ import type { PaymentRequired } from '@x402/core/types';
 import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
 import type { PaidOperation } from '../catalog.ts';
-import type { RunOutcome } from '../checks/outcome.ts';
 import { outcomeProblem } from './outcome-problem.ts';
 import { reply, replyJson } from './hygiene/standard-headers.ts';
 import { sendProblem } from './send-problem.ts';
 import { type Problem, PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../vocabulary/problems.ts';
 import { headerChallenge } from '../payments/server/challenge-header.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/server/in-flight-lock.ts';
-import { UNPAID_REASON } from '../payments/server/paid-call.ts';
+import { type PaidCallRequest, UNPAID_REASON } from '../payments/server/paid-call.ts';
 import {
   invalidPaymentIdentifier,
   PAYMENT_IDENTIFIER_CONFLICT,
@@ -38,12 +37,13 @@ import type { Payments } from '../payments/payments.ts';
 
 /**
  * Answers one paid request about `subject` (the normalized domain), running the check through `run`
- * once the payment is verified.
+ * once the payment is verified, and `afterSettlement` once the payment is decided (`PaidCallRequest`).
  */
 export type PaidHandler = (
   c: Context,
-  run: () => Promise<RunOutcome<unknown>>,
+  run: PaidCallRequest['run'],
   subject: string,
+  afterSettlement?: PaidCallRequest['afterSettlement'],
 ) => Promise<Response>;
 
 /** A paid call whose terms are decided per request (a watch's price follows its `days`). */
@@ -54,12 +54,14 @@ export interface PaidSpec {
   terms: () => Promise<PaymentTerms>;
   /** The status of a delivered result (default 200). */
   status?: 200 | 201;
+  /** The result is found again for the same payment (`PaidCallRequest.keptResult`). */
+  keptResult?: boolean;
 }
 
 export interface PaymentGate {
   /** The paid GET of `operation`. */
   paid(operation: PaidOperation): PaidHandler;
-  /** A paid request of `spec`; the outcome's kind is left in the context's `payment` variable. */
+  /** A paid request of `spec`; the outcome's kind is left in the context's `payment` variable (for the log). */
   paidWith(spec: PaidSpec): PaidHandler;
   /** HEAD of a paid route: the unpaid challenge, whatever the request carries; nothing runs. */
   challenge(operation: PaidOperation): (c: Context) => Promise<Response>;
@@ -162,7 +164,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     spec: PaidSpec & { unpaidChallenge?: () => Promise<PaymentRequired>; cacheAs?: string },
   ): PaidHandler {
     const challengeOf = spec.unpaidChallenge ?? (() => spec.terms().then(unpaidChallengeOf));
-    return async function paymentGate(c, run, subject) {
+    return async function paymentGate(c, run, subject, afterSettlement) {
       if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
       const payment = readPaymentHeader(c.req.header('payment-signature'));
       if (payment.kind === 'absent') {
@@ -182,6 +184,8 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         signal: c.req.raw.signal,
         name: spec.name,
         subject,
+        ...(afterSettlement ? { afterSettlement } : {}),
+        ...(spec.keptResult ? { keptResult: true } : {}),
       });
       const settled =
         outcome.kind === 'delivered'
@@ -251,10 +255,12 @@ export function createPaymentGate(payments: Payments): PaymentGate {
  * `paymentRequired` naming the route's public URL with this request's own query as `resource.url`:
  * the URL a listing crawler finds in a 402 is then one a paymentless GET answers with that same 402
  * (the route's bare URL lacks the required `domain`, which is a 400). A payment signed for it
- * matches the route whatever its query (`resourceProblem`).
+ * matches the route whatever its query (`resourceProblem`). Terms whose URL has a query of their own
+ * (a body carried in it) keep it.
  */
 function forRequestedUrl(c: Context, paymentRequired: PaymentRequired): PaymentRequired {
-  const route = paymentRequired.resource.url.replace(/[?#].*$/s, '');
+  if (paymentRequired.resource.url.includes('?')) return paymentRequired;
+  const route = paymentRequired.resource.url;
   const { search } = new URL(c.req.url);
   return { ...paymentRequired, resource: { ...paymentRequired.resource, url: `${route}${search}` } };
 }

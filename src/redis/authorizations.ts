@@ -66,26 +66,32 @@ export function redisAuthorizations(
       async settled(key) {
         await redis.del(lostKey(key));
       },
-      async remember(key, signature, receipt) {
+      async remember(key, signature, receipt, delivered = false) {
+        const fields = { signature: digest(signature), receipt: JSON.stringify(receipt) };
         await redis
           .multi()
           .del(lostKey(key))
-          .hset(lostKey(key), { signature: digest(signature), receipt: JSON.stringify(receipt) })
+          .hset(lostKey(key), delivered ? { ...fields, delivered: '1' } : fields)
           .pexpire(lostKey(key), REDELIVERY_WINDOW_MS)
           .exec()
           .then(failedIn);
       },
       async claim(key, signature, resource): Promise<Claimed> {
         // A read: run twice (a reply lost, the payer's retry), it finds the same record.
-        const [stored, receipt, settlingFor] = await redis.hmget(
+        const [stored, receipt, settlingFor, delivered] = await redis.hmget(
           lostKey(key),
           'signature',
           'receipt',
           'resource',
+          'delivered',
         );
         if (!stored) return null;
         const entry = receipt
-          ? { signature: stored, receipt: JSON.parse(receipt) as SettleResponse }
+          ? {
+              signature: stored,
+              receipt: JSON.parse(receipt) as SettleResponse,
+              delivered: delivered === '1',
+            }
           : { signature: stored, resource: settlingFor ?? '' };
         return claimOf(entry, digest(signature), resource);
       },

@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS undelivered (
   signature TEXT NOT NULL,
   resource TEXT,
   receipt TEXT,
-  until INTEGER NOT NULL
+  until INTEGER NOT NULL,
+  delivered INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 CREATE INDEX IF NOT EXISTS undelivered_until ON undelivered (until);
 CREATE TABLE IF NOT EXISTS identified_answers (
@@ -89,6 +90,10 @@ export function openSqlitePaymentRecords(
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
   db.exec(SCHEMA);
+  // A file written before handed-over results were kept lacks the column.
+  if (!db.prepare('SELECT 1 FROM pragma_table_info(?) WHERE name = ?').get('undelivered', 'delivered')) {
+    db.exec('ALTER TABLE undelivered ADD COLUMN delivered INTEGER NOT NULL DEFAULT 0');
+  }
   // One process owns this file: an identifier held by a call of a killed predecessor is free again
   // now, not once its lease runs out. Settling records stay: they are what that call left to claim.
   db.exec('DELETE FROM identified_answers WHERE answer IS NULL');
@@ -97,9 +102,11 @@ export function openSqlitePaymentRecords(
     purge: db.prepare('DELETE FROM undelivered WHERE until <= ?'),
     count: db.prepare('SELECT COUNT(*) AS n FROM undelivered WHERE key <> ?'),
     put: db.prepare(
-      'INSERT OR REPLACE INTO undelivered (key, signature, resource, receipt, until) VALUES (?, ?, ?, ?, ?)',
+      'INSERT OR REPLACE INTO undelivered (key, signature, resource, receipt, until, delivered) VALUES (?, ?, ?, ?, ?, ?)',
     ),
-    get: db.prepare('SELECT signature, resource, receipt FROM undelivered WHERE key = ? AND until > ?'),
+    get: db.prepare(
+      'SELECT signature, resource, receipt, delivered FROM undelivered WHERE key = ? AND until > ?',
+    ),
     drop: db.prepare('DELETE FROM undelivered WHERE key = ?'),
   };
   const answers = {
@@ -121,18 +128,19 @@ export function openSqlitePaymentRecords(
     async settling(key, signature, resource) {
       lost.purge.run(now());
       if (Number(lost.count.get(key)?.n) >= maxRecords) throw new PaymentRecordsFull('undelivered');
-      lost.put.run(key, signatureDigest(signature), resource, null, now() + SETTLING_RECORD_MS);
+      lost.put.run(key, signatureDigest(signature), resource, null, now() + SETTLING_RECORD_MS, 0);
     },
     async settled(key) {
       lost.drop.run(key);
     },
-    async remember(key, signature, receipt) {
+    async remember(key, signature, receipt, delivered = false) {
       lost.put.run(
         key,
         signatureDigest(signature),
         null,
         JSON.stringify(receipt),
         now() + REDELIVERY_WINDOW_MS,
+        delivered ? 1 : 0,
       );
     },
     async claim(key, signature, resource) {
@@ -140,7 +148,11 @@ export function openSqlitePaymentRecords(
       const entry = row
         ? row.receipt === null
           ? { signature: String(row.signature), resource: String(row.resource) }
-          : { signature: String(row.signature), receipt: JSON.parse(String(row.receipt)) as SettleResponse }
+          : {
+              signature: String(row.signature),
+              receipt: JSON.parse(String(row.receipt)) as SettleResponse,
+              delivered: row.delivered === 1,
+            }
         : undefined;
       return claimOf(entry, signatureDigest(signature), resource);
     },

@@ -7,25 +7,24 @@
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { Config } from '../config.ts';
-import { PAYMENT_META_KEY, paidOutcomeResult, readToolPayment } from '../mcp/paid-tool.ts';
+import { paidOutcomeResult, readToolPayment } from '../mcp/paid-tool.ts';
 import { problemResult, refusedResult, successResult } from '../mcp/tool-result.ts';
 import { PAYMENT_UNAVAILABLE } from '../payments/server/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
 import { createWatchAccess } from './access.ts';
 import { eventSeqOf } from './model.ts';
-import { authorizationOfPayload } from './payment-signature.ts';
 import { watchTermsFor } from './payment-terms.ts';
 import { watchPurchase } from './purchase.ts';
-import { checkWatchRequest, watchSubject } from './request.ts';
+import { watchInputBoundsOf, watchRequestReader, watchSubject } from './request.ts';
 import type { Watches } from './ports.ts';
 import { watchCreatedSchema, watchInputShape, watchStatusSchema } from './schemas.ts';
-import { toolConfig, type WatchTool } from './tool-config.ts';
+import { readByHandler, toolConfig, type WatchTool } from './tool-config.ts';
 import { statusView } from './views.ts';
 import { managedBy, manageShape, walletTools } from './wallet-tools.ts';
 
 export type { WatchTool } from './tool-config.ts';
 
-const createConfig = toolConfig('v1_watch_create', watchInputShape, watchCreatedSchema);
+const createConfig = toolConfig('v1_watch_create', watchInputShape, watchCreatedSchema, readByHandler);
 const statusConfig = toolConfig(
   'v1_watch_status',
   {
@@ -47,29 +46,29 @@ export function watchTools(deps: {
   const terms = watchTermsFor(payments.resourceServer, config, 'mcp');
   const access = createWatchAccess(config, watches, payments.chain);
   const managed = managedBy(config, access);
+  const readRequest = watchRequestReader(watchInputBoundsOf(config));
 
   return [
     {
       ...createConfig,
       async call(args, meta, signal) {
-        const checked = checkWatchRequest(args, config.probe.allowPrivate);
+        const checked = readRequest(args);
         if (!checked.ok) return refusedResult({ type: 'invalid_input', reason: checked.reason });
+        const { webhookUrl } = checked.request;
+        const unreachable = webhookUrl === null ? null : await watches.reach(webhookUrl);
+        if (unreachable) return refusedResult(unreachable);
         if (!(await payments.facilitatorReady())) return problemResult(PAYMENT_UNAVAILABLE);
-        const purchase = watchPurchase(
-          watches,
-          checked.request,
-          () => authorizationOfPayload(meta?.[PAYMENT_META_KEY]),
-          logger,
-        );
+        const purchase = watchPurchase(watches, checked.request, logger);
         const outcome = await payments.paidCall({
-          terms: await terms(checked.request.days),
+          terms: await terms.purchase(checked.request),
           payment: readToolPayment(meta),
-          run: () => purchase.run(),
+          run: purchase.run,
+          afterSettlement: purchase.afterSettlement,
+          keptResult: true,
           signal,
           name: 'watch_domain',
           subject: watchSubject(checked.request),
         });
-        await purchase.finish(outcome.kind === 'delivered');
         return paidOutcomeResult(outcome);
       },
     },
@@ -79,7 +78,8 @@ export function watchTools(deps: {
         const granted = await managed(args, meta);
         if ('denied' in granted) return granted.denied;
         const { watch } = granted;
-        const since = typeof args.since === 'string' ? eventSeqOf(watch.id, args.since) : 0;
+        const since =
+          typeof args.since === 'string' && args.since !== '' ? eventSeqOf(watch.id, args.since) : 0;
         if (since === null) {
           return refusedResult({
             type: 'invalid_input',

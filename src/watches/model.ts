@@ -71,6 +71,8 @@ export interface WatchRecord {
   /** Rotations of its token and of its webhook secret so far (absent: none; `rotations.ts`). */
   tokenGeneration?: number;
   secretGeneration?: number;
+  /** The latest payments (`payer:nonce`) that extended it (`extend`). */
+  extendedBy?: string[];
 }
 
 export interface WatchEvent {
@@ -135,7 +137,8 @@ export function newWatch(input: NewWatch): WatchRecord {
     lastCheckedAt: input.now,
     lastResult: input.result,
     failures: 0,
-    endingSent: false,
+    // `watch.ending` is for a watch that runs longer than a day: a one-day watch would get it at once.
+    endingSent: input.days <= 1,
     webhookGone: false,
     eventSeq: 0,
     version: 0,
@@ -145,7 +148,7 @@ export function newWatch(input: NewWatch): WatchRecord {
   };
 }
 
-/** When `watch.ending` is due: one day before the end, or at once for a one-day watch. */
+/** When `watch.ending` is due: one day before the end (never sent for a watch of one day). */
 function endingAt(expiresAt: number, dayS: number): number {
   return expiresAt - dayS * 1000;
 }
@@ -247,6 +250,33 @@ export function advance(
   passTime(watch, events, now, dayS);
   recompute(watch, dayS);
   return { watch, events };
+}
+
+/** Payments of extensions a record remembers, so that a copy of one extends nothing more. */
+const EXTENSIONS_KEPT = 32;
+
+/**
+ * Paid for `days` more by the payment `key`: the end moves, and `watch.ending` is due again one day
+ * before the new end. Id, token, secret, events and schedule stay.
+ */
+export function extend(
+  current: WatchRecord,
+  days: number,
+  key: string,
+  now: number,
+  dayS: number,
+): Transition {
+  const expiresAt = current.expiresAt + days * dayS * 1000;
+  const watch: WatchRecord = {
+    ...current,
+    days: current.days + days,
+    expiresAt,
+    endingSent: current.endingSent && now >= endingAt(expiresAt, dayS),
+    extendedBy: [...(current.extendedBy ?? []), key].slice(-EXTENSIONS_KEPT),
+    version: current.version + 1,
+  };
+  recompute(watch, dayS);
+  return { watch, events: [] };
 }
 
 /** Cancelled by its token holder: ends now with `watch.ended` (no refund). */

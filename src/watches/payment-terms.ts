@@ -9,11 +9,12 @@ import { z } from 'zod';
 import { EXAMPLE_DOMAIN, WATCHES_ROUTE, type WatchOperation, watchOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import type { PaymentTerms, PaymentTransport } from '../payments/server/payment-terms.ts';
-import { toolResourceUrl } from '../payments/server/payment-terms.ts';
+import { PAYMENT_IDENTIFIER_DECLARATION, toolResourceUrl } from '../payments/server/payment-terms.ts';
 import { MAX_TIMEOUT_SECONDS } from '../payments/exact-authorization.ts';
 import { USDC_EIP712_DOMAIN } from '../payments/server/resource-server.ts';
 import { watchInputShape } from './schemas.ts';
 import { watchPriceAtomic } from './pricing.ts';
+import type { WatchRequest } from './request.ts';
 
 export const WATCH_INPUT_JSON_SCHEMA = z.toJSONSchema(z.object(watchInputShape));
 
@@ -23,7 +24,7 @@ export function watchTermsFor(
   resourceServer: x402ResourceServer,
   config: Config,
   transport: PaymentTransport,
-): (days: number) => Promise<PaymentTerms> {
+): WatchTerms {
   const built = new Map<number, Promise<PaymentTerms>>();
 
   async function build(days: number): Promise<PaymentTerms> {
@@ -57,7 +58,10 @@ export function watchTermsFor(
           description: create.summary,
           mimeType: 'application/json',
         },
-        extensions: resourceServer.enrichExtensions(declared, context),
+        extensions: {
+          ...resourceServer.enrichExtensions(declared, context),
+          ...PAYMENT_IDENTIFIER_DECLARATION,
+        },
       };
     }
     return {
@@ -67,17 +71,20 @@ export function watchTermsFor(
         description: create.summary,
         mimeType: 'application/json',
       },
-      extensions: declareDiscoveryExtension({
-        toolName: create.tool,
-        description: create.description,
-        transport: 'streamable-http',
-        inputSchema: WATCH_INPUT_JSON_SCHEMA,
-        example,
-      }),
+      extensions: {
+        ...declareDiscoveryExtension({
+          toolName: create.tool,
+          description: create.description,
+          transport: 'streamable-http',
+          inputSchema: WATCH_INPUT_JSON_SCHEMA,
+          example,
+        }),
+        ...PAYMENT_IDENTIFIER_DECLARATION,
+      },
     };
   }
 
-  return (days) => {
+  const termsOf = (days: number) => {
     let terms = built.get(days);
     if (!terms) {
       terms = build(days);
@@ -86,4 +93,52 @@ export function watchTermsFor(
     }
     return terms;
   };
+  return {
+    async purchase(request) {
+      const terms = await termsOf(request.days);
+      return {
+        ...terms,
+        resource: { ...terms.resource, url: boundResourceUrl(terms.resource.url, request) },
+      };
+    },
+    async extension(watchId, days) {
+      const terms = await termsOf(days);
+      const route =
+        transport === 'http'
+          ? `${config.publicBaseUrl}${extendPath(watchId)}`
+          : toolResourceUrl('watch_extend');
+      const query = new URLSearchParams(
+        transport === 'http' ? { days: String(days) } : { watch_id: watchId, days: String(days) },
+      );
+      return {
+        ...terms,
+        resource: {
+          ...terms.resource,
+          url: `${route}?${query}`,
+          description: `${days} more days of watching`,
+        },
+      };
+    },
+  };
+}
+
+/** The path extending watch `watchId`. */
+export const extendPath = (watchId: string): string => `/v1/watches/${encodeURIComponent(watchId)}/extend`;
+
+/** The terms of a watch's payments on one transport: a purchase, bound to its body; an extension, to its watch and days. */
+export interface WatchTerms {
+  purchase(request: WatchRequest): Promise<PaymentTerms>;
+  extension(watchId: string, days: number): Promise<PaymentTerms>;
+}
+
+/**
+ * The resource a watch's payment is for: the route (or tool) with the request's body in its query,
+ * so that the payload a client signs echoes it, and a signature buys only the watch it was signed
+ * for (`resourceProblem` compares a resource with a query exactly). A client copies `resource` from
+ * the 402 into its payload as it is (x402 v2), so it needs to know nothing of this.
+ */
+export function boundResourceUrl(base: string, { domain, days, webhookUrl }: WatchRequest): string {
+  const query = new URLSearchParams({ domain: domain.domain, days: String(days) });
+  if (webhookUrl !== null) query.set('webhook_url', webhookUrl);
+  return `${base}?${query}`;
 }

@@ -22,6 +22,7 @@ import type { PendingPayment, WatchEvent, WatchRecord } from './model.ts';
 import type { Rotated } from './rotations.ts';
 import type { WatchSecrets } from './secrets.ts';
 import type { WalletLedger } from './wallet-ledger.ts';
+import type { WebhookReach } from './webhook-reach.ts';
 
 /** Events and delivery attempts a status answer lists (the latest, newest last). */
 export const HISTORY_LIMIT = 100;
@@ -144,6 +145,11 @@ export interface WatchService {
   watch(id: string): Promise<WatchRecord | null>;
   /** Rotates the token or the webhook secret of a watch that is not pending (`rotations.ts`). */
   rotate(id: string, what: Rotated): Promise<WatchRecord | null>;
+  /**
+   * Moves the end of an active watch `days` later, paid by the payment `key` (`payer:nonce`); a
+   * payment that extended it already extends nothing more. Resolves the watch as it stands after.
+   */
+  extend(id: string, days: number, key: string): Promise<WatchRecord | null>;
 }
 
 export interface OpenWatch {
@@ -166,4 +172,6 @@ export interface Watches {
   secrets: WatchSecrets;
   /** Where the runtime keeps who paid for what and the sign-in nonces it accepted; without it no wallet signs in. */
   ledger?: WalletLedger;
+  /** Whether a webhook URL can be delivered to, asked before any payment logic. */
+  reach: WebhookReach;
 }

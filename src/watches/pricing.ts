@@ -7,7 +7,26 @@ import { DEFAULT_DAYS, proRataAtomic } from '../watch-price.ts';
 
 export { DEFAULT_DAYS };
 export const MIN_DAYS = 1;
-export const MAX_DAYS = 365;
+
+/**
+ * The most one payment may cost: `@x402/core`'s default `maxAmountPerPayment` ($1.00), which a
+ * standard client enforces before it signs (reference/agents-2026.md). A watch longer than that
+ * buys is extended.
+ */
+export const MAX_PAYMENT_ATOMIC = 1_000_000n;
+
+/** The most days one payment buys at `pricePer30DaysUsd` (at least one). */
+export function maxDaysAt(pricePer30DaysUsd: string): number {
+  const per30 = BigInt(usdToAtomic(pricePer30DaysUsd));
+  if (per30 === 0n) return MAX_WATCH_DAYS;
+  return Math.min(MAX_WATCH_DAYS, Math.max(MIN_DAYS, Number((MAX_PAYMENT_ATOMIC * 30n) / per30)));
+}
+
+/** The longest a watch may run from now, extensions included: ten years. */
+export const MAX_WATCH_DAYS = 3_650;
+
+/** The most days one payment buys at the published price (300). */
+export const MAX_DAYS = maxDaysAt(DEFAULT_PRICE_PER_30_DAYS_USD);
 /** The published price of a watch, as people read it. */
 export const WATCH_PRICE_NOTE = `$${DEFAULT_PRICE_PER_30_DAYS_USD} per 30 days, pro rata`;
 

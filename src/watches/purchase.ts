@@ -1,9 +1,9 @@
 /**
- * Buying a watch, whatever the transport: `run` (inside the paid call, after verification) opens
- * the watch of the payment's signature with its first check, recording the authorization on it;
- * `finish` then activates it once the payment settled, or removes a watch this call created when it
- * did not. A process that dies in between leaves the watch pending: the same request and signature
- * finish it, or else the pending sweep does from the chain (`pending-sweep.ts`).
+ * Buying a watch, whatever the transport, as the work of a paid call: `run` (after verification)
+ * opens the watch of the payment's signature with its first check, recording the authorization on
+ * it; `afterSettlement` then activates it once the payment settled, or removes a watch this call
+ * created when it did not. A process that dies in between leaves the watch pending: the same request
+ * and signature finish it, or else the pending sweep does from the chain (`pending-sweep.ts`).
  */
 import type { Logger } from 'pino';
 import type { RunOutcome } from '../checks/outcome.ts';
@@ -13,28 +13,19 @@ import type { WatchRequest } from './request.ts';
 import { createdView } from './views.ts';
 
 export interface WatchPurchase {
-  run(): Promise<RunOutcome<unknown>>;
-  /** After the paid call: `delivered` when the payment settled and the 201 is about to leave. */
-  finish(delivered: boolean): Promise<void>;
+  run: (paying: ExactAuthorization) => Promise<RunOutcome<unknown>>;
+  /** The paid call's step once the payment is decided: `delivered` when it settled and the 201 leaves. */
+  afterSettlement: (delivered: boolean) => Promise<void>;
 }
 
 export function watchPurchase(
   { service, secrets }: Watches,
   { domain, days, webhookUrl }: WatchRequest,
-  authorization: () => ExactAuthorization | null,
   logger: Logger,
 ): WatchPurchase {
   let opened: { id: string; created: boolean } | null = null;
   return {
-    async run() {
-      const paying = authorization();
-      if (!paying) {
-        return {
-          type: 'invalid_input',
-          reason: { code: 'invalid_payment', message: 'The payment has no signature.' },
-        };
-      }
-      const { signature, from, nonce, validBefore } = paying;
+    async run({ signature, from, nonce, validBefore }) {
       const id = await secrets.watchId(signature);
       const outcome = await service.open({
         id,
@@ -47,7 +38,7 @@ export function watchPurchase(
       opened = { id, created: outcome.created };
       return { type: 'result', result: await createdView(outcome.watch, secrets) };
     },
-    async finish(delivered) {
+    async afterSettlement(delivered) {
       const watch = opened as { id: string; created: boolean } | null;
       if (!watch) return;
       if (delivered) {

@@ -10,17 +10,24 @@ import { WATCHES_ROUTE } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import type { RequestLogVariables } from '../http/hygiene/request-log.ts';
 import { replyJson } from '../http/hygiene/standard-headers.ts';
+import { outcomeProblem } from '../http/outcome-problem.ts';
 import { sendProblem } from '../http/send-problem.ts';
 import type { PaymentGate } from '../http/payment-gate.ts';
 import type { Payments } from '../payments/payments.ts';
 import { createWatchAccess } from './access.ts';
 import { accountRoutes, guard } from './account-routes.ts';
 import { eventSeqOf } from './model.ts';
-import { authorizationOfHeader } from './payment-signature.ts';
-import { watchTermsFor } from './payment-terms.ts';
+import { extendPath, watchTermsFor } from './payment-terms.ts';
 import type { Watches } from './ports.ts';
 import { watchPriceUsd } from './pricing.ts';
-import { checkWatchRequest, WATCH_INPUT_CODES, watchSubject } from './request.ts';
+import {
+  EXTEND_ROUTE,
+  extensionReader,
+  WATCH_INPUT_CODES,
+  watchInputBoundsOf,
+  watchRequestReader,
+  watchSubject,
+} from './request.ts';
 import { watchPurchase } from './purchase.ts';
 import { statusView } from './views.ts';
 
@@ -31,6 +38,18 @@ export interface WatchRoutesDeps {
   gate: PaymentGate;
   logger: Logger;
 }
+
+const NOT_ACTIVE_REASON = {
+  code: 'watch_not_active',
+  message: 'Only an active watch is extended; this one has ended or was cancelled.',
+};
+
+const NOT_ACTIVE = {
+  status: 409 as const,
+  code: NOT_ACTIVE_REASON.code,
+  title: 'Watch not active',
+  detail: NOT_ACTIVE_REASON.message,
+};
 
 function invalid(c: Context<WatchEnv>, code: string, detail: string) {
   const title = code === WATCH_INPUT_CODES.invalidWebhookUrl ? 'Invalid webhook URL' : 'Invalid request';
@@ -44,6 +63,8 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
   const app = new Hono<WatchEnv>();
   const terms = watchTermsFor(payments.resourceServer, config, 'http');
   const access = createWatchAccess(config, watches, payments.chain);
+  const readRequest = watchRequestReader(watchInputBoundsOf(config));
+  const readExtension = extensionReader(watchInputBoundsOf(config));
 
   app.post(WATCHES_ROUTE, async function buyWatch(c) {
     let body: unknown;
@@ -52,26 +73,54 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     } catch {
       return invalid(c, WATCH_INPUT_CODES.invalidBody, 'The body must be JSON: { "domain": "example.com" }.');
     }
-    const checked = checkWatchRequest(body, config.probe.allowPrivate);
+    const checked = readRequest(body);
     if (!checked.ok) return invalid(c, checked.reason.code, checked.reason.message);
-    const { days } = checked.request;
+    const { days, webhookUrl } = checked.request;
+    const unreachable = webhookUrl === null ? null : await watches.reach(webhookUrl);
+    if (unreachable) return sendProblem(c, outcomeProblem(unreachable));
 
-    const purchase = watchPurchase(
-      watches,
-      checked.request,
-      () => authorizationOfHeader(c.req.header('payment-signature')),
-      logger,
-    );
+    const purchase = watchPurchase(watches, checked.request, logger);
     const pay = gate.paidWith({
       name: WATCHES_ROUTE,
       priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
-      terms: () => terms(days),
+      terms: () => terms.purchase(checked.request),
       status: 201,
+      keptResult: true,
     });
-    const response = await pay(c, () => purchase.run(), watchSubject(checked.request));
-    // Settled: the watch starts before its 201 leaves; not settled: a new one is removed.
-    await purchase.finish(c.get('payment')?.outcome === 'delivered');
-    return response;
+    return pay(c, purchase.run, watchSubject(checked.request), purchase.afterSettlement);
+  });
+
+  app.post('/v1/watches/:watch_id/extend', async function extendWatch(c) {
+    const guarded = await guard(c, access);
+    if ('response' in guarded) return guarded.response;
+    const { watch } = guarded;
+    let body: unknown;
+    try {
+      body = JSON.parse(await c.req.text());
+    } catch {
+      return invalid(c, WATCH_INPUT_CODES.invalidBody, 'The body must be JSON: { "days": 30 }.');
+    }
+    const checked = readExtension(body);
+    if (!checked.ok) return invalid(c, checked.reason.code, checked.reason.message);
+    if (watch.status !== 'active') return sendProblem(c, NOT_ACTIVE);
+    const { days } = checked;
+    const pay = gate.paidWith({
+      name: EXTEND_ROUTE,
+      priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
+      terms: () => terms.extension(watch.id, days),
+      keptResult: true,
+    });
+    return pay(
+      c,
+      async (paying) => {
+        const after = await service.extend(watch.id, days, paying.key);
+        // Ended or cancelled meanwhile: nothing to extend, nothing settled.
+        if (after?.status !== 'active') return { type: 'invalid_input', reason: NOT_ACTIVE_REASON };
+        const { events, attempts } = await service.history(watch.id, 0);
+        return { type: 'result', result: statusView(after, events, attempts) };
+      },
+      `${extendPath(watch.id)} ${days}`,
+    );
   });
 
   app.get('/v1/watches/:watch_id', async function watchStatus(c) {
@@ -79,7 +128,8 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     if ('response' in guarded) return guarded.response;
     const { watch } = guarded;
     const since = c.req.query('since');
-    const afterSeq = since === undefined ? 0 : eventSeqOf(watch.id, since);
+    // Empty: no event seen yet, so from the start (the README's pull loop sends `?since=` so).
+    const afterSeq = since === undefined || since === '' ? 0 : eventSeqOf(watch.id, since);
     if (afterSeq === null) {
       return invalid(c, 'invalid_since', "`since` must be the id of one of this watch's events.");
     }

@@ -2,33 +2,9 @@
 import { z } from 'zod';
 import { siteHealthResultSchema } from '../checks/site-health/result.ts';
 import { timestampSchema } from '../checks/result-common.ts';
-import { MAX_INPUT_LENGTH } from '../domain/normalize.ts';
 import { EVENT_TYPES } from './model.ts';
-import { DEFAULT_DAYS, MAX_DAYS, MIN_DAYS } from './pricing.ts';
-import { MAX_WEBHOOK_URL_LENGTH } from './request.ts';
 
-export const watchInputShape = {
-  domain: z
-    .string()
-    .max(MAX_INPUT_LENGTH)
-    .describe('Domain name or URL to watch, e.g. example.com (Unicode and URLs are normalized to the host).'),
-  webhook_url: z
-    .string()
-    .max(MAX_WEBHOOK_URL_LENGTH)
-    .optional()
-    .describe(
-      'https:// URL that receives each event, signed per Standard Webhooks 1.0; omit for a pull-only watch.',
-    ),
-  days: z
-    .number()
-    .int()
-    .min(MIN_DAYS)
-    .max(MAX_DAYS)
-    .optional()
-    .describe(
-      `How many days to watch, ${MIN_DAYS}–${MAX_DAYS} (default ${DEFAULT_DAYS}); the price is pro rata.`,
-    ),
-};
+export { watchInputShape } from './request.ts';
 
 export const watchEventSchema = z.object({
   id: z.string().describe('Unique and stable: the webhook-id of every delivery attempt of this event.'),

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { deliveriesFor } from './delivery.ts';
 import type { WatchMetrics } from './metrics.ts';
 import { noWatchMetrics } from './metrics.ts';
-import { activate, cancel, newWatch, type Transition, type WatchRecord } from './model.ts';
+import { activate, cancel, extend, newWatch, type Transition, type WatchRecord } from './model.ts';
 import { HISTORY_LIMIT, type WatchCheck, type WatchService, type WatchStore } from './ports.ts';
 import { rotate, tokenGenerationOf } from './rotations.ts';
 import type { WatchSecrets } from './secrets.ts';
@@ -123,6 +123,13 @@ export function createStoreWatchService(deps: StoreServiceDeps): WatchService {
         (watch) => watch.status === 'active',
         (watch, at) => cancel(watch, at),
         true,
+      ),
+
+    extend: (id, days, key) =>
+      transit(
+        id,
+        (watch) => watch.status === 'active' && !watch.extendedBy?.includes(key),
+        (watch, at) => extend(watch, days, key, at, dayS),
       ),
   };
 }

@@ -27,11 +27,23 @@ export interface WatchTool extends WatchToolConfig {
 
 const operation = (id: WatchOperation['id']) => watchOperations.find((o) => o.id === id) as WatchOperation;
 
+/**
+ * `schema` as a tool's published input, with the arguments handed to the handler as they came: the
+ * handler's reader refuses them with the problem codes of HTTP (`request.ts`), where the SDK's own
+ * validation would answer a generic error.
+ */
+export function readByHandler(schema: StandardSchemaWithJSON<WatchArgs>): StandardSchemaWithJSON<WatchArgs> {
+  const standard = schema['~standard'];
+  return { '~standard': { ...standard, validate: (value) => ({ value: value as WatchArgs }) } };
+}
+
 /** Name, description and schemas of one watch tool: the same for every request, so built once. */
 export function toolConfig(
   id: WatchOperation['id'],
   inputShape: z.ZodRawShape,
   result: z.ZodObject,
+  readArgs: (schema: StandardSchemaWithJSON<WatchArgs>) => StandardSchemaWithJSON<WatchArgs> = (schema) =>
+    schema,
 ): WatchToolConfig {
   const { tool, title, description, method } = operation(id);
   return {
@@ -39,7 +51,7 @@ export function toolConfig(
     config: {
       title,
       description,
-      inputSchema: withCachedJsonSchema(z.object(inputShape) as z.ZodType<WatchArgs>),
+      inputSchema: readArgs(withCachedJsonSchema(z.object(inputShape) as z.ZodType<WatchArgs>)),
       outputSchema: withCachedJsonSchema(paidOutputSchema(result)),
       annotations: {
         title,

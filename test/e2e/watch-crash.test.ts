@@ -16,9 +16,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generatePrivateKey, type PrivateKeyAccount } from 'viem/accounts';
+import { decodePaymentSignatureHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAID_CALL_MAX_MS } from '../../src/payments/server/identified-answers.ts';
-import { authorizationOfHeader } from '../../src/watches/payment-signature.ts';
+import { exactAuthorizationOf } from '../../src/payments/exact-authorization.ts';
 import { SWEEP_EVERY_MS } from '../../src/watches/pending-sweep.ts';
 import { watchPriceAtomic } from '../../src/watches/pricing.ts';
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
@@ -82,7 +83,9 @@ const charged = (payer: PrivateKeyAccount) => chargedOf(settlement, payer, FUNDS
 
 /** The watch a signature buys: its id and token, as the service derives them. */
 async function watchOf(signature: string) {
-  const id = await secrets.watchId(authorizationOfHeader(signature)?.signature ?? '');
+  const id = await secrets.watchId(
+    exactAuthorizationOf(decodePaymentSignatureHeader(signature))?.signature ?? '',
+  );
   return { id, token: await secrets.token(id) };
 }
 

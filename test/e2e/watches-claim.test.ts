@@ -8,10 +8,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentSignatureHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
-import { authorizationOfHeader } from '../../src/watches/payment-signature.ts';
+import { exactAuthorizationOf } from '../../src/payments/exact-authorization.ts';
 import { watchPriceAtomic } from '../../src/watches/pricing.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import {
@@ -74,13 +78,21 @@ it('a client gone during settlement claims the same watch once with the same req
   expect(claimed.headers.get('payment-response')).not.toBeNull();
   const watch = (await claimed.json()) as { watch_id: string; token: string; status: string };
   const secrets = createWatchSecrets(WATCH_SECRET_KEY);
-  const id = await secrets.watchId(authorizationOfHeader(signature)?.signature ?? '');
+  const id = await secrets.watchId(
+    exactAuthorizationOf(decodePaymentSignatureHeader(signature))?.signature ?? '',
+  );
   expect(watch.watch_id).toBe(id);
   expect(watch.token).toBe(await secrets.token(id));
 
+  // Handed over now, and still the same watch for every further copy: the same 201 and receipt.
   const again = await post({ 'payment-signature': signature });
-  expect(again.status).toBe(402);
-  await again.arrayBuffer();
+  expect(again.status).toBe(201);
+  expect(again.headers.get('payment-response')).toBe(claimed.headers.get('payment-response'));
+  expect(await again.json()).toMatchObject({
+    watch_id: id,
+    token: watch.token,
+    webhook_secret: (watch as { webhook_secret?: unknown }).webhook_secret,
+  });
   await quiet(at, QUIET_AFTER_ANSWER_MS);
   expect(FUNDS - (await settlement.chain.balanceOf(payer.address))).toBe(BigInt(price));
 

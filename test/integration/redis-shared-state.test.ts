@@ -133,6 +133,17 @@ describe('lost results across instances', () => {
     expect(await a!.undelivered.claim(key, SIGNATURE)).toBeNull();
   });
 
+  it('keep a result handed over apart from a lost one, on every instance', async () => {
+    const [a, b] = instances();
+    const key = freshKey();
+    await a!.undelivered.remember(key, SIGNATURE, RECEIPT, true);
+    expect(await b!.undelivered.claim(key, SIGNATURE)).toEqual({ delivered: RECEIPT });
+    expect(await b!.undelivered.claim(key, `0x${'00'.repeat(65)}`)).toBeNull();
+    // A later copy whose answer is lost turns it back into a lost result.
+    await b!.undelivered.remember(key, SIGNATURE, RECEIPT);
+    expect(await a!.undelivered.claim(key, SIGNATURE)).toEqual(RECEIPT);
+  });
+
   it('keep a digest of the signature, not the signature, for the redelivery window', async () => {
     const [a] = instances();
     const key = freshKey();

@@ -90,6 +90,13 @@ describe('settling records and lost results', () => {
     expect(bytes).toContain(RECEIPT.transaction);
   });
 
+  it('a result handed over is told apart from a lost one across restarts, for the redelivery window', async () => {
+    await processOn().undelivered.remember(KEY, SIGNATURE, RECEIPT, true);
+    expect(await processOn().undelivered.claim(KEY, SIGNATURE, RESOURCE)).toEqual({ delivered: RECEIPT });
+    clock += REDELIVERY_WINDOW_MS;
+    expect(await processOn().undelivered.claim(KEY, SIGNATURE, RESOURCE)).toBeNull();
+  });
+
   it('expire with their windows: the longest settlement, then the redelivery window', async () => {
     const records = processOn().undelivered;
     await records.settling(KEY, SIGNATURE, RESOURCE);

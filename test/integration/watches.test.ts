@@ -77,6 +77,44 @@ describe('POST /v1/watches', () => {
     expect(await res.json()).toMatchObject({ code });
   });
 
+  it('resolves the webhook before any payment logic: no address or a refused one is 400, uncharged', async () => {
+    service.resolves.set('nowhere.example.com', []);
+    service.resolves.set('metadata.example.com', ['169.254.169.254']);
+    for (const [host, reason] of [
+      ['nowhere.example.com', /has no address/],
+      ['metadata.example.com', /169\.254\.169\.254/],
+    ] as const) {
+      const body = { domain: 'example.com', webhook_url: `https://${host}/hooks` };
+      const res = await post(body, { 'payment-signature': 'not even read' });
+      expect(res.status).toBe(400);
+      expect(res.headers.get('payment-required')).toBeNull();
+      expect(await res.json()).toMatchObject({
+        code: 'invalid_webhook_url',
+        detail: expect.stringMatching(reason),
+      });
+    }
+    for (const url of [
+      'https:hooks.example.com/h',
+      'https:///hooks.example.com/h',
+      ' https://hooks.example.com/h ',
+      'https://hooks.example.com:0/h',
+      'https://hooks.example.com:22/h',
+    ]) {
+      const res = await post({ domain: 'example.com', webhook_url: url });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'invalid_webhook_url' });
+    }
+    const nullDays = await post({ domain: 'example.com', days: null });
+    expect(nullDays.status).toBe(400);
+    expect(await nullDays.json()).toMatchObject({ code: 'invalid_days' });
+    const year = await post({ domain: 'example.com', days: 365 });
+    expect(year.status).toBe(400);
+    expect(await year.json()).toMatchObject({
+      code: 'invalid_days',
+      detail: expect.stringContaining('/extend'),
+    });
+  });
+
   it('refuses a body over the limit with 413', async () => {
     const res = await post({ domain: 'example.com', pad: 'x'.repeat(100_000) });
     expect(res.status).toBe(413);
@@ -87,11 +125,14 @@ describe('POST /v1/watches', () => {
     expect(res.status).toBe(402);
     const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
     expect(required.accepts[0]?.amount).toBe(watchPriceAtomic('0.10', 7));
-    expect(required.resource.url).toBe(`${service.url.origin}/v1/watches`);
+    // The body rides in the resource's query: the payload a client signs echoes it.
+    expect(required.resource.url).toBe(`${service.url.origin}/v1/watches?domain=example.com&days=7`);
     // What a listing catalogue reads: the bazaar extension declaring the JSON body.
     const bazaar = required.extensions?.bazaar as Parameters<typeof validateDiscoveryExtension>[0];
     expect(validateDiscoveryExtension(bazaar)).toMatchObject({ valid: true });
     expect(JSON.stringify(bazaar.info)).toContain('"bodyType":"json"');
+    // A client may make the purchase idempotent (x402 payment-identifier).
+    expect(required.extensions).toHaveProperty('payment-identifier');
   });
 
   it('charges nothing and creates nothing when the first check fails', async () => {
@@ -112,6 +153,140 @@ describe('POST /v1/watches', () => {
     expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS);
     expect(await service.store.countByStatus()).toEqual(before);
   });
+});
+
+describe('a signature buys one watch, the one it was signed for', () => {
+  // A receiver of its own: the purchase below must not verify against this file's shared one.
+  let own: WebhookReceiver;
+  beforeAll(async () => {
+    own = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await own?.close();
+  });
+
+  it('answers every copy of a settled purchase with the same 201 and receipt, charging once', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const body = { domain: 'example.com', days: 4, webhook_url: `${own.url.origin}/hooks` };
+    const signature = await signedFor(payer, body);
+    const first = await post(body, { 'payment-signature': signature });
+    expect(first.status).toBe(201);
+    const created = (await first.json()) as Record<string, unknown>;
+    for (let copy = 0; copy < 2; copy += 1) {
+      const again = await post(body, { 'payment-signature': signature });
+      expect(again.status).toBe(201);
+      expect(again.headers.get('payment-response')).toBe(first.headers.get('payment-response'));
+      const same = (await again.json()) as Record<string, unknown>;
+      for (const field of ['watch_id', 'token', 'webhook_secret', 'expires_at', 'status']) {
+        expect(same[field]).toEqual(created[field]);
+      }
+    }
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 4)));
+  });
+
+  it('refuses another domain, days or webhook_url with 402 resource_mismatch, charging nothing', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const body = { domain: 'example.com', days: 5, webhook_url: `${own.url.origin}/hooks` };
+    const signature = await signedFor(payer, body);
+    for (const other of [
+      { ...body, domain: 'example.org' },
+      { ...body, days: 6 },
+      { ...body, webhook_url: `${own.url.origin}/other` },
+      { domain: body.domain, days: body.days },
+    ]) {
+      const res = await post(other, { 'payment-signature': signature });
+      expect(res.status).toBe(402);
+      const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
+      expect(required.error).toMatch(/^resource_mismatch: /);
+      expect(await res.json()).toMatchObject({ reason: expect.stringMatching(/^resource_mismatch/) });
+    }
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS);
+    // The refused copies never used the authorization: it still buys what it was signed for.
+    expect((await post(body, { 'payment-signature': signature })).status).toBe(201);
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 5)));
+  });
+});
+
+describe('a year with a standard client: 300 days, then 65 more', () => {
+  it('buys the most one $1.00 payment buys, then extends it, each charged once and bound to its body', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const paying = payingFetchFor(payer);
+    const bought = await paying(new URL('/v1/watches', service.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ domain: 'example.com', days: 300 }),
+    });
+    expect(bought.status).toBe(201);
+    const watch = (await bought.json()) as { watch_id: string; token: string; expires_at: string };
+    const year300 = BigInt(watchPriceAtomic('0.10', 300));
+    expect(year300).toBe(1_000_000n);
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - year300);
+
+    const extendUrl = new URL(`/v1/watches/${watch.watch_id}/extend`, service.url);
+    const extendWith = (send: typeof fetch, body: unknown, token = watch.token) =>
+      send(extendUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      });
+    // Refused before any payment logic: a wrong token, bad days; never charged.
+    expect((await extendWith(fetch, { days: 65 }, `${watch.token}x`)).status).toBe(404);
+    for (const days of [0, 301, null, '65']) {
+      const res = await extendWith(fetch, { days });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'invalid_days' });
+    }
+    const unpaid = await extendWith(fetch, { days: 65 });
+    expect(unpaid.status).toBe(402);
+    const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
+    expect(required.accepts[0]?.amount).toBe(watchPriceAtomic('0.10', 65));
+    expect(required.resource.url).toBe(`${extendUrl.href}?days=65`);
+    expect(required.extensions).toHaveProperty('payment-identifier');
+    // A signature for 65 days extends by 65 days only.
+    const signature = encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(required));
+    const other = await send(extendUrl, { days: 64 }, signature, watch.token);
+    expect(other.status).toBe(402);
+    expect(decodePaymentRequiredHeader(other.headers.get('payment-required') ?? '').error).toMatch(
+      /^resource_mismatch/,
+    );
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - year300);
+
+    const extended = await paying(extendUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${watch.token}` },
+      body: JSON.stringify({ days: 65 }),
+    });
+    expect(extended.status).toBe(200);
+    const after = (await extended.json()) as {
+      watch_id: string;
+      days: number;
+      expires_at: string;
+      status: string;
+    };
+    expect(after).toMatchObject({ watch_id: watch.watch_id, days: 365, status: 'active' });
+    const dayMs = service.config.watches.dayS * 1000;
+    expect(Date.parse(after.expires_at) - Date.parse(watch.expires_at)).toBe(65 * dayMs);
+    const charged = year300 + BigInt(watchPriceAtomic('0.10', 65));
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - charged);
+
+    // The token still manages it; the events are kept (watch.created and nothing else).
+    const status = await fetch(new URL(`/v1/watches/${watch.watch_id}`, service.url), {
+      headers: { authorization: `Bearer ${watch.token}` },
+    });
+    expect(await status.json()).toMatchObject({ days: 365, events: [{ type: 'watch.created' }] });
+  });
+
+  async function send(url: URL, body: unknown, signature: string, token: string) {
+    return fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'payment-signature': signature,
+        authorization: `Bearer ${token}`,
+      },
+      body: JSON.stringify(body),
+    });
+  }
 });
 
 describe('a watch from purchase to cancellation', () => {
@@ -175,6 +350,12 @@ describe('a watch from purchase to cancellation', () => {
       headers: auth,
     });
     expect(((await since.json()) as { events: { id: string }[] }).events[0]?.id).not.toBe(first);
+    // No event id known yet (the README's loop starts with `?since=`): from the start.
+    const fromStart = await fetch(new URL(`/v1/watches/${created.watch_id}?since=`, service.url), {
+      headers: auth,
+    });
+    expect(fromStart.status).toBe(200);
+    expect(((await fromStart.json()) as { events: { id: string }[] }).events[0]?.id).toBe(first);
 
     // A wrong token and an unknown id are the same 404.
     const wrong = await fetch(new URL(`/v1/watches/${created.watch_id}`, service.url), {
@@ -191,9 +372,10 @@ describe('a watch from purchase to cancellation', () => {
     const detail = async (r: Response) => ((await r.json()) as { detail: string }).detail;
     expect(await detail(wrong)).toBe(await detail(unknown));
 
-    // The same signature again buys nothing more.
+    // The same signature again buys nothing more: it is answered with the same watch.
     const replay = await post(body, { 'payment-signature': signature });
-    expect(replay.status).toBe(402);
+    expect(replay.status).toBe(201);
+    expect(await replay.json()).toMatchObject({ watch_id: created.watch_id, token: created.token });
     expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 3)));
 
     const cancelled = await fetch(new URL(`/v1/watches/${created.watch_id}`, service.url), {
@@ -291,11 +473,19 @@ describe('deliveries a receiver cannot steer', () => {
   }
 
   it('refuses a name that now resolves to the metadata address, connecting nowhere', async () => {
-    service.resolves.set('hooks.example.com', ['169.254.169.254']);
+    // Bought while the name pointed at loopback (judged before payment); then it changes.
+    service.resolves.set('moving.example.com', ['127.0.0.1']);
+    const watch = await buy({ domain: 'example.com', days: 1, webhook_url: 'https://moving.example.com/in' });
+    service.resolves.set('moving.example.com', ['169.254.169.254']);
     const before = service.connections.length;
-    const watch = await buy({ domain: 'example.com', days: 1, webhook_url: 'https://hooks.example.com/in' });
-    const [first] = await recordedAttempts(watch.watch_id, 1);
-    expect(first).toMatchObject({ attempt: 1, status: null, error: 'blocked_address' });
+    for (let seen = 1; ; seen += 1) {
+      const attempts = await recordedAttempts(watch.watch_id, seen);
+      const blocked = attempts.find((attempt) => attempt.error === 'blocked_address');
+      if (blocked) {
+        expect(blocked).toMatchObject({ status: null });
+        break;
+      }
+    }
     expect(service.connections.slice(before)).not.toContain('169.254.169.254');
   }, 30_000);
 
@@ -344,6 +534,15 @@ describe('MCP tools', () => {
         arguments: { domain: 'example.com', webhook_url: 'https://user:pw@hooks.example.com/' },
       });
       expect(invalid).toMatchObject({ isError: true, structuredContent: { code: 'invalid_webhook_url' } });
+      service.resolves.set('nowhere.example.com', []);
+      const unreachable = await mcp.callTool({
+        name: 'watch_domain',
+        arguments: { domain: 'example.com', webhook_url: 'https://nowhere.example.com/h' },
+      });
+      expect(unreachable).toMatchObject({
+        isError: true,
+        structuredContent: { code: 'invalid_webhook_url' },
+      });
 
       const args = { domain: 'example.com', days: 10 };
       const unpaid = await mcp.callTool({ name: 'watch_domain', arguments: args });
@@ -360,6 +559,24 @@ describe('MCP tools', () => {
       const created = paid.structuredContent as { watch_id: string; token: string; webhook_secret: null };
       expect(paid.isError).toBeFalsy();
       expect(created.webhook_secret).toBeNull();
+      expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 10)));
+      // The same payment again: the same watch and receipt, no second charge; for other arguments, refused.
+      const copy = await mcp.callTool({
+        name: 'watch_domain',
+        arguments: args,
+        _meta: { 'x402/payment': payment },
+      });
+      expect(copy.structuredContent).toEqual(paid.structuredContent);
+      expect(copy._meta).toEqual(paid._meta);
+      const other = await mcp.callTool({
+        name: 'watch_domain',
+        arguments: { ...args, domain: 'example.org' },
+        _meta: { 'x402/payment': payment },
+      });
+      expect(other).toMatchObject({
+        isError: true,
+        structuredContent: { error: expect.stringMatching(/^resource_mismatch: /) },
+      });
       expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 10)));
 
       const wrong = await mcp.callTool({

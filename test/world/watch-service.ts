@@ -5,6 +5,7 @@
  * is a site-health result the test flips: the probe failing or not, the certificate's lifetime
  * left, or the check failing altogether.
  */
+import { webhookReach } from '../../src/watches/webhook-reach.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -134,8 +135,9 @@ export async function startWatchService(env: Record<string, string> = {}): Promi
     connections.push(target.address);
     return connectSocket(target);
   };
+  const resolve = async (name: string) => ({ ok: true as const, value: resolves.get(name) ?? ['127.0.0.1'] });
   const publicFetch = createPublicFetch({
-    resolve: async (name) => ({ ok: true, value: resolves.get(name) ?? ['127.0.0.1'] }),
+    resolve,
     // The receiver is on loopback; metadata addresses stay refused even so.
     allowPrivate: true,
     transport: createNodeTransport(recording),
@@ -169,7 +171,7 @@ export async function startWatchService(env: Record<string, string> = {}): Promi
     runners: upstreamRunners(upstream),
     logger,
     payments,
-    watches: { service: runtime.service, secrets, ledger },
+    watches: { service: runtime.service, secrets, ledger, reach: webhookReach(resolve, true) },
   });
   handle = (request) => app.fetch(request);
 

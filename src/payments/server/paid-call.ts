@@ -34,6 +34,13 @@ import type { Undelivered } from './undelivered.ts';
 /** The SDK's reason on a first, unpaid challenge (x402 v2 specification). */
 export const UNPAID_REASON = 'Payment required';
 
+/** The reason prefix of a copy of a payment this service settled and handed over. */
+export const ALREADY_SETTLED = 'already_settled';
+
+/** The reason given to such a copy: it names the settlement's transaction. */
+const alreadySettledReason = ({ transaction }: SettleResponse): string =>
+  `${ALREADY_SETTLED}: transaction ${transaction || 'not known to this instance'}`;
+
 export type PaidCallOutcome =
   /**
    * 402: pay, or this payment is no good (the reason is in `paymentRequired.error`); `settlement`
@@ -85,13 +92,27 @@ export interface PaidCallRequest {
   /** The operation's terms on this transport; the caller has made sure the facilitator is ready. */
   terms: PaymentTerms;
   payment: PaymentRead;
-  run: () => Promise<RunOutcome<unknown>>;
+  /** The work, once the payment is verified; it is told the authorization paying for it. */
+  run: (paying: ExactAuthorization) => Promise<RunOutcome<unknown>>;
+  /**
+   * After the payment is decided, whatever the outcome (x402's `onAfterSettle`, with the failures
+   * too): `delivered` when it settled and the result is handed to the transport. Awaited before the
+   * outcome is returned, so a feature finishes its work before the answer leaves.
+   */
+  afterSettlement?: (delivered: boolean) => Promise<void>;
   /** Aborts when the client goes away. */
   signal: AbortSignal;
   /** For the log line: the route or tool. */
   name: string;
   /** What the call is about (the normalized domain): part of a payment identifier's fingerprint. */
   subject: string;
+  /**
+   * The work finds its result again for the same payment (a watch, derived from the signature that
+   * bought it): a copy of a payment already settled and handed over gets that result again with
+   * the same receipt, within the redelivery window. Otherwise (a check, whose result is not kept)
+   * such a copy is told the payment was settled, naming its transaction.
+   */
+  keptResult?: boolean;
 }
 
 export type PaidCall = (request: PaidCallRequest) => Promise<PaidCallOutcome>;
@@ -125,7 +146,22 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       .catch((error: unknown) => logger.error({ err: error }, 'could not remember an undelivered result'));
   }
 
-  return async function paidCall({ terms, payment, run, signal, name }) {
+  return async function paidCall(request) {
+    const outcome = await decide(request);
+    await request.afterSettlement?.(outcome.kind === 'delivered').catch((error: unknown) => {
+      logger.error({ err: error, name: request.name }, 'the step after a settlement failed');
+    });
+    return outcome;
+  };
+
+  async function decide({
+    terms,
+    payment,
+    run,
+    signal,
+    name,
+    keptResult,
+  }: PaidCallRequest): Promise<PaidCallOutcome> {
     if (payment.kind === 'absent') {
       metrics.payment('challenged');
       return challenge(terms, UNPAID_REASON);
@@ -183,10 +219,14 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       if (lost === 'interrupted') {
         const used = await paidBeforeItsSettlerWentAway(authorization, requirements);
         if (used === undefined) return unavailable('chain unreadable for an interrupted settlement');
-        if (used) return redeliver(key, signature, used);
+        if (used) return redeliver(authorization, used);
         // Not used: its settler died before the chain took it (a transaction of it still waiting
         // somewhere is reconciled by this call's own settlement, which counts it as paid).
-      } else if (lost) return redeliver(key, signature, lost);
+      } else if (lost && 'delivered' in lost) {
+        if (keptResult) return redeliver(authorization, lost.delivered);
+        metrics.payment('refused');
+        return challenge(terms, alreadySettledReason(lost.delivered), payload);
+      } else if (lost) return redeliver(authorization, lost);
 
       const verified = await faultScope(() =>
         resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
@@ -200,7 +240,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       const payer = verified.value.payer;
       metrics.payment('verified');
 
-      const outcome = await run();
+      const outcome = await run(authorization);
       if (outcome.type !== 'result') {
         logger.info({ name, payer, outcome: outcome.type }, 'payment not settled');
         return { kind: 'not_run', outcome };
@@ -265,9 +305,9 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     }
 
     /**
-     * Paid: the settling record goes (or, the client already gone, becomes a lost result); should
-     * the client be gone before the answer is written (the transport aborts the signal then, now or
-     * later), it may claim the result with the same authorization.
+     * Paid: the settling record becomes a handed-over one (or, the client already gone, a lost
+     * result); should the client be gone before the answer is written (the transport aborts the
+     * signal then, now or later), it may claim the result with the same authorization.
      */
     async function handedOver(
       key: string,
@@ -281,8 +321,8 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       };
       if (signal.aborted) return lost();
       await undelivered
-        .settled(key)
-        .catch((error: unknown) => logger.warn({ err: error }, 'could not clear a settling record'));
+        .remember(key, signature, receipt, true)
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not record a handed-over result'));
       signal.addEventListener('abort', lost, { once: true });
     }
 
@@ -291,12 +331,9 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
      * record goes once the result is handed over, and a redelivery that does not reach the client
      * either leaves the result claimable.
      */
-    async function redeliver(
-      key: string,
-      signature: string,
-      receipt: SettleResponse,
-    ): Promise<PaidCallOutcome> {
-      const outcome = await run();
+    async function redeliver(paying: ExactAuthorization, receipt: SettleResponse): Promise<PaidCallOutcome> {
+      const { key, signature } = paying;
+      const outcome = await run(paying);
       if (outcome.type !== 'result') {
         // Kept as a lost result (a store that deleted it on the claim, as the Worker's does, has it again).
         remember(key, signature, receipt);
@@ -307,7 +344,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
       logger.info(entry, 'paid result redelivered');
       return { kind: 'delivered', result: outcome.result, receipt };
     }
-  };
+  }
 
   function forget(key: string): void {
     undelivered

@@ -33,13 +33,19 @@ export function exactPayloadProblem(payload: PaymentPayload): string | null {
 }
 
 /**
- * Why `payload` may not pay for `resourceUrl`, or null. The domain is a query parameter the payer
- * chose, so a query or fragment on the signed-for URL is not compared; a payload that names no
- * resource (x402 v2 makes it optional) is judged by its requirements alone.
+ * Why `payload` may not pay for `resourceUrl`, or null. A check's domain is a query parameter the
+ * payer chose, so when `resourceUrl` has no query, a query or fragment on the signed-for URL is not
+ * compared; a `resourceUrl` with a query (a watch's body, `watches/payment-terms.ts`) must be the
+ * signed-for URL exactly. A payload that names no resource (x402 v2 makes it optional) is judged by
+ * its requirements alone, unless the resource carries a body it must be bound to.
  */
 export function resourceProblem(payload: PaymentPayload, resourceUrl: string): string | null {
   const signedFor = payload.resource?.url;
-  if (signedFor === undefined || signedFor.replace(/[?#].*$/s, '') === resourceUrl) return null;
+  const bound = resourceUrl.includes('?');
+  if (signedFor === undefined) {
+    return bound ? `${RESOURCE_MISMATCH}: the payment names no resource, and must name ${resourceUrl}` : null;
+  }
+  if ((bound ? signedFor : signedFor.replace(/[?#].*$/s, '')) === resourceUrl) return null;
   return `${RESOURCE_MISMATCH}: the payment was signed for ${printable(signedFor, 'another resource')}, not ${resourceUrl}`;
 }
 

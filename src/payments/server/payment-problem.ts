@@ -5,7 +5,7 @@
  */
 import type { PaymentRequired } from '@x402/core/types';
 import { PROBLEM_CODES, type Problem } from '../../vocabulary/problems.ts';
-import { UNPAID_REASON } from './paid-call.ts';
+import { ALREADY_SETTLED, UNPAID_REASON } from './paid-call.ts';
 
 /** Seconds a client should wait before trying again after a 503. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -43,6 +43,15 @@ export function paymentRequiredProblem(
       code: PROBLEM_CODES.paymentRequired,
       title: 'Settlement failed',
       detail: `The check ran but the payment could not be settled (${reason}), so its result is withheld and nothing was charged. Sign a new authorization to retry.`,
+      reason,
+    };
+  }
+  if (reason.startsWith(ALREADY_SETTLED)) {
+    return {
+      status: 402,
+      code: PROBLEM_CODES.paymentRequired,
+      title: 'Already paid',
+      detail: `This authorization was already settled by this service (${reason.slice(ALREADY_SETTLED.length + 2)}) and its result delivered; a check's result is not kept. Sign a new authorization for another check.`,
       reason,
     };
   }

@@ -22,8 +22,16 @@ export const SETTLING_RECORD_MS = SETTLEMENT_MAX_MS + REDELIVERY_WINDOW_MS;
 /** Most lost results remembered at once (each is a few hundred bytes). */
 const MAX_REMEMBERED = 10_000;
 
-/** What `claim` finds: a lost result's receipt, a settlement whose settler is gone, or nothing. */
-export type Claimed = SettleResponse | 'interrupted' | null;
+/**
+ * What `claim` finds: a lost result's receipt, the receipt of a result already handed over, a
+ * settlement whose settler is gone, or nothing.
+ */
+export type Claimed = SettleResponse | HandedOver | 'interrupted' | null;
+
+/** A payment this service settled whose result reached the transport. */
+export interface HandedOver {
+  delivered: SettleResponse;
+}
 
 /**
  * Where lost results are remembered: in process memory (`createUndelivered`, tests and embedders), in
@@ -36,8 +44,11 @@ export interface Undelivered {
   settling(key: string, signature: string, resource: string): Promise<void>;
   /** Drops the settling record of `key`: its result was handed over, or nothing was charged. */
   settled(key: string): Promise<void>;
-  /** Remembers that the paid result of `key` (`payer:nonce`) was settled but not delivered. */
-  remember(key: string, signature: string, receipt: SettleResponse): Promise<void>;
+  /**
+   * Remembers for the redelivery window that `key` (`payer:nonce`) was settled: its result not
+   * delivered, or (`delivered`) handed over, so that a copy is told it was paid, never that it was not.
+   */
+  remember(key: string, signature: string, receipt: SettleResponse, delivered?: boolean): Promise<void>;
   /**
    * The receipt of a lost result for `key` signed with `signature`; `interrupted` when a settlement
    * of it for `resource` was begun by a holder that is gone; null when there is neither. Every
@@ -48,11 +59,12 @@ export interface Undelivered {
   claim(key: string, signature: string, resource?: string): Promise<Claimed>;
 }
 
-/** A lost result as remembered. */
+/** A settled result (lost, or handed over when `delivered`) as remembered. */
 export interface LostResult {
   /** The payload signature the settlement used: a claim must carry the same one. */
   signature: string;
   receipt: SettleResponse;
+  delivered?: boolean;
 }
 
 /** A settlement begun: the signature and the resource it pays for. */
@@ -75,7 +87,7 @@ export function claimOf(
   resource: string | undefined,
 ): Claimed {
   if (!entry || entry.signature !== signature) return null;
-  if ('receipt' in entry) return entry.receipt;
+  if ('receipt' in entry) return entry.delivered ? { delivered: entry.receipt } : entry.receipt;
   return resource === undefined || entry.resource === resource ? 'interrupted' : null;
 }
 
@@ -85,8 +97,8 @@ export function createUndelivered(): Undelivered {
     settling: async (key, signature, resource) =>
       void entries.set(key, { signature, resource }, { ttl: SETTLING_RECORD_MS }),
     settled: async (key) => void entries.delete(key),
-    remember: async (key, signature, receipt) =>
-      void entries.set(key, { signature, receipt }, { ttl: REDELIVERY_WINDOW_MS }),
+    remember: async (key, signature, receipt, delivered = false) =>
+      void entries.set(key, { signature, receipt, delivered }, { ttl: REDELIVERY_WINDOW_MS }),
     claim: async (key, signature, resource) => claimOf(entries.get(key), signature, resource),
   };
 }

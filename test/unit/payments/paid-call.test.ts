@@ -2,7 +2,7 @@
  * The transport-neutral paid call on hand-written fakes of the resource server and the settlement:
  * what is settled, when, and the one-time claim of a paid result that never reached its client.
  */
-import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { pino } from 'pino';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { RunOutcome } from '../../../src/checks/outcome.ts';
@@ -12,8 +12,10 @@ import { createInFlightLock } from '../../../src/payments/server/in-flight-lock.
 import {
   createPaidCall,
   type PaidCallDeps,
+  type PaidCallOutcome,
   type PaidCallRequest,
 } from '../../../src/payments/server/paid-call.ts';
+import { paymentRequiredProblem } from '../../../src/payments/server/payment-problem.ts';
 import type { PaymentTerms } from '../../../src/payments/server/payment-terms.ts';
 import type { Settle } from '../../../src/payments/facilitator/settlement.ts';
 import { createUndelivered, type Undelivered } from '../../../src/payments/server/undelivered.ts';
@@ -90,6 +92,20 @@ beforeEach(() => {
   });
 });
 
+/** A 402 saying the payment was already settled, naming `transaction`; never "not charged". */
+function expectAlreadySettled(outcome: PaidCallOutcome, transaction: string): void {
+  expect(outcome).toMatchObject({
+    kind: 'challenge',
+    paymentRequired: { error: `already_settled: transaction ${transaction}` },
+  });
+  const problem = paymentRequiredProblem(
+    (outcome as { paymentRequired: PaymentRequired }).paymentRequired,
+    '0.01',
+  );
+  expect(problem.detail).toContain(transaction);
+  expect(problem.detail).not.toMatch(/not charged/i);
+}
+
 function request(nonce: string, signal: AbortSignal): PaidCallRequest {
   const run = async (): Promise<RunOutcome<unknown>> => {
     events.push('run');
@@ -110,9 +126,9 @@ describe('paidCall', () => {
     const req = request('2', client.signal);
     const outcome = await paidCall({
       ...req,
-      run: async () => {
+      run: async (paying) => {
         client.abort();
-        return req.run();
+        return req.run(paying);
       },
     });
     expect(outcome).toEqual({ kind: 'client_gone' });
@@ -134,8 +150,9 @@ describe('paidCall', () => {
     expect(claimed).toEqual({ kind: 'delivered', result: { domain: 'example.com' }, receipt: RECEIPT });
     expect(events).toEqual(['run']);
     events.length = 0;
-    await paidCall(request('4', new AbortController().signal));
-    expect(events).toEqual(['verify', 'run', 'settle']); // a second claim goes to the facilitator (which refuses it)
+    // Handed over now: a further copy is told it was settled, naming the transaction, and runs nothing.
+    expectAlreadySettled(await paidCall(request('4', new AbortController().signal)), RECEIPT.transaction);
+    expect(events).toEqual([]);
   });
 
   it('keeps a claimed result claimable when its redelivery is lost too, until one reaches the client', async () => {
@@ -151,9 +168,9 @@ describe('paidCall', () => {
     const req = request('c', third.signal);
     await paidCall({
       ...req,
-      run: async () => {
+      run: async (paying) => {
         third.abort();
-        return req.run();
+        return req.run(paying);
       },
     });
     events.length = 0;
@@ -195,18 +212,58 @@ describe('paidCall', () => {
     const claimed = await call(request('9', new AbortController().signal));
     expect(claimed).toEqual({ kind: 'delivered', result: { domain: 'example.com' }, receipt: RECEIPT });
     expect(events).toEqual(['run']);
-    // Handed over: the record is gone, a further copy is the facilitator's to judge.
+    // Handed over: a further copy is told it was settled, never sent to the facilitator.
     events.length = 0;
-    await call(request('9', new AbortController().signal));
-    expect(events).toEqual(['verify', 'run', 'settle']);
+    expectAlreadySettled(await call(request('9', new AbortController().signal)), RECEIPT.transaction);
+    expect(events).toEqual([]);
   });
 
-  it('offers no claim for a result that was delivered', async () => {
+  it('hands the work its authorization and runs the after-settlement step, delivered or not', async () => {
+    const steps: string[] = [];
+    const paid = request('e', new AbortController().signal);
+    const delivered = await paidCall({
+      ...paid,
+      run: async (paying) => {
+        steps.push(`run ${paying.nonce.slice(0, 4)}`);
+        return paid.run(paying);
+      },
+      afterSettlement: async (settled) => void steps.push(`after ${settled}`),
+    });
+    expect(delivered.kind).toBe('delivered');
+    const gone = new AbortController();
+    const left = await paidCall({
+      ...request('f', gone.signal),
+      run: async () => {
+        gone.abort();
+        return { type: 'result', result: {} };
+      },
+      afterSettlement: async (settled) => void steps.push(`after ${settled}`),
+    });
+    expect(left.kind).toBe('client_gone');
+    expect(steps).toEqual(['run 0xee', 'after true', 'after false']);
+  });
+
+  it('offers no second result for a check that was delivered: its copy is told the payment was settled', async () => {
     const client = new AbortController();
     await paidCall(request('5', client.signal));
     events.length = 0;
-    await paidCall(request('5', new AbortController().signal));
-    expect(events).toEqual(['verify', 'run', 'settle']);
+    const copy = await paidCall(request('5', new AbortController().signal));
+    expectAlreadySettled(copy, RECEIPT.transaction);
+    expect(events).toEqual([]);
+  });
+
+  it('answers a copy of a delivered payment with the same result and receipt when the result is kept', async () => {
+    const kept = () => ({ ...request('7', new AbortController().signal), keptResult: true });
+    expect(await paidCall(kept())).toMatchObject({ kind: 'delivered', receipt: RECEIPT });
+    for (let copy = 0; copy < 2; copy += 1) {
+      events.length = 0;
+      expect(await paidCall(kept())).toEqual({
+        kind: 'delivered',
+        result: { domain: 'example.com' },
+        receipt: RECEIPT,
+      });
+      expect(events).toEqual(['run']);
+    }
   });
 
   it('refuses an authorization valid far beyond the signed-for window, before verify', async () => {
@@ -307,10 +364,13 @@ describe('paidCall when the instance settling a payment dies', () => {
     });
     expect(events).toEqual(['run']);
     expect(usedAsked).toEqual(['asked']);
-    // Delivered once: the next copy is the facilitator's to judge (it refuses a used authorization).
+    // Delivered once: the next copy is told it was settled (the dead settler's hash is unknown here).
     events.length = 0;
-    await other(request('d', new AbortController().signal));
-    expect(events).toEqual(['verify', 'run', 'settle']);
+    expectAlreadySettled(
+      await other(request('d', new AbortController().signal)),
+      'not known to this instance',
+    );
+    expect(events).toEqual([]);
   });
 
   it('runs a copy as a new payment when the chain shows the dead settlement unused', async () => {

@@ -120,6 +120,22 @@ describe('resourceProblem', () => {
     expect(signedFor('https://checks.example/v1/cert/')).toMatch(/^resource_mismatch/);
   });
 
+  it('binds a resource with a query of its own (a body) exactly, and refuses a payload naming none', () => {
+    const bound = 'https://checks.example/v1/watches?domain=example.com&days=30';
+    const payFor = (signed: string | undefined) =>
+      resourceProblem(
+        { ...good, resource: signed === undefined ? undefined : { url: signed } } as PaymentPayload,
+        bound,
+      );
+    expect(payFor(bound)).toBeNull();
+    expect(payFor('https://checks.example/v1/watches?domain=example.org&days=30')).toMatch(
+      /^resource_mismatch: the payment was signed for \S+domain=example.org/,
+    );
+    expect(payFor('https://checks.example/v1/watches')).toMatch(/^resource_mismatch/);
+    expect(payFor(`${bound}&webhook_url=x`)).toMatch(/^resource_mismatch/);
+    expect(payFor(undefined)).toMatch(/^resource_mismatch: the payment names no resource/);
+  });
+
   it('does not echo a long or unprintable resource', () => {
     expect(signedFor(`https://x/${'a'.repeat(300)}`)).toBe(
       `resource_mismatch: the payment was signed for another resource, not ${url}`,

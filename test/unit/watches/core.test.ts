@@ -4,9 +4,9 @@ import type { SiteHealthResult } from '../../../src/checks/site-health/result.ts
 import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
 import { conditionChange, conditionsOf, lifetimeLow } from '../../../src/watches/conditions.ts';
 import { deliveriesFor, judgeAttempt } from '../../../src/watches/delivery.ts';
-import { activate, advance, cancel, eventSeqOf, newWatch } from '../../../src/watches/model.ts';
-import { watchPriceAtomic, watchPriceUsd } from '../../../src/watches/pricing.ts';
-import { checkWatchRequest, checkWebhookUrl } from '../../../src/watches/request.ts';
+import { activate, advance, cancel, eventSeqOf, extend, newWatch } from '../../../src/watches/model.ts';
+import { maxDaysAt, watchPriceAtomic, watchPriceUsd } from '../../../src/watches/pricing.ts';
+import { checkWebhookUrl, watchRequestReader } from '../../../src/watches/request.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../../src/watches/retry.ts';
 import { createWatchSecrets } from '../../../src/watches/secrets.ts';
 import { slotAtOrAfter } from '../../../src/watches/slots.ts';
@@ -77,7 +77,7 @@ describe('conditions', () => {
 
 describe('transitions', () => {
   const now = Date.parse('2026-11-27T00:00:00Z');
-  const pending = newWatch({
+  const pendingInput = {
     id: 'wat_x',
     domain: 'example.com',
     days: 3,
@@ -86,7 +86,8 @@ describe('transitions', () => {
     dayS: DAY_S,
     now,
     result: resultWith(),
-  });
+  };
+  const pending = newWatch(pendingInput);
   const timing = DAY_S;
 
   it('raises watch.created on activation, an alert once per state, and check_failed at the third failure', () => {
@@ -138,6 +139,18 @@ describe('transitions', () => {
     const ended = advance(again.watch, undefined, watch.expiresAt, timing);
     expect(ended.events.map((e) => e.type)).toEqual(['watch.ended']);
     expect(ended.watch.status).toBe('ended');
+  });
+
+  it('sends no watch.ending to a watch of one day, and sends it again before the end of an extension', () => {
+    const day = newWatch({ ...pendingInput, days: 1 });
+    const { watch, events } = activate(day, now, DAY_S);
+    expect(events.map((e) => e.type)).toEqual(['watch.created']);
+    expect(advance(watch, undefined, watch.expiresAt - 1000, timing).events).toEqual([]);
+    const longer = extend(watch, 2, 'payer:1', now, DAY_S);
+    expect(longer.watch.expiresAt).toBe(watch.expiresAt + 2 * DAY_S * 1000);
+    const ending = advance(longer.watch, undefined, longer.watch.expiresAt - DAY_S * 1000, timing);
+    expect(ending.events.map((e) => e.type)).toEqual(['watch.ending']);
+    expect(longer.watch.extendedBy).toEqual(['payer:1']);
   });
 
   it('cancels with watch.ended, and numbers events for ?since=', () => {
@@ -250,9 +263,12 @@ describe('pricing and input', () => {
       ok: true,
       url: 'https://hooks.example.com/x?y=1',
     });
-    expect(checkWebhookUrl('http://127.0.0.1:9/x', true)).toMatchObject({ ok: true });
+    expect(checkWebhookUrl('http://127.0.0.1:9009/x', true)).toMatchObject({ ok: true });
     expect(checkWebhookUrl('http://169.254.169.254/', true)).toMatchObject({ code: 'invalid_webhook_url' });
   });
+
+  const checkWatchRequest = (body: unknown) =>
+    watchRequestReader({ maxDays: 300, allowPrivate: false })(body);
 
   it.each([
     [null, 'invalid_body'],
@@ -262,18 +278,45 @@ describe('pricing and input', () => {
     [{ domain: 'localhost' }, 'invalid_domain'],
     [{ domain: 'x'.repeat(3000) }, 'invalid_domain'],
     [{ domain: 'example.com', days: 0 }, 'invalid_days'],
-    [{ domain: 'example.com', days: 366 }, 'invalid_days'],
+    [{ domain: 'example.com', days: 301 }, 'invalid_days'],
+    [{ domain: 'example.com', days: null }, 'invalid_days'],
+    [{ domain: 'example.com', days: true }, 'invalid_days'],
+    [{ domain: '  ' }, 'missing_domain'],
+    [{ domain: null }, 'missing_domain'],
+    [{ domain: 'example.com', webhook_url: 'https:hooks.example.com/h' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: 'https:///hooks.example.com/h' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: ' https://hooks.example.com/h' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: 'https://hooks.example.com/h\n' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: 'https://hooks.example.com:0/h' }, 'invalid_webhook_url'],
+    [{ domain: 'example.com', webhook_url: 'https://hooks.example.com:22/h' }, 'invalid_webhook_url'],
     [{ domain: 'example.com', days: 1.5 }, 'invalid_days'],
     [{ domain: 'example.com', days: '30' }, 'invalid_days'],
     [{ domain: 'example.com', webhook_url: 7 }, 'invalid_webhook_url'],
   ])('refuses the body %j', (body, code) => {
-    expect(checkWatchRequest(body, false)).toMatchObject({ ok: false, reason: { code } });
+    expect(checkWatchRequest(body)).toMatchObject({ ok: false, reason: { code } });
   });
 
   it('normalizes a Unicode domain and defaults to 30 days', () => {
-    expect(checkWatchRequest({ domain: 'https://Bücher.example.com/x' }, false)).toMatchObject({
+    expect(checkWatchRequest({ domain: 'https://Bücher.example.com/x' })).toMatchObject({
       ok: true,
       request: { domain: { domain: 'xn--bcher-kva.example.com' }, days: 30, webhookUrl: null },
     });
+  });
+
+  it('refuses more days than one payment of $1.00 buys, naming the extension', () => {
+    expect(checkWatchRequest({ domain: 'example.com', days: 300 })).toMatchObject({ ok: true });
+    const refused = checkWatchRequest({ domain: 'example.com', days: 365 });
+    expect(refused).toMatchObject({ ok: false, reason: { code: 'invalid_days' } });
+    expect(JSON.stringify(refused)).toContain('/v1/watches/{watch_id}/extend');
+  });
+
+  it('derives the most days from the price: 300 at $0.10, 30 at $1.00, 1 above', () => {
+    expect(maxDaysAt('0.10')).toBe(300);
+    expect(maxDaysAt('1.00')).toBe(30);
+    expect(maxDaysAt('0.01')).toBe(3000);
+    expect(maxDaysAt('50')).toBe(1);
+    // The largest count whose price is at most $1.00.
+    expect(BigInt(watchPriceAtomic('0.07', maxDaysAt('0.07')))).toBeLessThanOrEqual(1_000_000n);
+    expect(BigInt(watchPriceAtomic('0.07', maxDaysAt('0.07') + 1))).toBeGreaterThan(1_000_000n);
   });
 });

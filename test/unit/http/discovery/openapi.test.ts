@@ -75,7 +75,7 @@ describe('GET /openapi.json', () => {
     }
     const create = doc.paths['/v1/watches'].post;
     expect(create['x-payment-info']).toEqual({
-      price: { mode: 'dynamic', currency: 'USD', min: '0.003334', max: '1.216667' },
+      price: { mode: 'dynamic', currency: 'USD', min: '0.003334', max: '1' },
       protocols: [{ x402: {} }],
     });
     expect(create.security).toEqual([]);
@@ -88,7 +88,7 @@ describe('GET /openapi.json', () => {
     );
     const body = resolveRef(doc, create.requestBody.content['application/json'].schema);
     expect(body.required).toEqual(['domain']);
-    expect(body.properties.days).toMatchObject({ minimum: 1, maximum: 365 });
+    expect(body.properties.days).toMatchObject({ minimum: 1, maximum: 300 });
 
     const managed = doc.paths['/v1/watches/{watch_id}'];
     // The token or the paying wallet's sign-in (x402 sign-in-with-x); without either the auth-only 402.
