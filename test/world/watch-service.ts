@@ -79,10 +79,13 @@ export function siteHealthFor(
   if ('live_probe' in result.cert) {
     const probeOk = site.probeOk && (site.probeFailsNext ?? 0) <= 0;
     result.cert.live_probe.ok = probeOk;
-    // A probe that timed out read no chain: the verdict falls back to CT's newest certificate.
+    // A probe that timed out read no chain: the verdict falls back to CT's newest certificate, and
+    // the failure, not the certificate's, is the check's `probe.failed` finding.
     if (!probeOk) {
       result.cert.judged.source = 'ct_newest';
+      result.cert.judged.served_chain = 'not_read';
       result.cert.live_probe.error = 'timeout';
+      result.cert.findings.push({ code: 'probe.failed', severity: 'warning', message: 'timeout' });
     } else if (site.renewedNotDeployed) {
       result.cert.findings.push({ code: 'cert.renewed_not_deployed', severity: 'warning', message: 'x' });
     }
