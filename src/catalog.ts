@@ -166,12 +166,13 @@ export function usdToAtomic(priceUsd: string): string {
   return (BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0').slice(0, 6))).toString();
 }
 
-/** The watch operations (one paid, two free management calls): routes, tools and documents derive from them. */
+/** The watch operations (buying and extending are paid, the management calls free): routes, tools and documents derive from them. */
 export interface WatchOperation {
   id:
     | 'v1_watch_create'
     | 'v1_watch_status'
     | 'v1_watch_cancel'
+    | 'v1_watch_extend'
     | 'v1_watch_list'
     | 'v1_watch_rotate_secret'
     | 'v1_watch_rotate_token';
@@ -180,6 +181,7 @@ export interface WatchOperation {
   route:
     | '/v1/watches'
     | '/v1/watches/:watch_id'
+    | '/v1/watches/:watch_id/extend'
     | '/v1/watches/:watch_id/rotate-secret'
     | '/v1/watches/:watch_id/rotate-token';
   /** A free POST (every other POST is paid). */
@@ -230,6 +232,15 @@ export const watchOperations: readonly WatchOperation[] = [
     title: 'Cancel a watch',
     summary: 'Free: ends a watch now (no refund).',
     description: `Ends a watch now: no more checks, a final watch.ended event. ${MANAGED_BY} Free; there is no refund.`,
+  },
+  {
+    id: 'v1_watch_extend',
+    method: 'POST',
+    route: '/v1/watches/:watch_id/extend',
+    tool: 'watch_extend',
+    title: 'Extend a watch',
+    summary: "Moves an active watch's end `days` later, keeping its id, token, secret and events.",
+    description: `Extends an active watch by \`days\` (1–300 at the default price): its expires_at moves, its id, token, webhook secret, events and schedule stay. ${MANAGED_BY} Price: $0.10 per 30 days, pro rata, one x402 payment (MCP: _meta["x402/payment"]); an invalid days is refused before payment and never charged, and a watch that has ended or was cancelled is 409 watch_not_active, never charged.`,
   },
   {
     id: 'v1_watch_list',

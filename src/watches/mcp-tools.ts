@@ -1,8 +1,9 @@
 /**
  * The watch tools of the MCP server, declared from the catalog's watch operations: `watch_domain`
- * (paid over `_meta["x402/payment"]` like the checks), `watch_status` and `watch_cancel` (free,
- * with the watch's `token` as an argument or the paying wallet's sign-in in
- * `_meta["x402/sign-in-with-x"]`, `wallet-tools.ts`). Each entry is its schemas and a small handler.
+ * and `watch_extend` (paid over `_meta["x402/payment"]` like the checks), `watch_status` and
+ * `watch_cancel` (free); all but `watch_domain` take the watch's `token` as an argument or the
+ * paying wallet's sign-in in `_meta["x402/sign-in-with-x"]` (`wallet-tools.ts`). Each entry is its
+ * schemas and a small handler.
  */
 import type { Logger } from 'pino';
 import { z } from 'zod';
@@ -12,10 +13,11 @@ import { problemResult, refusedResult, successResult } from '../mcp/tool-result.
 import { PAYMENT_UNAVAILABLE } from '../payments/server/payment-problem.ts';
 import type { Payments } from '../payments/payments.ts';
 import { createWatchAccess } from './access.ts';
+import { extensionRun, extensionSubject, NOT_ACTIVE } from './extension.ts';
 import { eventSeqOf } from './model.ts';
 import { watchTermsFor } from './payment-terms.ts';
 import { watchPurchase } from './purchase.ts';
-import { watchInputBoundsOf, watchRequestReader, watchSubject } from './request.ts';
+import { extensionReader, watchInputBoundsOf, watchRequestReader, watchSubject } from './request.ts';
 import type { Watches } from './ports.ts';
 import { watchCreatedSchema, watchInputShape, watchStatusSchema } from './schemas.ts';
 import { readByHandler, toolConfig, type WatchTool } from './tool-config.ts';
@@ -34,6 +36,12 @@ const statusConfig = toolConfig(
   watchStatusSchema,
 );
 const cancelConfig = toolConfig('v1_watch_cancel', manageShape, watchStatusSchema);
+const extendConfig = toolConfig(
+  'v1_watch_extend',
+  { ...manageShape, days: watchInputShape.days.unwrap() },
+  watchStatusSchema,
+  readByHandler,
+);
 
 export function watchTools(deps: {
   config: Config;
@@ -47,6 +55,7 @@ export function watchTools(deps: {
   const access = createWatchAccess(config, watches, payments.chain);
   const managed = managedBy(config, access);
   const readRequest = watchRequestReader(watchInputBoundsOf(config));
+  const readExtension = extensionReader(watchInputBoundsOf(config));
 
   return [
     {
@@ -102,6 +111,29 @@ export function watchTools(deps: {
         const after = (await service.cancel(watch.id)) ?? watch;
         const { events, attempts } = await service.history(watch.id, 0);
         return successResult(statusView(after, events, attempts));
+      },
+    },
+    {
+      ...extendConfig,
+      async call(args, meta, signal) {
+        const granted = await managed(args, meta);
+        if ('denied' in granted) return granted.denied;
+        const { watch } = granted;
+        const checked = readExtension({ days: args.days });
+        if (!checked.ok) return refusedResult({ type: 'invalid_input', reason: checked.reason });
+        if (watch.status !== 'active') return problemResult(NOT_ACTIVE);
+        if (!(await payments.facilitatorReady())) return problemResult(PAYMENT_UNAVAILABLE);
+        const { days } = checked;
+        const outcome = await payments.paidCall({
+          terms: await terms.extension(watch.id, days),
+          payment: readToolPayment(meta),
+          run: extensionRun(service, watch.id, days),
+          keptResult: true,
+          signal,
+          name: 'watch_extend',
+          subject: extensionSubject(watch.id, days),
+        });
+        return paidOutcomeResult(outcome);
       },
     },
     ...walletTools(config, watches, access, managed),

@@ -17,7 +17,8 @@ import type { Payments } from '../payments/payments.ts';
 import { createWatchAccess } from './access.ts';
 import { accountRoutes, guard } from './account-routes.ts';
 import { eventSeqOf } from './model.ts';
-import { extendPath, watchTermsFor } from './payment-terms.ts';
+import { extensionRun, extensionSubject, NOT_ACTIVE } from './extension.ts';
+import { watchTermsFor } from './payment-terms.ts';
 import type { Watches } from './ports.ts';
 import { watchPriceUsd } from './pricing.ts';
 import {
@@ -38,18 +39,6 @@ export interface WatchRoutesDeps {
   gate: PaymentGate;
   logger: Logger;
 }
-
-const NOT_ACTIVE_REASON = {
-  code: 'watch_not_active',
-  message: 'Only an active watch is extended; this one has ended or was cancelled.',
-};
-
-const NOT_ACTIVE = {
-  status: 409 as const,
-  code: NOT_ACTIVE_REASON.code,
-  title: 'Watch not active',
-  detail: NOT_ACTIVE_REASON.message,
-};
 
 function invalid(c: Context<WatchEnv>, code: string, detail: string) {
   const title = code === WATCH_INPUT_CODES.invalidWebhookUrl ? 'Invalid webhook URL' : 'Invalid request';
@@ -110,17 +99,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
       terms: () => terms.extension(watch.id, days),
       keptResult: true,
     });
-    return pay(
-      c,
-      async (paying) => {
-        const after = await service.extend(watch.id, days, paying.key);
-        // Ended or cancelled meanwhile: nothing to extend, nothing settled.
-        if (after?.status !== 'active') return { type: 'invalid_input', reason: NOT_ACTIVE_REASON };
-        const { events, attempts } = await service.history(watch.id, 0);
-        return { type: 'result', result: statusView(after, events, attempts) };
-      },
-      `${extendPath(watch.id)} ${days}`,
-    );
+    return pay(c, extensionRun(service, watch.id, days), extensionSubject(watch.id, days));
   });
 
   app.get('/v1/watches/:watch_id', async function watchStatus(c) {

@@ -7,6 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { createSIWxPayload, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
+import { wrapFetchWithPayment } from '@x402/fetch';
 import { createTestClient, http } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +21,8 @@ import {
   proofFor,
   signingFetchFor,
 } from '../world/sign-in-journey.ts';
-import { payingFetchFor } from '../world/payer-client.ts';
+import { watchPriceAtomic } from '../../src/watches/pricing.ts';
+import { clientFor, payingFetchFor } from '../world/payer-client.ts';
 import { startWatchService, type WatchService } from '../world/watch-service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../world/webhook-receiver.ts';
 
@@ -108,6 +110,28 @@ describe('the paying wallet as the account', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(byNew.status).toBe(200);
+
+    // It extends the watch, paying with the wallet it signs in with: a sign-in is accepted once, so
+    // each request (the unpaid one, then the paid retry of @x402/fetch) carries a fresh one.
+    const beforeExtension = await service.chain.balanceOf(agent.address);
+    const extendUrl = new URL(`/v1/watches/${bought.watch_id}/extend`, service.url);
+    const challengeUrl = new URL(`/v1/watches/${bought.watch_id}`, service.url);
+    const signingIn: typeof fetch = async (input, init) => {
+      const request = new Request(input, init);
+      request.headers.set(SIGN_IN_WITH_X, await proofFor(challengeUrl, agent, (info) => info, extendUrl));
+      return fetch(request);
+    };
+    const extended = await wrapFetchWithPayment(signingIn, clientFor(agent))(extendUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ days: 3 }),
+    });
+    const extendedBody = (await extended.json()) as { days: number; status: string };
+    expect(extended.status, JSON.stringify(extendedBody)).toBe(200);
+    expect(extendedBody).toMatchObject({ days: 5, status: 'active' });
+    expect(await service.chain.balanceOf(agent.address)).toBe(
+      beforeExtension - BigInt(watchPriceAtomic('0.10', 3)),
+    );
 
     const cancelled = await signed(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
       method: 'DELETE',
@@ -221,6 +245,73 @@ describe('the paying wallet as the account', () => {
       });
       expect(forged.isError).toBe(true);
       expect(forged.structuredContent).toMatchObject({ code: 'invalid_sign_in' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('extends over MCP by token and by wallet sign-in, each paid once; a wrong days is refused uncharged', async () => {
+    const payer = await service.newPayer(FUNDS);
+    const bought = await buyPullOnly(service.url, payer, 'example.com');
+    const afterPurchase = await service.chain.balanceOf(payer.address);
+    const client = new Client({ name: 'extend', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', service.url)));
+    const extend = (args: Record<string, unknown>, meta?: Record<string, unknown>) =>
+      client.callTool({
+        name: 'watch_extend',
+        arguments: { watch_id: bought.watch_id, ...args },
+        _meta: meta,
+      });
+    /** A fresh sign-in of `payer` over the auth-only challenge (a proof is accepted once). */
+    const signIn = async () => {
+      const asked = await extend({ days: 1 });
+      const ext = (asked.structuredContent as PaymentRequired).extensions!['sign-in-with-x'] as SIWxExtension;
+      return createSIWxPayload({ ...ext.info, ...ext.supportedChains[0]! }, payer, service.url);
+    };
+    /** Extends by `days`, the payment signed over the challenge the same credentials get. */
+    const paidExtension = async (
+      days: number,
+      credentials: () => Promise<{ args: Record<string, unknown>; meta: Record<string, unknown> }>,
+    ) => {
+      const unpaid = await credentials().then(({ args, meta }) => extend({ ...args, days }, meta));
+      expect(unpaid.isError).toBe(true);
+      const required = unpaid.structuredContent as PaymentRequired;
+      expect(required.accepts[0]?.amount).toBe(watchPriceAtomic('0.10', days));
+      expect(required.extensions).toHaveProperty('payment-identifier');
+      const payment = await clientFor(payer).createPaymentPayload(required);
+      const other = await credentials().then(({ args, meta }) =>
+        extend({ ...args, days: days + 1 }, { ...meta, 'x402/payment': payment }),
+      );
+      expect(other).toMatchObject({
+        isError: true,
+        structuredContent: { error: expect.stringMatching(/^resource_mismatch: /) },
+      });
+      return credentials().then(({ args, meta }) =>
+        extend({ ...args, days }, { ...meta, 'x402/payment': payment }),
+      );
+    };
+    try {
+      for (const days of [0, 301, '3', null]) {
+        const refused = await extend({ token: bought.token, days });
+        expect(refused).toMatchObject({ isError: true, structuredContent: { code: 'invalid_days' } });
+      }
+      expect(await service.chain.balanceOf(payer.address)).toBe(afterPurchase);
+
+      const byToken = await paidExtension(3, async () => ({ args: { token: bought.token }, meta: {} }));
+      expect(byToken.isError).toBeFalsy();
+      expect(byToken.structuredContent).toMatchObject({ days: 5, status: 'active' });
+      const afterToken = afterPurchase - BigInt(watchPriceAtomic('0.10', 3));
+      expect(await service.chain.balanceOf(payer.address)).toBe(afterToken);
+
+      const bySignIn = await paidExtension(4, async () => ({
+        args: {},
+        meta: { 'x402/sign-in-with-x': await signIn() },
+      }));
+      expect(bySignIn.isError).toBeFalsy();
+      expect(bySignIn.structuredContent).toMatchObject({ days: 9, status: 'active' });
+      expect(await service.chain.balanceOf(payer.address)).toBe(
+        afterToken - BigInt(watchPriceAtomic('0.10', 4)),
+      );
     } finally {
       await client.close();
     }

@@ -294,6 +294,7 @@ function watchPathItems(): Record<string, JsonObject> {
   const create = watchOperation('v1_watch_create');
   const status = watchOperation('v1_watch_status');
   const cancel = watchOperation('v1_watch_cancel');
+  const extend = watchOperation('v1_watch_extend');
   const price = (days: number) => watchPriceUsd(DEFAULT_PRICE_PER_30_DAYS_USD, days);
   const managed = (operation: WatchOperation, description: string, schema = 'WatchStatus'): JsonObject => ({
     ...operationHeader(operation, 'watches'),
@@ -305,6 +306,9 @@ function watchPathItems(): Record<string, JsonObject> {
       '429': rateLimitedResponse,
     },
   });
+  const extension = managed(extend, 'The extended watch; payment settled.') as JsonObject & {
+    responses: JsonObject;
+  };
   const list = watchOperation('v1_watch_list');
   const rotations = [watchOperation('v1_watch_rotate_secret'), watchOperation('v1_watch_rotate_token')];
   return {
@@ -369,6 +373,41 @@ function watchPathItems(): Record<string, JsonObject> {
         ],
       },
       delete: managed(cancel, 'The cancelled watch (no refund).'),
+    },
+    [openApiPath(extend.route)]: {
+      parameters: [watchIdParameter],
+      post: {
+        ...extension,
+        parameters: [paymentSignatureParameter],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['days'],
+                properties: { days: { type: 'integer', minimum: MIN_DAYS, maximum: MAX_DAYS } },
+              },
+            },
+          },
+        },
+        'x-payment-info': {
+          price: { mode: 'dynamic', currency: 'USD', min: price(MIN_DAYS), max: price(MAX_DAYS) },
+          protocols: [{ x402: {} }],
+        },
+        responses: {
+          ...extension.responses,
+          '400': problemResponse('invalid_body or invalid_days, decided before payment; never charged.'),
+          ...paymentResponses(`$${price(30)} per 30 days, pro rata of days`),
+          '402': {
+            description: `Payment required (PAYMENT-REQUIRED: $${price(30)} per 30 days, pro rata of days), or sign_in_required (neither a token nor a sign-in: the x402 auth-only challenge, no payment).`,
+            headers: { 'PAYMENT-REQUIRED': { required: true, schema: { type: 'string' } } },
+          },
+          '409': problemResponse(
+            'watch_not_active: the watch has ended or was cancelled; or payment_in_flight. Never charged.',
+          ),
+        },
+      },
     },
     ...Object.fromEntries(
       rotations.map((operation) => [

@@ -46,6 +46,7 @@ describe('GET /openapi.json', () => {
     const watchPaths = [
       '/v1/watches',
       '/v1/watches/{watch_id}',
+      '/v1/watches/{watch_id}/extend',
       '/v1/watches/{watch_id}/rotate-secret',
       '/v1/watches/{watch_id}/rotate-token',
     ];

@@ -93,13 +93,14 @@ describe('GET /mcp/server-card (SEP-2127)', () => {
 });
 
 describe('watches on the server card', () => {
-  it('prices watch_domain per 30 days and the management tools at nothing', () => {
+  it('prices watch_domain and watch_extend per 30 days and the management tools at nothing', () => {
     const card = buildServerCard(PUBLIC_BASE_URL) as unknown as Json;
     const pricing = Object.entries(card._meta as Json).find(([key]) => key.endsWith('/pricing'))?.[1];
     expect(pricing.perThirtyDays).toEqual({
       watch_domain: '0.10',
       watch_status: '0',
       watch_cancel: '0',
+      watch_extend: '0.10',
       watch_list: '0',
       watch_rotate_secret: '0',
       watch_rotate_token: '0',
