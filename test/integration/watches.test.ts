@@ -133,6 +133,13 @@ describe('POST /v1/watches', () => {
     expect(JSON.stringify(bazaar.info)).toContain('"bodyType":"json"');
     // A client may make the purchase idempotent (x402 payment-identifier).
     expect(required.extensions).toHaveProperty('payment-identifier');
+    // The body describes the watch in words, not as a check.
+    const { detail } = (await res.json()) as { detail: string };
+    expect(detail).toMatch(/^This watch costs \$0\.023334 in USDC for 7 days\. /);
+    const month = await post({ domain: 'example.com' });
+    expect(((await month.json()) as { detail: string }).detail).toMatch(
+      /^This watch costs \$0\.10 in USDC for 30 days\. /,
+    );
   });
 
   it('charges nothing and creates nothing when the first check fails', async () => {
@@ -241,6 +248,9 @@ describe('a year with a standard client: 300 days, then 65 more', () => {
     const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
     expect(required.accepts[0]?.amount).toBe(watchPriceAtomic('0.10', 65));
     expect(required.resource.url).toBe(`${extendUrl.href}?days=65`);
+    expect(((await unpaid.json()) as { detail: string }).detail).toMatch(
+      /^Extending this watch by 65 days costs \$0\.216667 in USDC\. /,
+    );
     expect(required.extensions).toHaveProperty('payment-identifier');
     // A signature for 65 days extends by 65 days only.
     const signature = encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(required));
