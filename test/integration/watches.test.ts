@@ -133,8 +133,19 @@ describe('POST /v1/watches', () => {
     expect(JSON.stringify(bazaar.info)).toContain('"bodyType":"json"');
     // A client may make the purchase idempotent (x402 payment-identifier).
     expect(required.extensions).toHaveProperty('payment-identifier');
+    // Listed as the checks are: service name, tags; the body's challenge declares the output whole.
+    expect(required.resource).toMatchObject({ serviceName: expect.any(String), tags: expect.any(Array) });
+    expect(res.headers.get('payment-required')?.length).toBeLessThan(4096);
+    const body = (await res.json()) as {
+      detail: string;
+      extensions: { bazaar: { info: { output?: unknown } } };
+    };
+    expect(validateDiscoveryExtension(body.extensions.bazaar as typeof bazaar)).toMatchObject({
+      valid: true,
+    });
+    expect(JSON.stringify(body.extensions.bazaar)).toContain('"webhook_secret"');
     // The body describes the watch in words, not as a check.
-    const { detail } = (await res.json()) as { detail: string };
+    const { detail } = body;
     expect(detail).toMatch(/^This watch costs \$0\.023334 in USDC for 7 days\. /);
     const month = await post({ domain: 'example.com' });
     expect(((await month.json()) as { detail: string }).detail).toMatch(
