@@ -542,8 +542,16 @@ describe('MCP tools', () => {
     const mcp = new Client({ name: 'watch-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', service.url)));
     try {
-      const tools = (await mcp.listTools()).tools.map((tool) => tool.name);
+      const listed = (await mcp.listTools()).tools;
+      const tools = listed.map((tool) => tool.name);
       expect(tools).toEqual(expect.arrayContaining(['watch_domain', 'watch_status', 'watch_cancel']));
+      // The site-health result is named, not embedded (it was 37 KB in each watch tool).
+      for (const tool of listed.filter(({ name }) => name.startsWith('watch_'))) {
+        expect(JSON.stringify(tool).length, tool.name).toBeLessThan(8_000);
+      }
+      const resultSchema = listed.find(({ name }) => name === 'watch_domain')?.outputSchema?.properties
+        ?.result;
+      expect(JSON.stringify(resultSchema)).toContain('site_health');
 
       const outOfRange = await mcp.callTool({
         name: 'watch_domain',
