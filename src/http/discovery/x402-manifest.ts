@@ -9,9 +9,8 @@ import { absoluteUrl, DOCUMENT_PATHS } from '../../vocabulary/document-paths.ts'
 export interface X402Manifest {
   version: 1;
   /**
-   * Absolute URLs of the paid routes (x402scan validates them as URLs): the checks with an example
-   * domain, since a crawler's paymentless GET of each gets the route's 402 where the bare route is a
-   * 400; then the watches' purchase, whose 402 a POST with a JSON body gets (its challenge declares it).
+   * Absolute URLs of the paid routes with an example domain (x402scan validates them as URLs): a
+   * crawler's paymentless GET of each gets the route's 402, where the bare route is a 400.
    */
   resources: string[];
   instructions: string;
@@ -22,10 +21,7 @@ export function buildX402Manifest(publicBaseUrl: string): X402Manifest {
   const url = (path: `/${string}`) => absoluteUrl(publicBaseUrl, path);
   return {
     version: 1,
-    resources: [
-      ...paidOperations.map((operation) => `${url(operation.route)}?domain=${EXAMPLE_DOMAIN}`),
-      url(WATCHES_ROUTE),
-    ],
-    instructions: `The checks are GET with a required domain query parameter (e.g. ?domain=example.com). An unpaid call returns HTTP 402 with a PAYMENT-REQUIRED header (x402 v2); retry with PAYMENT-SIGNATURE. Watches are bought the same way with POST ${url(WATCHES_ROUTE)} and a JSON body ({"domain":"${EXAMPLE_DOMAIN}","days":30}; ${WATCH_PRICE_NOTE}); a watch is extended with POST ${url(WATCHES_ROUTE)}/{watch_id}/extend and its token ({"days":30}). The wallet that paid manages its watches without their tokens: GET ${url(WATCHES_ROUTE)} (its watches), GET and DELETE ${url(WATCHES_ROUTE)}/{watch_id} and POST …/rotate-token and …/rotate-secret answer an auth-only 402 (accepts: [], extensions["sign-in-with-x"]: the challenge to sign, no payment); send the signed proof as SIGN-IN-WITH-X. Prices and schemas: ${url(DOCUMENT_PATHS.openapi)}; guide: ${url(DOCUMENT_PATHS.llmsTxt)}.`,
+    resources: paidOperations.map((operation) => `${url(operation.route)}?domain=${EXAMPLE_DOMAIN}`),
+    instructions: `Every resource is GET with a required domain query parameter (e.g. ?domain=example.com). An unpaid call returns HTTP 402 with a PAYMENT-REQUIRED header (x402 v2); retry with PAYMENT-SIGNATURE. Watches are bought the same way with POST ${url(WATCHES_ROUTE)} and a JSON body ({"domain":"${EXAMPLE_DOMAIN}","days":30}; ${WATCH_PRICE_NOTE}), not listed as a resource since a GET cannot buy one. The wallet that paid manages its watches without their tokens: GET ${url(WATCHES_ROUTE)} (its watches), GET and DELETE ${url(WATCHES_ROUTE)}/{watch_id} and POST …/rotate-token and …/rotate-secret answer an auth-only 402 (accepts: [], extensions["sign-in-with-x"]: the challenge to sign, no payment); send the signed proof as SIGN-IN-WITH-X. Prices and schemas: ${url(DOCUMENT_PATHS.openapi)}; guide: ${url(DOCUMENT_PATHS.llmsTxt)}.`,
   };
 }
