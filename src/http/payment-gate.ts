@@ -26,6 +26,7 @@ import {
 import { type PaymentRead, readPaymentPayload } from '../payments/server/payment-payload.ts';
 import {
   PAYMENT_UNAVAILABLE,
+  checkCost,
   paymentRequiredProblem,
   RETRY_AFTER_SECONDS,
   SERVICE_STOPPING,
@@ -51,6 +52,8 @@ export interface PaidSpec {
   /** For the log line: the route. */
   name: string;
   priceUsd: string;
+  /** What the call buys and for how much, in the 402's words (default `checkCost`). */
+  cost?: string;
   terms: () => Promise<PaymentTerms>;
   /** The status of a delivered result (default 200). */
   status?: 200 | 201;
@@ -164,6 +167,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     spec: PaidSpec & { unpaidChallenge?: () => Promise<PaymentRequired>; cacheAs?: string },
   ): PaidHandler {
     const challengeOf = spec.unpaidChallenge ?? (() => spec.terms().then(unpaidChallengeOf));
+    const cost = spec.cost ?? checkCost(spec.priceUsd);
     return async function paymentGate(c, run, subject, afterSettlement) {
       if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
       const payment = readPaymentHeader(c.req.header('payment-signature'));
@@ -171,10 +175,10 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         payments.metrics.payment('challenged');
         c.set('payment', { outcome: 'unpaid' });
         if (c.req.header('x-payment') !== undefined)
-          return sendChallenge(c, challengeAnswer(c, await challengeOf(), x402V1Problem(spec.priceUsd)));
+          return sendChallenge(c, challengeAnswer(c, await challengeOf(), x402V1Problem(cost)));
         return sendChallenge(
           c,
-          await unpaidAnswer(c, challengeOf(), () => unpaidProblem(spec.priceUsd), spec.cacheAs),
+          await unpaidAnswer(c, challengeOf(), () => unpaidProblem(cost), spec.cacheAs),
         );
       }
       const outcome = await paidCall({
@@ -197,7 +201,12 @@ export function createPaymentGate(payments: Payments): PaymentGate {
       switch (outcome.kind) {
         case 'challenge': {
           const { paymentRequired, settlement } = outcome;
-          const problem = paymentRequiredProblem(paymentRequired, spec.priceUsd, settlement !== undefined);
+          const problem = paymentRequiredProblem(
+            paymentRequired,
+            spec.priceUsd,
+            settlement !== undefined,
+            cost,
+          );
           return sendChallenge(
             c,
             challengeAnswer(c, paymentRequired, problem),
@@ -233,7 +242,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         const { header } = await unpaidAnswer(
           c,
           unpaidChallenge(operation),
-          () => unpaidProblem(operation.priceUsd),
+          () => unpaidProblem(checkCost(operation.priceUsd)),
           operation.id,
         );
         return reply(c, null, 402, { ...NO_STORE, 'payment-required': header });

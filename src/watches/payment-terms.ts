@@ -9,10 +9,16 @@ import { z } from 'zod';
 import { EXAMPLE_DOMAIN, WATCHES_ROUTE, type WatchOperation, watchOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import type { PaymentTerms, PaymentTransport } from '../payments/server/payment-terms.ts';
-import { PAYMENT_IDENTIFIER_DECLARATION, toolResourceUrl } from '../payments/server/payment-terms.ts';
+import {
+  listedResource,
+  PAYMENT_IDENTIFIER_DECLARATION,
+  toolResourceUrl,
+} from '../payments/server/payment-terms.ts';
+import { outputSummarySchema } from '../payments/server/output-schema.ts';
 import { MAX_TIMEOUT_SECONDS } from '../payments/exact-authorization.ts';
 import { USDC_EIP712_DOMAIN } from '../payments/server/resource-server.ts';
-import { watchInputShape } from './schemas.ts';
+import { WATCH_CREATED_EXAMPLE, WATCH_EXTENDED_EXAMPLE } from './output-examples.ts';
+import { watchCreatedSchema, watchInputShape, watchStatusSchema } from './schemas.ts';
 import { watchPriceAtomic } from './pricing.ts';
 import type { WatchRequest } from './request.ts';
 
@@ -20,14 +26,27 @@ export const WATCH_INPUT_JSON_SCHEMA = z.toJSONSchema(z.object(watchInputShape))
 
 const create = watchOperations.find((operation) => operation.id === 'v1_watch_create') as WatchOperation;
 
+/** What listing crawlers show of a watch's payments (x402 bazaar `resource.tags`: at most 5). */
+const WATCH_LISTING = {
+  summary: create.summary,
+  tags: ['monitoring', 'webhooks', 'certificates', 'dns', 'domains'],
+} as const;
+
+/** The answer each payment buys, as its bazaar `output` says (the schema's top level; `/openapi.json` has it whole). */
+const OUTPUTS = {
+  purchase: { example: WATCH_CREATED_EXAMPLE, schema: outputSummarySchema(watchCreatedSchema) },
+  extension: { example: WATCH_EXTENDED_EXAMPLE, schema: outputSummarySchema(watchStatusSchema) },
+} as const;
+type Bought = keyof typeof OUTPUTS;
+
 export function watchTermsFor(
   resourceServer: x402ResourceServer,
   config: Config,
   transport: PaymentTransport,
 ): WatchTerms {
-  const built = new Map<number, Promise<PaymentTerms>>();
+  const built = new Map<string, Promise<PaymentTerms>>();
 
-  async function build(days: number): Promise<PaymentTerms> {
+  async function build(days: number, bought: Bought): Promise<PaymentTerms> {
     const { network, asset, payTo } = config.x402;
     if (!payTo) throw new Error('No payment recipient for watches: set X402_PAY_TO.');
     const amount = watchPriceAtomic(config.watches.pricePer30DaysUsd, days);
@@ -50,14 +69,11 @@ export function watchTermsFor(
         bodyType: 'json',
         input: example,
         inputSchema: WATCH_INPUT_JSON_SCHEMA,
+        output: OUTPUTS[bought],
       });
       return {
         requirements,
-        resource: {
-          url: `${config.publicBaseUrl}${WATCHES_ROUTE}`,
-          description: create.summary,
-          mimeType: 'application/json',
-        },
+        resource: listedResource(config, WATCH_LISTING, `${config.publicBaseUrl}${WATCHES_ROUTE}`),
         extensions: {
           ...resourceServer.enrichExtensions(declared, context),
           ...PAYMENT_IDENTIFIER_DECLARATION,
@@ -66,11 +82,7 @@ export function watchTermsFor(
     }
     return {
       requirements,
-      resource: {
-        url: toolResourceUrl(create.tool),
-        description: create.summary,
-        mimeType: 'application/json',
-      },
+      resource: listedResource(config, WATCH_LISTING, toolResourceUrl(create.tool)),
       extensions: {
         ...declareDiscoveryExtension({
           toolName: create.tool,
@@ -78,31 +90,33 @@ export function watchTermsFor(
           transport: 'streamable-http',
           inputSchema: WATCH_INPUT_JSON_SCHEMA,
           example,
+          output: OUTPUTS[bought],
         }),
         ...PAYMENT_IDENTIFIER_DECLARATION,
       },
     };
   }
 
-  const termsOf = (days: number) => {
-    let terms = built.get(days);
+  const termsOf = (days: number, bought: Bought) => {
+    const key = `${bought} ${days}`;
+    let terms = built.get(key);
     if (!terms) {
-      terms = build(days);
-      built.set(days, terms);
-      terms.catch(() => built.delete(days));
+      terms = build(days, bought);
+      built.set(key, terms);
+      terms.catch(() => built.delete(key));
     }
     return terms;
   };
   return {
     async purchase(request) {
-      const terms = await termsOf(request.days);
+      const terms = await termsOf(request.days, 'purchase');
       return {
         ...terms,
         resource: { ...terms.resource, url: boundResourceUrl(terms.resource.url, request) },
       };
     },
     async extension(watchId, days) {
-      const terms = await termsOf(days);
+      const terms = await termsOf(days, 'extension');
       const route =
         transport === 'http'
           ? `${config.publicBaseUrl}${extendPath(watchId)}`

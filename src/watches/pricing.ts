@@ -47,3 +47,21 @@ export function atomicToUsd(atomic: string): string {
 export function watchPriceUsd(pricePer30DaysUsd: string, days: number): string {
   return atomicToUsd(watchPriceAtomic(pricePer30DaysUsd, days));
 }
+
+/** The 402's words for a watch of `days`: "This watch costs $0.10 in USDC for 30 days". */
+export function watchCost(pricePer30DaysUsd: string, days: number): string {
+  return `This watch costs ${dollars(watchPriceUsd(pricePer30DaysUsd, days))} in USDC for ${daysWord(days)}`;
+}
+
+/** The 402's words for extending a watch by `days`: "Extending this watch by 30 days costs $0.10 in USDC". */
+export function extensionCost(pricePer30DaysUsd: string, days: number): string {
+  return `Extending this watch by ${daysWord(days)} costs ${dollars(watchPriceUsd(pricePer30DaysUsd, days))} in USDC`;
+}
+
+const daysWord = (days: number): string => (days === 1 ? '1 day' : `${days} days`);
+
+/** A decimal USD string as people read it, cents at least: "0.1" → "$0.10", "0.003334" → "$0.003334". */
+function dollars(usd: string): string {
+  const [whole, fraction = ''] = usd.split('.');
+  return `$${whole}.${fraction.padEnd(2, '0')}`;
+}

@@ -20,7 +20,7 @@ import { eventSeqOf } from './model.ts';
 import { extensionRun, extensionSubject, NOT_ACTIVE } from './extension.ts';
 import { watchTermsFor } from './payment-terms.ts';
 import type { Watches } from './ports.ts';
-import { watchPriceUsd } from './pricing.ts';
+import { extensionCost, watchCost, watchPriceUsd } from './pricing.ts';
 import {
   EXTEND_ROUTE,
   extensionReader,
@@ -72,6 +72,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     const pay = gate.paidWith({
       name: WATCHES_ROUTE,
       priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
+      cost: watchCost(config.watches.pricePer30DaysUsd, days),
       terms: () => terms.purchase(checked.request),
       status: 201,
       keptResult: true,
@@ -96,6 +97,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     const pay = gate.paidWith({
       name: EXTEND_ROUTE,
       priceUsd: watchPriceUsd(config.watches.pricePer30DaysUsd, days),
+      cost: extensionCost(config.watches.pricePer30DaysUsd, days),
       terms: () => terms.extension(watch.id, days),
       keptResult: true,
     });

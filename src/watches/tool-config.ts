@@ -2,6 +2,7 @@
 import type { CallToolResult, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { type WatchOperation, watchOperations } from '../catalog.ts';
+import { siteHealthResultSchema } from '../checks/site-health/result.ts';
 import { paidOutputSchema, withCachedJsonSchema } from '../mcp/tool-schemas.ts';
 
 export type WatchArgs = Record<string, unknown>;
@@ -37,6 +38,29 @@ export function readByHandler(schema: StandardSchemaWithJSON<WatchArgs>): Standa
   return { '~standard': { ...standard, validate: (value) => ({ value: value as WatchArgs }) } };
 }
 
+/**
+ * A site-health result in a watch tool's output: named, not embedded (each tool would carry its
+ * 37 KB schema again). Clients accept no `$ref` out of the tool's own schema, so it points in words.
+ */
+const SITE_HEALTH_RESULT = z
+  .looseObject({})
+  .describe(
+    'A site-health result: the structuredContent of the site_health tool, as its outputSchema describes.',
+  );
+
+/** `result` with each site-health result field replaced by its reference. */
+function referringToSiteHealth(result: z.ZodObject): z.ZodObject {
+  const shape = Object.fromEntries(
+    Object.entries(result.shape).map(([name, field]) => {
+      if (field === siteHealthResultSchema) return [name, SITE_HEALTH_RESULT];
+      if (field instanceof z.ZodNullable && field.unwrap() === siteHealthResultSchema)
+        return [name, SITE_HEALTH_RESULT.nullable()];
+      return [name, field];
+    }),
+  );
+  return z.object(shape);
+}
+
 /** Name, description and schemas of one watch tool: the same for every request, so built once. */
 export function toolConfig(
   id: WatchOperation['id'],
@@ -52,7 +76,7 @@ export function toolConfig(
       title,
       description,
       inputSchema: readArgs(withCachedJsonSchema(z.object(inputShape) as z.ZodType<WatchArgs>)),
-      outputSchema: withCachedJsonSchema(paidOutputSchema(result)),
+      outputSchema: withCachedJsonSchema(paidOutputSchema(referringToSiteHealth(result))),
       annotations: {
         title,
         readOnlyHint: method === 'GET',

@@ -31,8 +31,12 @@ const COVERED: Record<string, string> = {
     'needs a Cloudflare account: never in tests; the bundle it uploads is built and run by the edge tests',
 };
 
-/** The Deploy section's start line needs a funded settler key on Base mainnet: never in tests. */
-const DEPLOY_START = /^NODE_ENV=production PUBLIC_BASE_URL=https:\/\/checks\.example\.com .* npm start$/;
+/**
+ * The Deploy section's start line: it pays out of a funded settler key on Base mainnet, so it runs
+ * with its placeholders filled in only (test/e2e/deploy-command.test.ts).
+ */
+export const DEPLOY_START =
+  /^NODE_ENV=production PUBLIC_BASE_URL=https:\/\/checks\.example\.com .* npm start$/;
 
 export type CommandPlan =
   { kind: 'covered'; reason: string } | { kind: 'run'; command: string; expect: RegExp; paid: boolean };
@@ -45,7 +49,7 @@ export function classifyReadmeCommand(line: string, local: { port: number; demoK
   const bare = line.replace(/\s+#\s.*$/, '');
   const covered = COVERED[bare];
   if (covered) return { kind: 'covered', reason: covered };
-  if (DEPLOY_START.test(bare)) return { kind: 'covered', reason: 'production deploy' };
+  if (DEPLOY_START.test(bare)) return { kind: 'covered', reason: 'test/e2e/deploy-command.test.ts' };
   if (!RUNNABLE.test(bare))
     throw new Error(`README command not tried by the README test; run it or mark it covered: ${line}`);
   const service = `http://localhost:${local.port}`;

@@ -133,6 +133,24 @@ describe('POST /v1/watches', () => {
     expect(JSON.stringify(bazaar.info)).toContain('"bodyType":"json"');
     // A client may make the purchase idempotent (x402 payment-identifier).
     expect(required.extensions).toHaveProperty('payment-identifier');
+    // Listed as the checks are: service name, tags; the body's challenge declares the output whole.
+    expect(required.resource).toMatchObject({ serviceName: expect.any(String), tags: expect.any(Array) });
+    expect(res.headers.get('payment-required')?.length).toBeLessThan(4096);
+    const body = (await res.json()) as {
+      detail: string;
+      extensions: { bazaar: { info: { output?: unknown } } };
+    };
+    expect(validateDiscoveryExtension(body.extensions.bazaar as typeof bazaar)).toMatchObject({
+      valid: true,
+    });
+    expect(JSON.stringify(body.extensions.bazaar)).toContain('"webhook_secret"');
+    // The body describes the watch in words, not as a check.
+    const { detail } = body;
+    expect(detail).toMatch(/^This watch costs \$0\.023334 in USDC for 7 days\. /);
+    const month = await post({ domain: 'example.com' });
+    expect(((await month.json()) as { detail: string }).detail).toMatch(
+      /^This watch costs \$0\.10 in USDC for 30 days\. /,
+    );
   });
 
   it('charges nothing and creates nothing when the first check fails', async () => {
@@ -241,6 +259,9 @@ describe('a year with a standard client: 300 days, then 65 more', () => {
     const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
     expect(required.accepts[0]?.amount).toBe(watchPriceAtomic('0.10', 65));
     expect(required.resource.url).toBe(`${extendUrl.href}?days=65`);
+    expect(((await unpaid.json()) as { detail: string }).detail).toMatch(
+      /^Extending this watch by 65 days costs \$0\.216667 in USDC\. /,
+    );
     expect(required.extensions).toHaveProperty('payment-identifier');
     // A signature for 65 days extends by 65 days only.
     const signature = encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(required));
@@ -521,8 +542,16 @@ describe('MCP tools', () => {
     const mcp = new Client({ name: 'watch-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL('/mcp', service.url)));
     try {
-      const tools = (await mcp.listTools()).tools.map((tool) => tool.name);
+      const listed = (await mcp.listTools()).tools;
+      const tools = listed.map((tool) => tool.name);
       expect(tools).toEqual(expect.arrayContaining(['watch_domain', 'watch_status', 'watch_cancel']));
+      // The site-health result is named, not embedded (it was 37 KB in each watch tool).
+      for (const tool of listed.filter(({ name }) => name.startsWith('watch_'))) {
+        expect(JSON.stringify(tool).length, tool.name).toBeLessThan(8_000);
+      }
+      const resultSchema = listed.find(({ name }) => name === 'watch_domain')?.outputSchema?.properties
+        ?.result;
+      expect(JSON.stringify(resultSchema)).toContain('site_health');
 
       const outOfRange = await mcp.callTool({
         name: 'watch_domain',

@@ -35,6 +35,7 @@ export function paymentRequiredProblem(
   paymentRequired: PaymentRequired,
   priceUsd: string,
   settlementRefused = false,
+  cost = checkCost(priceUsd),
 ): Problem {
   const reason = paymentRequired.error ?? UNPAID_REASON;
   if (settlementRefused) {
@@ -55,7 +56,7 @@ export function paymentRequiredProblem(
       reason,
     };
   }
-  if (reason === UNPAID_REASON) return unpaidProblem(priceUsd);
+  if (reason === UNPAID_REASON) return unpaidProblem(cost);
   if (INSUFFICIENT_BALANCE.has(reason)) {
     return {
       status: 402,
@@ -74,13 +75,16 @@ export function paymentRequiredProblem(
   };
 }
 
-/** The 402 problem of a request without payment. */
-export function unpaidProblem(priceUsd: string): Problem {
+/** What a check costs, in the words of its 402: "This check costs $0.01 in USDC". */
+export const checkCost = (priceUsd: string): string => `This check costs $${priceUsd} in USDC`;
+
+/** The 402 problem of a request without payment; `cost` says what it buys and for how much (`checkCost`). */
+export function unpaidProblem(cost: string): Problem {
   return {
     status: 402,
     code: PROBLEM_CODES.paymentRequired,
     title: 'Payment required',
-    detail: `This check costs $${priceUsd} in USDC. Sign one of the x402 v2 \`accepts\` entries in the PAYMENT-REQUIRED header and repeat the request with the PAYMENT-SIGNATURE header.`,
+    detail: `${cost}. Sign one of the x402 v2 \`accepts\` entries in the PAYMENT-REQUIRED header and repeat the request with the PAYMENT-SIGNATURE header.`,
   };
 }
 
@@ -91,12 +95,12 @@ const INSUFFICIENT_BALANCE = new Set(['invalid_exact_evm_insufficient_balance', 
  * The 402 for a request carrying only x402 v1's `X-PAYMENT` header: the v2 challenge as for an
  * unpaid request, with a body that tells a v1 client what this service expects instead.
  */
-export function x402V1Problem(priceUsd: string): Problem {
+export function x402V1Problem(cost: string): Problem {
   return {
     status: 402,
     code: PROBLEM_CODES.paymentRequired,
     title: 'x402 v2 required',
-    detail: `This service speaks x402 v2 only and does not read the X-PAYMENT header of x402 v1. This check costs $${priceUsd} in USDC: sign one of the \`accepts\` entries (x402Version 2) of the PAYMENT-REQUIRED header and repeat the request with the PAYMENT-SIGNATURE header.`,
+    detail: `This service speaks x402 v2 only and does not read the X-PAYMENT header of x402 v1. ${cost}: sign one of the \`accepts\` entries (x402Version 2) of the PAYMENT-REQUIRED header and repeat the request with the PAYMENT-SIGNATURE header.`,
     x402Version: 2,
   };
 }

@@ -41,7 +41,11 @@ export function toolResourceUrl(tool: string): string {
  * (x402 bazaar "Service Metadata on `resource`"): the service name, the operation's tags, and the
  * icon when its URL is one a catalogue accepts (never an IP literal or loopback host).
  */
-function listedResource(config: Config, operation: PaidOperation, url: string): ResourceInfo {
+export function listedResource(
+  config: Config,
+  operation: Pick<PaidOperation, 'summary' | 'tags'>,
+  url: string,
+): ResourceInfo {
   const iconUrl = absoluteUrl(config.publicBaseUrl, FAVICON.paths[0] ?? '/favicon.svg');
   return {
     url,
