@@ -32,10 +32,9 @@ const POLL_MS = 200;
 const waitLimitMs = (confirmMs: number) => 2 * CHECK_BUDGET_MS + confirmMs + 5_000;
 
 /**
- * The window a round's result is shared in: two and a half of the domain's slot spacings
- * (`slots.ts`), so a watch due one or two slots after another takes its result even when the check
- * began a little after its slot; a watch never reads one twice, its next check coming at least an
- * interval after the result it used.
+ * The window a round's result is shared in: a quarter of the interval, so the watches of a domain
+ * due at its slot (`slots.ts`) take one result however late their instance or claim comes to them;
+ * their next check is the domain's first slot after the window, so they do not read it twice.
  */
 export const roundWindowMs = (intervalS: number) => intervalS * 250;
 
