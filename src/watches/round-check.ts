@@ -31,12 +31,8 @@ const POLL_MS = 200;
  */
 const waitLimitMs = (confirmMs: number) => 2 * CHECK_BUDGET_MS + confirmMs + 5_000;
 
-/**
- * The window a round's result is shared in: a quarter of the interval, so the watches of a domain
- * due at its slot (`slots.ts`) take one result however late their instance or claim comes to them;
- * their next check is the domain's first slot after the window, so they do not read it twice.
- */
-export const roundWindowMs = (intervalS: number) => intervalS * 250;
+/** The window a round's result is shared in, where the schedule is decided (`slots.ts`). */
+export { roundWindowMs } from './slots.ts';
 
 /** How long an outcome is handed out once checked: a result for the window, a failure briefly. */
 export const keptFor = (isResult: boolean, windowMs: number) =>

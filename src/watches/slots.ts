@@ -4,10 +4,9 @@
  * domain, bought at any time and held by any instance or object, is due at the same instant, and
  * different domains spread over the interval so that watches bought together do not reach the
  * upstreams together. A new watch's first check is the first slot at least a tenth of an interval
- * after its purchase; later ones are the first slot after the round window (`round-check.ts`) that
- * shared the result it used: one interval on, slot to slot.
+ * after its purchase; later ones are the first slot after the round window that shared the result
+ * it used: one interval on, slot to slot.
  */
-import { roundWindowMs } from './round-check.ts';
 
 /** FNV-1a over the name's UTF-16 units, then MurmurHash3's 32-bit finalizer so every bit avalanches. */
 function hash32(text: string): number {
@@ -23,6 +22,13 @@ function hash32(text: string): number {
   h ^= h >>> 16;
   return h >>> 0;
 }
+
+/**
+ * The window a round's result is shared in (`round-check.ts`): a quarter of the interval, so the
+ * watches of a domain due at its slot take one result however late their instance or claim comes
+ * to them; their next check is the domain's first slot after the window, so they do not read it twice.
+ */
+export const roundWindowMs = (intervalS: number) => intervalS * 250;
 
 const intervalMs = (intervalS: number) => Math.max(1, Math.round(intervalS * 1000));
 
