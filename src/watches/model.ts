@@ -7,7 +7,7 @@
 import type { SiteHealthResult } from '../checks/site-health/result.ts';
 import { conditionChange, conditionsOf } from './conditions.ts';
 import { nextConditions } from './next-conditions.ts';
-import { nextCheckAfter } from './slots.ts';
+import { firstCheckAfter, nextCheckAfter } from './slots.ts';
 
 export type WatchStatus = 'pending' | 'active' | 'ended' | 'cancelled';
 
@@ -121,7 +121,7 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 /** The pending watch a paid call creates after its first check, before settlement. */
 export function newWatch(input: NewWatch): WatchRecord {
   const expiresAt = input.now + input.days * input.dayS * 1000;
-  const nextCheckAt = nextCheckAfter(input.domain, input.intervalS, input.now);
+  const nextCheckAt = firstCheckAfter(input.domain, input.intervalS, input.now);
   return {
     id: input.id,
     domain: input.domain,

@@ -31,13 +31,8 @@ const POLL_MS = 200;
  */
 const waitLimitMs = (confirmMs: number) => 2 * CHECK_BUDGET_MS + confirmMs + 5_000;
 
-/**
- * The window a round's result is shared in: two and a half of the domain's slot spacings
- * (`slots.ts`), so a watch due one or two slots after another takes its result even when the check
- * began a little after its slot; a watch never reads one twice, its next check coming at least an
- * interval after the result it used.
- */
-export const roundWindowMs = (intervalS: number) => intervalS * 250;
+/** The window a round's result is shared in, where the schedule is decided (`slots.ts`). */
+export { roundWindowMs } from './slots.ts';
 
 /** How long an outcome is handed out once checked: a result for the window, a failure briefly. */
 export const keptFor = (isResult: boolean, windowMs: number) =>

@@ -2,11 +2,10 @@
  * The two loops that keep a `WatchStore`'s word on a Node instance: checks and deliveries. Each
  * claims due work with a lease, so several instances can share one store (each watch checked and
  * each event delivered by one of them at a time) and a killed instance's work is claimed again
- * when its lease runs out. Watches of a domain are due at the domain's slots (`slots.ts`), so a
- * claim holds them together and checks the domain once; a claim that finds a domain checked in the
- * last two slot spacings (a later slot, or the rest of a domain a claim's limit cut) takes that
- * outcome under the rules of a shared round (`round-check.ts`) and moves its watches onto the same
- * slot. At most `concurrency` checks run at once. A delivery starts as soon as it is due, whatever
+ * when its lease runs out. Watches of a domain are due at the domain's slot (`slots.ts`), so a
+ * claim holds them together and checks the domain once; a claim that finds a domain checked within
+ * the round window (the rest of a domain a claim's limit cut, a watch claimed late) takes that
+ * outcome under the rules of a shared round (`round-check.ts`). At most `concurrency` checks run at once. A delivery starts as soon as it is due, whatever
  * other receivers do: one attempt in flight per watch (the store's claim), a few per receiver host.
  */
 import type { Logger } from 'pino';

@@ -1,11 +1,13 @@
 /**
  * One check of a domain per round on ONE Node instance (the SQLite store, no shared board): twenty
- * watches of one domain bought 5 s apart, through the watch service with the real first check, are
- * first due at three of the domain's slots (a tenth of an interval apart), each one interval to a
- * tenth more after its purchase. The real scheduler — claiming 7 at a time, so that a claim's limit
- * cuts the domain's watches — checks the domain once at the first slot, the later slots take that
- * result, and from then on all twenty share one slot: one check per round against the test world,
- * every watch still committing its own state and its own event from that one result.
+ * watches of one domain bought at times spread over a whole interval, through the watch service with
+ * the real first check, are all first due at the domain's one slot of the interval (each a tenth of
+ * an interval to 1.1 intervals after its purchase), and a watch bought between two rounds joins the
+ * next. The real scheduler — claiming 7 at a time, so that a claim's limit cuts the domain's
+ * watches — checks the domain once per round against the test world: one check's site probes and
+ * crt.sh searches per round whatever the number of watches, every watch still committing its own
+ * state and its own event from that one result. The clock is the test's: no timing depends on the
+ * machine's speed.
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,11 +39,16 @@ afterAll(async () => {
   await world?.close();
 });
 
-const siteProbes = () =>
-  world.site.requests.filter((request) => request.headers.host?.startsWith(DOMAIN)).length;
+/** Site probes and crt.sh searches (not certificate downloads) about the domain so far. */
+const upstreamCalls = () => ({
+  probes: world.site.requests.filter((request) => request.headers.host?.startsWith(DOMAIN)).length,
+  searches: world.crtsh.requests.filter(
+    (request) => !request.url.searchParams.has('d') && request.url.search.toLowerCase().includes(DOMAIN),
+  ).length,
+});
 
 describe('a round on one instance', () => {
-  it('checks a domain once per round for twenty watches bought at different times', async () => {
+  it('checks a domain once per round for twenty watches bought over an interval, and one bought later', async () => {
     const config = loadConfig({ ...world.env, LOG_LEVEL: 'silent', WATCH_INTERVAL_S: String(INTERVAL_S) });
     // Fresh runners for each check (nothing cached), so every check reaches the world.
     const runSiteHealth: WatchCheck = (domain) =>
@@ -59,11 +66,9 @@ describe('a round on one instance', () => {
     };
     const store = openSqliteWatchStore(':memory:');
     const secrets = createWatchSecrets('one-instance-rounds-key-0123456789abcdef');
-    // The clock: purchases 5 s apart from 30 s before `slot - INTERVAL`, so the first seven are first
-    // due at `slot`, the next twelve one slot (60 s) later, the last two slots later.
-    const SPACING_MS = INTERVAL_MS / 10;
+    // The clock: purchases a twentieth of an interval apart, the last a tenth of an interval before `slot`.
     const slot = slotAtOrAfter(DOMAIN, INTERVAL_S, Date.now() + 2 * INTERVAL_MS);
-    const boughtAt = (i: number) => slot - INTERVAL_MS - 30_000 + i * 5_000;
+    const boughtAt = (i: number) => slot - 1.1 * INTERVAL_MS + ((i + 1) * INTERVAL_MS) / WATCHES;
     let clock = boughtAt(0);
     const service = createStoreWatchService({
       store,
@@ -76,9 +81,9 @@ describe('a round on one instance', () => {
       now: () => clock,
     });
     const ids: string[] = [];
-    for (let i = 0; i < WATCHES; i += 1) {
-      clock = boughtAt(i);
-      const id = `wat_slots${String(i).padStart(2, '0')}`;
+    async function buy(at: number) {
+      clock = at;
+      const id = `wat_slots${String(ids.length).padStart(2, '0')}`;
       expect(await service.open({ id, domain: DOMAIN, days: 30, webhookUrl: null })).toMatchObject({
         kind: 'opened',
         created: true,
@@ -86,14 +91,13 @@ describe('a round on one instance', () => {
       expect(await service.activate(id)).toMatchObject({ status: 'active' });
       ids.push(id);
     }
+    for (let i = 0; i < WATCHES; i += 1) await buy(boughtAt(i));
     // Each purchase ran its buyer's own first check.
     expect(checks).toBe(WATCHES);
-    const firstSlots = await Promise.all(ids.map(async (id) => (await store.get(id))?.nextCheckAt));
-    expect(firstSlots).toEqual(
-      ids.map((_, i) => (i < 7 ? slot : i < 19 ? slot + SPACING_MS : slot + 2 * SPACING_MS)),
-    );
-    for (const [i, at] of firstSlots.entries()) {
-      expect(at! - boughtAt(i)).toBeGreaterThanOrEqual(INTERVAL_MS);
+    for (const [i, id] of ids.entries()) {
+      const at = (await store.get(id))?.nextCheckAt;
+      expect(at).toBe(slot);
+      expect(at! - boughtAt(i)).toBeGreaterThanOrEqual(INTERVAL_MS / 10);
       expect(at! - boughtAt(i)).toBeLessThan(INTERVAL_MS * 1.1);
     }
 
@@ -107,10 +111,10 @@ describe('a round on one instance', () => {
       now: () => clock,
       batch: 7,
     });
-    /** Runs claims at `at` until nothing is due; how many checks and site probes that cost. */
+    /** Runs claims at `at` until nothing is due; how many checks, site probes and crt.sh searches that cost. */
     async function round(at: number) {
       clock = at;
-      const [checksBefore, probesBefore] = [checks, siteProbes()];
+      const before = { checks, ...upstreamCalls() };
       let claims = 0;
       for (;;) {
         const due = await store.nextDueAt();
@@ -118,30 +122,40 @@ describe('a round on one instance', () => {
         await scheduler.runOnce();
         claims += 1;
       }
-      return { claims, checks: checks - checksBefore, probes: siteProbes() - probesBefore };
+      const after = upstreamCalls();
+      return {
+        claims,
+        checks: checks - before.checks,
+        probes: after.probes - before.probes,
+        searches: after.searches - before.searches,
+      };
     }
-    const oneCheckProbes = async () => {
-      const before = siteProbes();
+    /** The site probes and crt.sh searches of one check of the domain, run outside the scheduler. */
+    const oneCheckCalls = async () => {
+      const before = upstreamCalls();
       expect((await runSiteHealth(DOMAIN)).type).toBe('result');
-      return siteProbes() - before;
+      const after = upstreamCalls();
+      return { probes: after.probes - before.probes, searches: after.searches - before.searches };
     };
 
     // Nothing is due before the slot: the purchases do not make rounds of their own.
     expect(await round(slot - 1)).toMatchObject({ claims: 0, checks: 0 });
-    const healthy = await oneCheckProbes();
-    expect(healthy).toBeGreaterThan(0);
-    expect(await round(slot)).toEqual({ claims: 1, checks: 1, probes: healthy });
-    // The next two slots take that result: no check, no probe; every watch moves onto one slot.
-    expect(await round(slot + SPACING_MS)).toEqual({ claims: 2, checks: 0, probes: 0 });
-    expect(await round(slot + 2 * SPACING_MS)).toEqual({ claims: 1, checks: 0, probes: 0 });
+    const healthy = await oneCheckCalls();
+    expect(healthy.probes).toBeGreaterThan(0);
+    expect(healthy.searches).toBeGreaterThan(0);
+    // All twenty in one round (claims of 7, 7 and 6): one check's calls.
+    expect(await round(slot)).toEqual({ claims: 3, checks: 1, ...healthy });
     for (const id of ids) expect(await store.get(id)).toMatchObject({ nextCheckAt: slot + INTERVAL_MS });
+    // A watch bought between two rounds joins the next.
+    await buy(slot + INTERVAL_MS / 2);
+    expect(await store.get(ids.at(-1)!)).toMatchObject({ nextCheckAt: slot + INTERVAL_MS });
 
-    // The site fails its probe: the next round (all twenty, in claims of 7, 7 and 6) raises it.
+    // The site fails its probe: the next round (all twenty-one, in claims of 7) raises it.
     world.site.mode = 'server-error';
     try {
-      const failing = await oneCheckProbes();
+      const failing = await oneCheckCalls();
       expect(await round(slot + INTERVAL_MS - 1)).toMatchObject({ claims: 0, checks: 0 });
-      expect(await round(slot + INTERVAL_MS)).toEqual({ claims: 3, checks: 1, probes: failing });
+      expect(await round(slot + INTERVAL_MS)).toEqual({ claims: 3, checks: 1, ...failing });
     } finally {
       world.site.mode = null;
     }
@@ -160,8 +174,8 @@ describe('a round on one instance', () => {
     // One check's result, committed by every watch.
     expect(checkedAt.size).toBe(1);
 
-    // A later round does not take an earlier round's outcome: it checks.
-    expect(await round(slot + 2 * INTERVAL_MS)).toMatchObject({ claims: 3, checks: 1 });
+    // A later round does not take an earlier round's outcome: it checks, once.
+    expect(await round(slot + 2 * INTERVAL_MS)).toEqual({ claims: 3, checks: 1, ...healthy });
     await scheduler.stop();
     await store.close();
   }, 60_000);

@@ -1,9 +1,9 @@
 /**
  * A domain is checked once per round on one instance: a later claim (the rest of a domain a claim's
- * limit cut, or watches due a slot or two later) takes the domain's recent outcome under a shared
- * round's rules — a result for the round window (two and a half slot spacings), a failed check for
+ * limit cut, or watches of the domain claimed late) takes the domain's recent outcome under a shared
+ * round's rules — a result for the round window (a quarter of the interval), a failed check for
  * 10 s only (so `watch.check_failed` counts real attempts), never one from an earlier round — and
- * its watches move onto the slot of that result.
+ * its watches all move on to the domain's next slot.
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import type { WatchStore } from '../../../src/watches/ports.ts';
 import { FAILURE_KEEP_MS, roundWindowMs } from '../../../src/watches/round-check.ts';
 import { createWatchScheduler } from '../../../src/watches/scheduler.ts';
 import { createWatchSecrets } from '../../../src/watches/secrets.ts';
+import { nextCheckAfter } from '../../../src/watches/slots.ts';
 import { openSqliteWatchStore } from '../../../src/watches/sqlite-store.ts';
 import { STORE_NOW, watchRecord } from '../../world/watch-records.ts';
 
@@ -81,9 +82,13 @@ describe('claims that cut a domain', () => {
     await claim(STORE_NOW + 1_000);
     await claim(STORE_NOW + 2_000);
     expect(checked.sort()).toEqual(['a.example', 'b.example']);
-    expect(await store.nextDueAt()).toBeGreaterThanOrEqual(STORE_NOW + INTERVAL_S * 1000);
-    for (const id of ['wat_a.example_4', 'wat_b.example_4'])
-      expect(await store.get(id)).toMatchObject({ version: 2, lastCheckedAt: expect.any(Number) });
+    for (const domain of ['a.example', 'b.example'])
+      for (let i = 0; i < 5; i += 1)
+        expect(await store.get(`wat_${domain}_${i}`)).toMatchObject({
+          version: 2,
+          lastCheckedAt: expect.any(Number),
+          nextCheckAt: nextCheckAfter(domain, INTERVAL_S, STORE_NOW),
+        });
   });
 
   it('take a result no longer than the round window', async () => {
@@ -94,19 +99,18 @@ describe('claims that cut a domain', () => {
     expect(checked).toEqual(['a.example', 'a.example']);
   });
 
-  it('give watches due two slots later the domain’s result, past other claims, and their first slot', async () => {
+  it('give watches claimed late in the window the domain’s result, past other claims, and its next slot', async () => {
     const { store, checked, claim } = harness(() => ({ type: 'result', result }));
-    const twoSlotsOn = STORE_NOW + INTERVAL_S * 200;
+    const lateInWindow = STORE_NOW + roundWindowMs(INTERVAL_S) - 10;
     await dueWatches(store, ['a.example'], 2);
     await dueWatches(store, ['b.example'], 2, STORE_NOW + 1_000);
-    await dueWatches(store, ['a.example'], 3, twoSlotsOn, 'later');
+    await dueWatches(store, ['a.example'], 3, lateInWindow, 'later');
     await claim(STORE_NOW);
     await claim(STORE_NOW + 1_000);
-    await claim(twoSlotsOn + 3);
+    await claim(lateInWindow + 3);
     expect(checked.sort()).toEqual(['a.example', 'b.example']);
     const first = (await store.get('wat_a.example_0'))?.nextCheckAt;
-    expect(first).toBeGreaterThanOrEqual(STORE_NOW + INTERVAL_S * 1000);
-    expect(first).toBeLessThan(STORE_NOW + INTERVAL_S * 1100);
+    expect(first).toBe(nextCheckAfter('a.example', INTERVAL_S, STORE_NOW));
     for (const id of ['wat_a.example_1', 'wat_a.example_later0', 'wat_a.example_later2'])
       expect((await store.get(id))?.nextCheckAt).toBe(first);
   });
