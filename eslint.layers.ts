@@ -26,18 +26,8 @@ export const layers: Layer[] = [
     ],
   },
   { name: 'ops', paths: ['src/ops/'] },
-  {
-    // What payments and the transports both speak: problem bodies, standard headers, document paths.
-    name: 'http vocabulary',
-    paths: [
-      'src/http/problems.ts',
-      'src/http/outcome-problem.ts',
-      'src/http/hygiene/standard-headers.ts',
-      'src/http/hygiene/cors.ts',
-      'src/http/discovery/document-paths.ts',
-      'src/http/discovery/page-assets.ts',
-    ],
-  },
+  // What payments and the transports both speak: problem bodies, document paths, the page's files.
+  { name: 'vocabulary', paths: ['src/vocabulary/'] },
   // The x402 layer by role: the one reader of an authorization and the chain (Base over a chosen
   // RPC, the RPC fault scope, the embedded development chain); the facilitator role (verify and
   // settle, settler nonces, the broadcast journal); the resource-server role (the paid call, its

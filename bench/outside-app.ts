@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { createRunners } from '../src/runners.ts';
 import type { Config } from '../src/config.ts';
 import { type AppEnv, createApp } from '../src/http/app.ts';
+import { NO_OP_GATE } from '../src/http/payment-gate.ts';
 import { globalFetch } from '../src/service.ts';
 import { nodeReach } from '../src/sources/node-reach.ts';
 
@@ -15,6 +16,7 @@ export function outsideApp(config: Config, caPem: string): () => Promise<Hono<Ap
   const logger = pino({ level: 'silent' });
   return async () => {
     const app = createApp({
+      payments: NO_OP_GATE,
       config,
       logger,
       runners: createRunners(config, { fetch: globalFetch, now: () => new Date(), reach: nodeReach(caPem) }),

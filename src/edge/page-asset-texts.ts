@@ -7,7 +7,7 @@ import homeStyle from '#page-assets/home.css' with { type: 'text' };
 import homeScript from '#page-assets/home.js' with { type: 'text' };
 import swaggerScript from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'text' };
 import swaggerStyle from 'swagger-ui-dist/swagger-ui.css' with { type: 'text' };
-import type { AssetFile, AssetLoader } from '../http/discovery/page-assets.ts';
+import type { AssetFile, AssetLoader } from '../vocabulary/page-assets.ts';
 
 const TEXTS: Record<AssetFile, string> = {
   'favicon.svg': favicon,

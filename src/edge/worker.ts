@@ -8,7 +8,7 @@
 import { privateKeyToAccount } from 'viem/accounts';
 import type { ExecutionContext } from 'cloudflare:workers';
 import { ConfigError } from '../config.ts';
-import { PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../http/problems.ts';
+import { PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../vocabulary/problems.ts';
 import { connectingIpClient } from '../ops/client-address.ts';
 import { createPrometheusMetrics } from '../ops/metrics.ts';
 import { rememberRefusals } from '../ops/rate-buckets.ts';

@@ -13,12 +13,12 @@ import { type FreeWorkDeps, freeWorkLimit } from './ops/free-work.ts';
 import { instrumentRunners, requestCounter } from './ops/instrument.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
 import { opsRoutes } from './ops/routes.ts';
-import { createPaymentGate } from './payment-gate.ts';
+import { createPaymentGate, NO_OP_GATE } from './payment-gate.ts';
 import type { Watches } from '../watches/ports.ts';
 import { watchRoutes } from '../watches/routes.ts';
 import type { Payments } from '../payments/payments.ts';
 import { readAssetFile } from './discovery/asset-files.ts';
-import type { AssetLoader } from './discovery/page-assets.ts';
+import type { AssetLoader } from '../vocabulary/page-assets.ts';
 import { discoveryRoutes } from './discovery/routes.ts';
 import { domainInput, validDomain } from './domain-param.ts';
 import {
@@ -31,17 +31,18 @@ import {
   type StandardHeaderVariables,
 } from './hygiene/index.ts';
 import { outcomeProblem } from './outcome-problem.ts';
-import { PROBLEM_CODES, sendProblem } from './problems.ts';
+import { PROBLEM_CODES } from '../vocabulary/problems.ts';
+import { sendProblem } from './send-problem.ts';
 
 export interface AppDeps {
   config: Config;
   runners: CheckRunners;
   logger: Logger;
   /**
-   * x402 payment for the paid routes and the MCP tools; `/mcp` is mounted only with it. Absent only
-   * in tests that exercise the checks themselves; `main.ts` always provides it.
+   * x402 payment for the paid routes, the watch routes and the MCP tools (`service.ts` always passes
+   * it). Tests of the checks themselves pass `NO_OP_GATE` instead, explicitly.
    */
-  payments?: Payments;
+  payments: Payments | typeof NO_OP_GATE;
   /** Where requests, checks and upstream calls are counted (`/metrics`); default: a fresh registry. */
   metrics?: PrometheusMetrics;
   /** The upstream circuit breakers, shown in `/metrics` and `/readyz`. */
@@ -57,7 +58,8 @@ export interface AppDeps {
 export type AppEnv = { Variables: StandardHeaderVariables & RequestLogVariables };
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const { config, logger, payments, breakers } = deps;
+  const { config, logger, breakers } = deps;
+  const payments = deps.payments === NO_OP_GATE ? undefined : deps.payments;
   const metrics = deps.metrics ?? createPrometheusMetrics();
   if (breakers) metrics.watchBreakers(breakers.states);
   const runners = instrumentRunners(deps.runners, metrics, config.upstreams.dohFallbackUrl);

@@ -4,7 +4,8 @@
  */
 import type { Context } from 'hono';
 import { MAX_INPUT_LENGTH, normalizeDomain, type ValidDomain } from '../domain/normalize.ts';
-import { PROBLEM_CODES, sendProblem } from './problems.ts';
+import { PROBLEM_CODES } from '../vocabulary/problems.ts';
+import { sendProblem } from './send-problem.ts';
 
 /** The raw `domain` input (present and at most MAX_INPUT_LENGTH characters), or the 400 answer. */
 export function domainInput(c: Context): string | Response {

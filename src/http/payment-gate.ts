@@ -15,7 +15,7 @@ import type { PaidOperation } from '../catalog.ts';
 import type { RunOutcome } from '../checks/outcome.ts';
 import { outcomeProblem } from './outcome-problem.ts';
 import { reply, replyJson } from './hygiene/standard-headers.ts';
-import { sendProblem } from './problems.ts';
+import { sendProblem } from './send-problem.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/server/in-flight-lock.ts';
 import { UNPAID_REASON } from '../payments/server/paid-call.ts';
 import {
@@ -68,6 +68,12 @@ const NO_STORE = { 'cache-control': 'no-store' };
 
 /** Longer queries are rare (a crawler's, an attacker's): encoded per request rather than kept. */
 const MAX_CACHED_QUERY = 512;
+
+/**
+ * What a test of the checks themselves passes instead of `Payments`: the paid routes run and answer
+ * as free ones, and neither `/mcp` nor the watch routes are mounted. The service never passes it.
+ */
+export const NO_OP_GATE = Symbol('no-op payment gate');
 
 export function createPaymentGate(payments: Payments): PaymentGate {
   const { paidCall, facilitatorReady, terms } = payments;

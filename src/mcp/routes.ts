@@ -4,7 +4,7 @@
  * of heap). Other methods get 405 with `Allow: POST`.
  */
 import { type Context, Hono } from 'hono';
-import { DOCUMENT_PATHS } from '../http/discovery/document-paths.ts';
+import { DOCUMENT_PATHS } from '../vocabulary/document-paths.ts';
 import { replyJson } from '../http/hygiene/index.ts';
 import type { McpEndpoint, McpRouteDeps } from './endpoint.ts';
 import { allowedMcpHostnames, mcpOriginGuard } from './origin-guard.ts';

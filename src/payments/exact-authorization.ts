@@ -24,6 +24,14 @@ const UINT256_MAX = 2n ** 256n - 1n;
  */
 const MAX_SIGNATURE_HEX = 2 + 2 * 8192;
 
+/** 32 bytes of 0x-prefixed hex: an authorization's nonce, and the hash of the transaction that settles it. */
+const BYTES32_HEX = /^0x[0-9a-fA-F]{64}$/;
+
+/** Whether `value` is 32 bytes of 0x-prefixed hex. */
+export function isBytes32Hex(value: string): value is `0x${string}` {
+  return BYTES32_HEX.test(value);
+}
+
 const address = z
   .string()
   .refine((value) => isAddress(value), 'must be a 0x address (20 bytes, valid checksum)')
@@ -51,7 +59,7 @@ export const ExactEip3009Schema = z
       validBefore: uint256,
       nonce: z
         .string()
-        .regex(/^0x[0-9a-fA-F]{64}$/, 'must be 32 bytes of 0x-prefixed hex')
+        .regex(BYTES32_HEX, 'must be 32 bytes of 0x-prefixed hex')
         .transform((value) => value.toLowerCase() as `0x${string}`),
     }),
   })

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { type WatchOperation, watchOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
-import { PROBLEM_CODES } from '../http/problems.ts';
+import { PROBLEM_CODES } from '../vocabulary/problems.ts';
 import { PAYMENT_META_KEY, paidOutcomeResult, readToolPayment } from '../mcp/paid-tool.ts';
 import { problemResult, refusedResult, successResult } from '../mcp/tool-result.ts';
 import { paidOutputSchema, withCachedJsonSchema } from '../mcp/tool-schemas.ts';

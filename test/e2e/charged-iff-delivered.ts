@@ -20,6 +20,7 @@ import {
   type SettlementWorld,
   startSettlementWorld,
 } from '../world/self-settling-service.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** The operation every case pays for: a cert check of a healthy world domain, $0.01. */
 export const OPERATION = { route: '/v1/cert', tool: 'check_cert', domain: 'healthy-shop.com' } as const;
@@ -130,7 +131,10 @@ export interface CaseContext {
 /** Once crt.sh (the check's first upstream) has been asked: the check is running. */
 export async function checkRunning({ settlement }: CaseContext): Promise<void> {
   const before = settlement.world.crtsh.requests.length;
-  while (settlement.world.crtsh.requests.length === before) await sleep(20);
+  await waitFor(() => settlement.world.crtsh.requests.length > before, {
+    what: 'the check to ask crt.sh',
+    everyMs: 20,
+  });
 }
 
 /**

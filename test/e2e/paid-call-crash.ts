@@ -15,6 +15,7 @@ import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
 import { LEASE_MS } from '../../src/payments/server/lock-lease.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import type { SelfSettlingService, SettlementWorld } from '../world/self-settling-service.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /**
  * A retry is answered 409 (the dead holder's lock) until its lease ends (`LEASE_MS` at most), then
@@ -143,7 +144,10 @@ export async function killAfterSend(
   const { doomed, signature } = await doomedCall(fleet, payer, request);
   doomed.proxy.rule('eth_sendRawTransaction', { holdResponse: 'until-released' });
   await doomed.proxy.until('eth_sendRawTransaction', (call) => call.forwarded, 30_000);
-  while ((await chargedOf(fleet.settlement, payer, funds)) !== price) await sleep(50);
+  await waitFor(async () => (await chargedOf(fleet.settlement, payer, funds)) === price, {
+    what: 'the payer charged the price',
+    everyMs: 50,
+  });
   await kill(doomed);
   return { doomed, signature };
 }

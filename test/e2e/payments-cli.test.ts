@@ -12,6 +12,7 @@ import { createRunners } from '../../src/runners.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
+import { NO_OP_GATE } from '../../src/http/payment-gate.ts';
 import { runCli, SYSTEM_NODE } from '../support/run-command.ts';
 import { type PaidService, startPaidService } from '../world/paid-service.ts';
 
@@ -218,7 +219,7 @@ async function serveUnpaid(env: Record<string, string>) {
     now: () => new Date(),
     reach: nodeReach(),
   });
-  const app = createApp({ config, runners, logger: pino({ level: 'silent' }) });
+  const app = createApp({ payments: NO_OP_GATE, config, runners, logger: pino({ level: 'silent' }) });
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };

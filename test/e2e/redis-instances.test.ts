@@ -24,6 +24,7 @@ import {
   startSettlementWorld,
 } from '../world/self-settling-service.ts';
 import { FUNDS, leaksIn, OPERATION, PRICE } from './charged-iff-delivered.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 /** A paid cert check: a 12 s check budget at most, plus a settlement on a chain that mines at once. */
 const PAID_CALL_BOUND_MS = 20_000;
@@ -165,17 +166,20 @@ describe('two instances, one settler wallet, one Redis', () => {
     client.abort();
     expect(await first).toBeInstanceOf(Error);
     a.proxy.reset();
-    while (!a.process.output().slice(logFrom).includes('paid result not delivered')) await sleep(50);
+    await waitFor(() => a.process.output().slice(logFrom).includes('paid result not delivered'), {
+      what: "instance a's log of the undelivered result",
+      everyMs: 50,
+    });
     expect(await charged(payer)).toBe(PRICE);
 
     const claimed = await paidGet(b, OPERATION.domain, signature);
     expect(claimed.status).toBe(200);
     expect(claimed.body?.domain).toBe(OPERATION.domain);
     // The log line may reach the pipe just after the answer.
-    const deadline = performance.now() + 2_000;
-    while (!b.process.output().includes('paid result redelivered') && performance.now() < deadline)
-      await sleep(20);
-    expect(b.process.output()).toContain('paid result redelivered');
+    await waitFor(() => b.process.output().includes('paid result redelivered'), {
+      what: "instance b's log of the redelivery",
+      everyMs: 20,
+    });
     // Claimed once: a third copy is the facilitator's to refuse (the authorization is used), on either instance.
     const again = await paidGet(a, OPERATION.domain, signature);
     expect(again.status).toBe(402);
@@ -201,7 +205,7 @@ describe('two instances, one settler wallet, one Redis', () => {
     for (const service of services) service.proxy.reset();
     const verified = () => services.reduce((sum, service) => sum + service.proxy.calls('eth_call').length, 0);
     const early = payers.slice(0, 6).map(call);
-    while (verified() < 6) await sleep(5);
+    await waitFor(() => verified() >= 6, { what: 'six verifications', everyMs: 5 });
     await redis.stop();
     const late = payers.slice(6).map((payer, i) => call(payer, i));
     const answers = await Promise.all([...early, ...late]);
@@ -338,14 +342,14 @@ describe('an instance without REDIS_URL', () => {
         settlement.startService({ settlerPrivateKey: busyKey }),
         settlement.startService(),
       ]);
-      const waitFor = async (service: SelfSettlingService) => {
+      const warningsOf = async (service: SelfSettlingService) => {
         const deadline = performance.now() + 5_000;
         while (!service.process.output().includes(FOREIGN_PENDING_WARNING) && performance.now() < deadline)
           await sleep(50);
         return service.process.output().split(FOREIGN_PENDING_WARNING).length - 1;
       };
-      expect(await waitFor(warned)).toBe(1);
-      expect(await waitFor(quiet)).toBe(0);
+      expect(await warningsOf(warned)).toBe(1);
+      expect(await warningsOf(quiet)).toBe(0);
       await Promise.all([warned.close(), quiet.close()]);
     } finally {
       await anvil.setAutomine(true);

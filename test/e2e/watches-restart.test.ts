@@ -17,6 +17,7 @@ import {
   startSettlementWorld,
 } from '../world/self-settling-service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../world/webhook-receiver.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let settlement: SettlementWorld;
 let receiver: WebhookReceiver;
@@ -82,8 +83,13 @@ it('loses no watch and no undelivered event to kill -9, and checks resume', asyn
     fetch(new URL(`/v1/watches/${watch.watch_id}`, second.process.url), {
       headers: { authorization: `Bearer ${watch.token}` },
     }).then((r) => r.json() as Promise<{ status: string; last_checked_at: string }>);
-  // Checks resume: one runs after the restart (each poll waits for the service's own answer).
-  let state = await status();
-  while (Date.parse(state.last_checked_at) < restartedAt) state = await status();
+  // Checks resume: one runs after the restart.
+  const state = await waitFor(
+    async () => {
+      const state = await status();
+      return Date.parse(state.last_checked_at) >= restartedAt && state;
+    },
+    { what: 'a check after the restart', withinMs: 90_000, everyMs: 50 },
+  );
   expect(state.status).toBe('active');
 }, 120_000);

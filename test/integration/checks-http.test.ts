@@ -11,6 +11,7 @@ import { createRunners } from '../../src/runners.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
+import { NO_OP_GATE } from '../../src/http/payment-gate.ts';
 import { buildOpenApiDocument } from '../../src/http/discovery/openapi.ts';
 import { startWorld, type World } from '../world/index.ts';
 
@@ -36,7 +37,7 @@ function freshApp() {
     now: () => new Date(),
     reach: nodeReach(world.site.caPem),
   });
-  return createApp({ config, runners, logger: pino({ level: 'silent' }) });
+  return createApp({ payments: NO_OP_GATE, config, runners, logger: pino({ level: 'silent' }) });
 }
 
 beforeAll(async () => {

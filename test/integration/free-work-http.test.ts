@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeOperations } from '../../src/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
+import { NO_OP_GATE } from '../../src/http/payment-gate.ts';
 import { readAssetFile } from '../../src/http/discovery/asset-files.ts';
 import { discoveryRoutes } from '../../src/http/discovery/routes.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../../src/ops/metrics.ts';
@@ -35,7 +36,13 @@ let metrics: PrometheusMetrics;
 beforeAll(async () => {
   metrics = createPrometheusMetrics({ processMetrics: false });
   served = await serveApp(
-    createApp({ config, logger: pino({ level: 'silent' }), runners: throwingRunners(), metrics }),
+    createApp({
+      payments: NO_OP_GATE,
+      config,
+      logger: pino({ level: 'silent' }),
+      runners: throwingRunners(),
+      metrics,
+    }),
   );
 });
 afterAll(() => served?.close());

@@ -15,6 +15,7 @@ import { connectSharedStore, KEY_PREFIX, type SharedStore } from '../../src/redi
 import { redisSharedAnswers } from '../../src/redis/shared-answers.ts';
 import { CT_CACHE_TTL_MS } from '../../src/sources/ct/lookup.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const logger = pino({ level: 'silent' });
 const ANSWER = 'x'.repeat(150_000);
@@ -41,7 +42,7 @@ beforeAll(async () => {
   server = await startRedisServer();
   await server.client.config('SET', 'maxmemory-policy', await composePolicy());
   store = connectSharedStore(server.url, logger);
-  while (!store.reachable()) await sleep(10);
+  await waitFor(() => store.reachable(), { what: 'the connection to redis-server' });
 });
 afterAll(async () => {
   await store?.close();

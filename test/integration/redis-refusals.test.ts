@@ -7,6 +7,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/http/app.ts';
+import { NO_OP_GATE } from '../../src/http/payment-gate.ts';
 import { createPrometheusMetrics } from '../../src/ops/metrics.ts';
 import { type RedisPlatform, redisPlatform } from '../../src/redis/platform.ts';
 import { type ServedApp, serveApp } from '../support/serve-app.ts';
@@ -29,7 +30,14 @@ beforeAll(async () => {
   const metrics = createPrometheusMetrics({ processMetrics: false });
   const { rateBuckets } = platform.parts;
   served = await serveApp(
-    createApp({ config, logger, runners: throwingRunners(), metrics, freeWork: { buckets: rateBuckets } }),
+    createApp({
+      payments: NO_OP_GATE,
+      config,
+      logger,
+      runners: throwingRunners(),
+      metrics,
+      freeWork: { buckets: rateBuckets },
+    }),
   );
 });
 afterAll(async () => {

@@ -17,6 +17,7 @@ import { nodeReach } from '../../src/sources/node-reach.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { issuance } from '../unit/checks/cert/fixtures.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let server: RedisServer;
 let store: SharedStore;
@@ -29,7 +30,7 @@ const logger = {
 beforeAll(async () => {
   [server, world] = await Promise.all([startRedisServer(), startWorld()]);
   store = connectSharedStore(server.url, pino({ level: 'silent' }));
-  while (!store.reachable()) await new Promise((resolve) => setImmediate(resolve));
+  await waitFor(() => store.reachable(), { what: 'the connection to redis-server', everyMs: 0 });
 }, 60_000);
 afterAll(async () => {
   await store?.close();
@@ -90,7 +91,10 @@ describe('a shared CT entry that does not parse is a miss, never a 500', () => {
       const load = async () => ({ ok: true as const, value: (upstream++, outcome(domain)) });
       /** Resolves once the good answer has been written over the bad text. */
       const overwritten = async () => {
-        while ((await server.client.get(stored)) === text(domain)) await new Promise(setImmediate);
+        await waitFor(async () => (await server.client.get(stored)) !== text(domain), {
+          what: 'the good answer written over the bad text',
+          everyMs: 0,
+        });
       };
       expect(await createCtCache(() => NOW, answers).get(domain, load)).toEqual({
         result: { ok: true, value: outcome(domain) },

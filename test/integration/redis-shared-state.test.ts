@@ -23,6 +23,7 @@ import { CT_CACHE_TTL_MS, createCtCache } from '../../src/sources/ct/lookup.ts';
 import type { CtLookupOutcome } from '../../src/sources/ct/outcome.ts';
 import { redisSettlerNonces } from '../../src/redis/settler-nonces.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const logger = pino({ level: 'silent' });
 const RECEIPT = { success: true, transaction: `0x${'ab'.repeat(32)}`, network: 'eip155:8453' as const };
@@ -32,7 +33,7 @@ let server: RedisServer;
 let stores: SharedStore[];
 
 async function ready(store: SharedStore): Promise<void> {
-  while (!store.reachable()) await sleep(10);
+  await waitFor(() => store.reachable(), { what: 'the connection to redis-server' });
 }
 
 beforeAll(async () => {
@@ -240,7 +241,10 @@ describe("one settler wallet's nonces across instances", () => {
     const { wallet, a, b } = instancesOn(chain);
     await a.send(sign, (raw) => chain.broadcast(raw));
     void a.send(dies, (raw) => chain.broadcast(raw));
-    while (!(await server.client.exists(nonceKey(wallet, 1)))) await sleep(5);
+    await waitFor(async () => (await server.client.exists(nonceKey(wallet, 1))) > 0, {
+      what: 'the lease of nonce 1',
+      everyMs: 5,
+    });
     // Its process is gone: the lease of nonce 1 ends unrenewed (here at once rather than after LEASE_MS).
     await server.client.del(nonceKey(wallet, 1));
     await b.send(sign, (raw) => chain.broadcast(raw));
@@ -253,7 +257,10 @@ describe("one settler wallet's nonces across instances", () => {
     const chain = node(0);
     const { wallet, a, b } = instancesOn(chain);
     void a.send(dies, (raw) => chain.broadcast(raw));
-    while (!(await server.client.exists(nonceKey(wallet, 0)))) await sleep(5);
+    await waitFor(async () => (await server.client.exists(nonceKey(wallet, 0))) > 0, {
+      what: 'the lease of nonce 0',
+      everyMs: 5,
+    });
     await b.send(sign, (raw) => chain.broadcast(raw));
     await b.fillAbandoned();
     // Nonce 0's settlement is alive (its lease held): b's transaction waits behind it.
@@ -310,7 +317,9 @@ describe("one settler wallet's nonces across instances", () => {
     const { a, b } = instancesOn(chain);
     for (let i = 0; i < 3; i += 1) await a.send(sign, (raw) => chain.broadcast(raw));
     await server.stop();
-    while (stores.some((store) => store.reachable())) await sleep(10);
+    await waitFor(() => stores.every((store) => !store.reachable()), {
+      what: 'both stores to see redis-server gone',
+    });
     await server.start();
     await server.client.connect().catch(() => {});
     await Promise.all(stores.map(ready));
@@ -430,7 +439,7 @@ describe('an unreachable store', () => {
     }));
     expect(looked.cached).toBe(false);
     expect(performance.now() - started).toBeLessThan(1_500);
-    while (stores[0]!.reachable()) await sleep(10);
+    await waitFor(() => !stores[0]!.reachable(), { what: 'the store to see redis-server gone' });
 
     await server.start();
     await server.client.connect().catch(() => {});

@@ -4,7 +4,6 @@
  * `kill -9` of Redis itself, and a full Redis refuses new CT answers rather than evicting anything.
  */
 import { readFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -16,6 +15,7 @@ import type { PendingDelivery } from '../../src/watches/delivery.ts';
 import { eventId, type WatchRecord } from '../../src/watches/model.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { STORE_NOW, watchRecord } from '../world/watch-records.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const NOW = STORE_NOW;
 const WATCHES = 200;
@@ -35,7 +35,7 @@ let store: SharedStore;
 
 async function connect(): Promise<SharedStore> {
   const connection = connectSharedStore(server.url, pino({ level: 'silent' }));
-  while (!connection.reachable()) await sleep(10);
+  await waitFor(() => connection.reachable(), { what: 'the connection to redis-server' });
   return connection;
 }
 

@@ -6,7 +6,6 @@
  * new state and its event; a holder of the domain's lease that dies leaves the round to a waiter
  * once its lease runs out.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
@@ -26,6 +25,7 @@ import { createWatchSecrets } from '../../src/watches/secrets.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { watchRecord } from '../world/watch-records.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const DOMAIN = 'healthy-shop.com';
 const WATCHES = 40;
@@ -52,7 +52,7 @@ afterEach(async () => {
 async function connect(): Promise<SharedStore> {
   const connection = connectSharedStore(server.url, silent);
   connections.push(connection);
-  while (!connection.reachable()) await sleep(10);
+  await waitFor(() => connection.reachable(), { what: 'the connection to redis-server' });
   return connection;
 }
 
@@ -229,7 +229,7 @@ describe('a round across two instances sharing one Redis', () => {
     const ids = await dueWatches(redisWatchStore(await connect()));
     // An instance took the domain's lease and was killed: its connection is gone, its lease is not.
     const dead = connectSharedStore(server.url, silent);
-    while (!dead.reachable()) await sleep(10);
+    await waitFor(() => dead.reachable(), { what: "the doomed instance's connection" });
     const release = await redisAuthorizations(dead, silent).lock.acquire(`round:${DOMAIN}`);
     expect(release).not.toBeNull();
     dead.redis.disconnect();

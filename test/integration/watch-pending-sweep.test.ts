@@ -7,7 +7,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
@@ -30,6 +29,7 @@ import { x402ClientFor } from '../world/paying-clients.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { siteHealthFor } from '../world/watch-service.ts';
 import { watchRecord } from '../world/watch-records.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 const logger = pino({ level: 'silent' });
 const secrets = createWatchSecrets('pending-sweep-test-key-0123456789abcdef');
@@ -149,7 +149,9 @@ const stores: Record<string, () => Promise<[WatchStore, WatchStore]>> = {
     await redis.client.flushall();
     const pair = [0, 1].map(() => connectSharedStore(redis.url, logger));
     connections.push(...pair);
-    while (!pair.every((connection) => connection.reachable())) await sleep(10);
+    await waitFor(() => pair.every((connection) => connection.reachable()), {
+      what: 'both connections to redis-server',
+    });
     return pair.map(redisWatchStore) as [WatchStore, WatchStore];
   },
 };

@@ -11,6 +11,7 @@ import { watchPriceAtomic } from '../../src/watches/pricing.ts';
 import { clientFor, payingFetchFor } from '../world/payer-client.ts';
 import { startWatchService, type WatchService } from '../world/watch-service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../world/webhook-receiver.ts';
+import { waitFor } from '../support/wait-for.ts';
 
 let service: WatchService;
 let receiver: WebhookReceiver;
@@ -47,11 +48,13 @@ async function signedFor(payer: Parameters<typeof clientFor>[0], body: unknown):
 
 /** Waits on the store for the attempts the scheduler records (no sleep proves an arrival). */
 async function recordedAttempts(watchId: string, count: number) {
-  for (;;) {
-    const recorded = await service.store.attempts(watchId, 100);
-    if (recorded.length >= count) return recorded;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  return waitFor(
+    async () => {
+      const recorded = await service.store.attempts(watchId, 100);
+      return recorded.length >= count && recorded;
+    },
+    { what: `${count} delivery attempts of ${watchId}`, everyMs: 0 },
+  );
 }
 
 describe('POST /v1/watches', () => {

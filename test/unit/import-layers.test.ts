@@ -1,11 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { ESLint } from 'eslint';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { layers } from '../../eslint.layers.ts';
 
 const root = join(import.meta.dirname, '../..');
 const eslint = new ESLint({ cwd: root });
+
+// ESLint loads its configuration, plugins and resolver on the first lint: seconds on a quiet machine,
+// more than a test's timeout on a busy one. Paid once here, under a bound for a broken set-up only.
+beforeAll(() => eslint.lintText('', { filePath: join(root, 'src/domain/warm-up.ts') }), 180_000);
 
 /** The messages of `rule` ESLint gives `code` as if it were the file `filePath` (which need not exist). */
 async function layerErrors(
@@ -77,8 +81,13 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
     ],
     [
       'src/ops/fixture.ts',
-      "export { sendProblem } from '../http/problems.ts';",
-      'ops sits below http vocabulary',
+      "export { PROBLEM_CODES } from '../vocabulary/problems.ts';",
+      'ops sits below vocabulary',
+    ],
+    [
+      'src/vocabulary/fixture.ts',
+      "export { sendProblem } from '../http/send-problem.ts';",
+      'vocabulary sits below transports',
     ],
     [
       'src/payments/server/fixture.ts',
@@ -125,7 +134,7 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
   it.each([
     ['src/checks/fixture.ts', "export type { ValidDomain } from '../domain/normalize.ts';"],
     ['src/sources/fixture.ts', "export { createBreakerBoard } from './breaker.ts';"],
-    ['src/payments/server/fixture.ts', "export { sendProblem } from '../../http/problems.ts';"],
+    ['src/payments/server/fixture.ts', "export { PROBLEM_CODES } from '../../vocabulary/problems.ts';"],
     ['src/payments/server/fixture.ts', "export type { Settle } from '../facilitator/settlement.ts';"],
     ['src/payments/facilitator/fixture.ts', "export { baseChainAt } from '../chain/base-chain.ts';"],
     ['src/payments/fixture.ts', "export { createFacilitator } from './facilitator/facilitator.ts';"],

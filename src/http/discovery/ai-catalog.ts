@@ -13,7 +13,7 @@ import {
   SERVICE_SHORT_DESCRIPTION,
   SERVICE_TITLE,
   SERVICE_VERSION,
-} from './document-paths.ts';
+} from '../../vocabulary/document-paths.ts';
 
 export const AI_CATALOG_MEDIA_TYPE = 'application/ai-catalog+json';
 

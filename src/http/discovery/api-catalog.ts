@@ -3,7 +3,12 @@
  * `item` of the catalog, then the API's description, documentation and status, and the MCP endpoint.
  */
 import { freeOperations, paidOperations } from '../../catalog.ts';
-import { absoluteUrl, DOCUMENT_PATHS, OPENAPI_MEDIA_TYPE, SERVER_CARD_MEDIA_TYPE } from './document-paths.ts';
+import {
+  absoluteUrl,
+  DOCUMENT_PATHS,
+  OPENAPI_MEDIA_TYPE,
+  SERVER_CARD_MEDIA_TYPE,
+} from '../../vocabulary/document-paths.ts';
 
 /** RFC 9727 §4.1: the Linkset media type with the RFC's profile URI. */
 export const API_CATALOG_MEDIA_TYPE =

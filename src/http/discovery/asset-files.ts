@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { AssetLoader } from './page-assets.ts';
+import type { AssetLoader } from '../../vocabulary/page-assets.ts';
 
 const OWN_FILES = new Set(['home.js', 'home.css', 'favicon.svg']);
 

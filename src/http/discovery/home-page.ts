@@ -12,9 +12,9 @@ import {
   SERVICE_SHORT_DESCRIPTION,
   SERVICE_TITLE,
   SERVICE_VERSION,
-} from './document-paths.ts';
+} from '../../vocabulary/document-paths.ts';
 import { DOCUMENTATION, DOCUMENTATION_NOTE } from './documentation.ts';
-import { FAVICON, PAGE_ASSETS } from './page-assets.ts';
+import { FAVICON, PAGE_ASSETS } from '../../vocabulary/page-assets.ts';
 import { escapeXml as escapeHtml } from './sitemap.ts';
 import { REPO_CLI } from '../../startup-messages.ts';
 

@@ -7,7 +7,7 @@ import { LIFETIME_FACTS } from '../../checks/site-health/lifetime-note.ts';
 import { WATCH_PRICE_NOTE } from '../../watches/pricing.ts';
 import { openApiPath } from './openapi.ts';
 import { DOCUMENTATION, DOCUMENTATION_NOTE } from './documentation.ts';
-import { absoluteUrl, DOCUMENT_PATHS, SERVICE_TITLE } from './document-paths.ts';
+import { absoluteUrl, DOCUMENT_PATHS, SERVICE_TITLE } from '../../vocabulary/document-paths.ts';
 
 export const LLMS_TXT_MEDIA_TYPE = 'text/markdown; charset=utf-8';
 

@@ -14,7 +14,7 @@ import {
   watchOperations,
 } from '../../catalog.ts';
 import { MAX_INPUT_LENGTH } from '../../domain/normalize.ts';
-import { PROBLEM_MEDIA_TYPE } from '../problems.ts';
+import { PROBLEM_MEDIA_TYPE } from '../../vocabulary/problems.ts';
 import { OPS_PATHS } from '../ops/routes.ts';
 import { MAX_DAYS, MIN_DAYS, watchPriceUsd } from '../../watches/pricing.ts';
 import {
@@ -23,7 +23,12 @@ import {
   watchInputShape,
   watchStatusSchema,
 } from '../../watches/schemas.ts';
-import { absoluteUrl, DOCUMENT_PATHS, SERVICE_TITLE, SERVICE_VERSION } from './document-paths.ts';
+import {
+  absoluteUrl,
+  DOCUMENT_PATHS,
+  SERVICE_TITLE,
+  SERVICE_VERSION,
+} from '../../vocabulary/document-paths.ts';
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 /** `/robots.txt` (RFC 9309): crawlers may read the documents, not the paid routes; names the sitemap. */
 import { paidOperations } from '../../catalog.ts';
-import { absoluteUrl, DOCUMENT_PATHS } from './document-paths.ts';
+import { absoluteUrl, DOCUMENT_PATHS } from '../../vocabulary/document-paths.ts';
 
 export const ROBOTS_MEDIA_TYPE = 'text/plain; charset=utf-8';
 

@@ -8,12 +8,17 @@ import type { Config } from '../../config.ts';
 import { reply } from '../hygiene/standard-headers.ts';
 import { AI_CATALOG_MEDIA_TYPE, buildAiCatalog } from './ai-catalog.ts';
 import { API_CATALOG_MEDIA_TYPE, apiCatalogLinkHeader, buildApiCatalog } from './api-catalog.ts';
-import { DOCUMENT_PATHS, SERVER_CARD_MEDIA_TYPE } from './document-paths.ts';
+import { DOCUMENT_PATHS, SERVER_CARD_MEDIA_TYPE } from '../../vocabulary/document-paths.ts';
 import { buildHomePage, HOME_PAGE_CSP, HTML_MEDIA_TYPE } from './home-page.ts';
 import { buildLlmsTxt, LLMS_TXT_MEDIA_TYPE } from './llms-txt.ts';
 import { prefersHtml } from './negotiate.ts';
 import { buildOpenApiDocument } from './openapi.ts';
-import { type AssetLoader, FAVICON, IMMUTABLE_CACHE_CONTROL, PAGE_ASSETS } from './page-assets.ts';
+import {
+  type AssetLoader,
+  FAVICON,
+  IMMUTABLE_CACHE_CONTROL,
+  PAGE_ASSETS,
+} from '../../vocabulary/page-assets.ts';
 import { documentHandler } from './representation.ts';
 import { buildRobotsTxt, ROBOTS_MEDIA_TYPE } from './robots.ts';
 import { buildServerCard, SERVER_CARD_CACHE_CONTROL, SERVER_CARD_CORS_HEADERS } from './server-card.ts';

@@ -12,7 +12,7 @@ import {
   SERVICE_SHORT_DESCRIPTION,
   SERVICE_TITLE,
   SERVICE_VERSION,
-} from './document-paths.ts';
+} from '../../vocabulary/document-paths.ts';
 
 export const SERVER_CARD_SCHEMA_URL =
   'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';

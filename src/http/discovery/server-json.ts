@@ -4,7 +4,7 @@
  * `docs/reference/server-json`): a remote Streamable HTTP server, named and described as on the
  * server card so the two cannot drift. `mcp-publisher publish` takes this document as it is.
  */
-import { absoluteUrl, DOCUMENT_PATHS, SERVICE_SHORT_DESCRIPTION } from './document-paths.ts';
+import { absoluteUrl, DOCUMENT_PATHS, SERVICE_SHORT_DESCRIPTION } from '../../vocabulary/document-paths.ts';
 import { serverIdentity } from './server-card.ts';
 
 export const SERVER_JSON_SCHEMA_URL =

@@ -6,7 +6,7 @@ import {
   SERVICE_SHORT_DESCRIPTION,
   SERVICE_TITLE,
   SERVICE_VERSION,
-} from './document-paths.ts';
+} from '../../vocabulary/document-paths.ts';
 
 export interface ServiceIndex {
   name: string;

@@ -1,6 +1,6 @@
 /** `/sitemap.xml` (sitemaps.org protocol 0.9): the public documents and the free route, absolute URLs. */
 import { EXAMPLE_DOMAIN, freeOperations } from '../../catalog.ts';
-import { absoluteUrl, DOCUMENT_PATHS } from './document-paths.ts';
+import { absoluteUrl, DOCUMENT_PATHS } from '../../vocabulary/document-paths.ts';
 
 export const SITEMAP_MEDIA_TYPE = 'application/xml; charset=utf-8';
 

@@ -4,7 +4,7 @@
  */
 import { EXAMPLE_DOMAIN, paidOperations, WATCHES_ROUTE } from '../../catalog.ts';
 import { WATCH_PRICE_NOTE } from '../../watches/pricing.ts';
-import { absoluteUrl, DOCUMENT_PATHS } from './document-paths.ts';
+import { absoluteUrl, DOCUMENT_PATHS } from '../../vocabulary/document-paths.ts';
 
 export interface X402Manifest {
   version: 1;

@@ -4,7 +4,8 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { PROBLEM_CODES, sendProblem } from '../problems.ts';
+import { PROBLEM_CODES } from '../../vocabulary/problems.ts';
+import { sendProblem } from '../send-problem.ts';
 
 /** Default request body limit: 64 KiB. No GET route takes a body; this bounds stray POSTs. */
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;

@@ -4,7 +4,8 @@
  */
 import type { Context, Env, Hono, NotFoundHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
-import { PROBLEM_CODES, sendProblem } from '../problems.ts';
+import { PROBLEM_CODES } from '../../vocabulary/problems.ts';
+import { sendProblem } from '../send-problem.ts';
 
 /**
  * `app`'s not-found handler: 405 when the path has routes under other methods, else 404. Deciding

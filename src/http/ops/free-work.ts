@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import { freeOperations, paidOperations, WATCHES_ROUTE } from '../../catalog.ts';
 import type { Config } from '../../config.ts';
-import { DOCUMENT_PATHS } from '../discovery/document-paths.ts';
+import { DOCUMENT_PATHS } from '../../vocabulary/document-paths.ts';
 import { PAYMENT_META_KEY } from '../../mcp/paid-tool.ts';
 import { type ClientKey, peerClient } from '../../ops/client-address.ts';
 import type { Metrics } from '../../ops/metrics.ts';

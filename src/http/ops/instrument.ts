@@ -6,7 +6,7 @@
 import type { Context } from 'hono';
 import { type CheckRunners, freeOperations, paidOperations } from '../../catalog.ts';
 import type { RunOutcome } from '../../checks/outcome.ts';
-import { DOCUMENT_PATHS } from '../discovery/document-paths.ts';
+import { DOCUMENT_PATHS } from '../../vocabulary/document-paths.ts';
 import type { SourceCall } from '../../sources/failure.ts';
 import type { Metrics } from '../../ops/metrics.ts';
 import { OPS_PATHS } from './routes.ts';

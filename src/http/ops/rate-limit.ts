@@ -7,7 +7,8 @@
  */
 import type { Context } from 'hono';
 import { addStandardHeaders, type HeaderEntry } from '../hygiene/standard-headers.ts';
-import { PROBLEM_CODES, sendProblem } from '../problems.ts';
+import { PROBLEM_CODES } from '../../vocabulary/problems.ts';
+import { sendProblem } from '../send-problem.ts';
 import type { ClientKey } from '../../ops/client-address.ts';
 import type { Metrics } from '../../ops/metrics.ts';
 import { type BucketTake, memoryRateBuckets, type RateBuckets } from '../../ops/rate-buckets.ts';

@@ -6,7 +6,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { reply, replyJson } from '../hygiene/standard-headers.ts';
-import { PROBLEM_CODES, sendProblem } from '../problems.ts';
+import { PROBLEM_CODES } from '../../vocabulary/problems.ts';
+import { sendProblem } from '../send-problem.ts';
 import type { Payments } from '../../payments/payments.ts';
 import type { BreakerBoard } from '../../sources/breaker.ts';
 import type { PrometheusMetrics } from '../../ops/metrics.ts';

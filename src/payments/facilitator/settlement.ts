@@ -28,6 +28,7 @@ import type { ChainView } from '../chain/chain-view.ts';
 import {
   type ExactAuthorization,
   exactAuthorizationOf,
+  isBytes32Hex,
   MAX_TIMEOUT_SECONDS,
 } from '../exact-authorization.ts';
 import { faultScope } from '../chain/rpc-faults.ts';
@@ -194,7 +195,7 @@ function receiptOf(response: SettleResponse, network: Network): SettleResponse {
 }
 
 function txHash(value: string | undefined): `0x${string}` | undefined {
-  return value && /^0x[0-9a-fA-F]{64}$/.test(value) ? (value as `0x${string}`) : undefined;
+  return value && isBytes32Hex(value) ? value : undefined;
 }
 
 /**

@@ -3,7 +3,7 @@
  * (the nonce is unused), so N concurrent copies would run the check N times.
  * The lock admits the first copy and answers the others 409 `payment_in_flight` at once.
  */
-import { PROBLEM_CODES, type Problem } from '../../http/problems.ts';
+import { PROBLEM_CODES, type Problem } from '../../vocabulary/problems.ts';
 
 /** The answer to a second copy of an authorization while the first is running (HTTP 409, MCP isError). */
 export const PAYMENT_IN_FLIGHT: Problem = {

@@ -16,7 +16,7 @@ import {
   PAYMENT_IDENTIFIER,
 } from '@x402/extensions/payment-identifier';
 import type { Logger } from 'pino';
-import { PROBLEM_CODES, type Problem } from '../../http/problems.ts';
+import { PROBLEM_CODES, type Problem } from '../../vocabulary/problems.ts';
 import type { Metrics } from '../../ops/metrics.ts';
 import type { IdentifiedAnswers } from './identified-answers.ts';
 import type { PaidCall, PaidCallOutcome, PaidCallRequest } from './paid-call.ts';

@@ -4,7 +4,7 @@
  * Reasons are the x402 codes or our own sentences, never an error's text.
  */
 import type { PaymentRequired } from '@x402/core/types';
-import { PROBLEM_CODES, type Problem } from '../../http/problems.ts';
+import { PROBLEM_CODES, type Problem } from '../../vocabulary/problems.ts';
 import { UNPAID_REASON } from './paid-call.ts';
 
 /** Seconds a client should wait before trying again after a 503. */

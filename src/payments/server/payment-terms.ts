@@ -9,8 +9,8 @@ import { declareDiscoveryExtension, isValidIconUrl } from '@x402/extensions/baza
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from '@x402/extensions/payment-identifier';
 import { DOMAIN_INPUT_JSON_SCHEMA, EXAMPLE_DOMAIN, type PaidOperation } from '../../catalog.ts';
 import type { Config } from '../../config.ts';
-import { absoluteUrl, SERVICE_TITLE } from '../../http/discovery/document-paths.ts';
-import { FAVICON } from '../../http/discovery/page-assets.ts';
+import { absoluteUrl, SERVICE_TITLE } from '../../vocabulary/document-paths.ts';
+import { FAVICON } from '../../vocabulary/page-assets.ts';
 import { outputExampleFor } from './output-examples.ts';
 import { outputSummarySchema } from './output-schema.ts';
 import { paymentRequirementsFor } from './resource-server.ts';

@@ -14,9 +14,16 @@ export const REUSED_BYTES_MAX = 8 * 1024 * 1024;
 /** A verdict (with the served leaf on Node) and whether it was reused from an earlier probe. */
 export type SharedProbeAnswer = ProbeAnswer & { cached: boolean };
 
+export interface ShareProbesOptions {
+  /** How long a verdict is reused; default `PROBE_REUSE_MS`. */
+  reuseMs?: number;
+  /** The reuse window's clock in milliseconds (tests); default the cache's own, `performance.now`. */
+  now?: () => number;
+}
+
 export function shareProbes(
   probe: Probe,
-  { reuseMs = PROBE_REUSE_MS }: { reuseMs?: number } = {},
+  { reuseMs = PROBE_REUSE_MS, now }: ShareProbesOptions = {},
 ): (domain: string) => Promise<SharedProbeAnswer> {
   const underway = new Map<string, Promise<ProbeAnswer>>();
   // Bounded by bytes too: an answer holds the served leaf, whose size the site chooses.
@@ -25,6 +32,8 @@ export function shareProbes(
     ttl: reuseMs,
     maxSize: REUSED_BYTES_MAX,
     sizeCalculation: (answer) => 256 + (answer.leaf?.byteLength ?? 0),
+    // A given clock is read at every look-up: the cache's own reading lasts a millisecond of real time.
+    ...(now ? { perf: { now }, ttlResolution: 0 } : {}),
   });
   return async function sharedProbe(domain) {
     const reused = recent.get(domain);

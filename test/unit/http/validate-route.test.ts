@@ -9,7 +9,7 @@ import { validateResultSchema } from '../../../src/domain/validate-result.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { MAX_INPUT_LENGTH } from '../../../src/domain/normalize.ts';
 import { createApp } from '../../../src/http/app.ts';
-import { PROBLEM_MEDIA_TYPE } from '../../../src/http/problems.ts';
+import { PROBLEM_MEDIA_TYPE } from '../../../src/vocabulary/problems.ts';
 import type { Payments } from '../../../src/payments/payments.ts';
 
 /** Every call to a runner or to the payment gate, which these routes must never reach. */

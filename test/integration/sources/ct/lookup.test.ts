@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CT_CACHE_TTL_MS, createCtCache, createCtLookup } from '../../../../src/sources/ct/lookup.ts';
 import { type CertspotterFake, startCertspotter } from '../../../world/certspotter.ts';
 import { type CrtshFake, startCrtsh } from '../../../world/crtsh.ts';
@@ -21,6 +21,8 @@ afterAll(async () => {
   await certspotter.close();
 });
 afterEach(() => {
+  vi.useRealTimers();
+  crtsh.hold = null;
   crtsh.mode = null;
   certspotter.mode = null;
   crtsh.delayMs = 0;
@@ -29,9 +31,16 @@ afterEach(() => {
   certspotter.requests.length = 0;
 });
 
-const newLookup = (overrides: { budgetMs?: number; hedgeDelayMs?: number; now?: () => number } = {}) =>
+const newLookup = (
+  overrides: {
+    budgetMs?: number;
+    hedgeDelayMs?: number;
+    now?: () => number;
+    fetch?: typeof loopbackFetch;
+  } = {},
+) =>
   createCtLookup({
-    fetch: loopbackFetch,
+    fetch: overrides.fetch ?? loopbackFetch,
     crtshUrl: crtsh.url,
     certspotterUrl: certspotter.url,
     hedgeDelayMs: overrides.hedgeDelayMs ?? HEDGE_MS,
@@ -39,14 +48,42 @@ const newLookup = (overrides: { budgetMs?: number; hedgeDelayMs?: number; now?: 
     cache: createCtCache(overrides.now),
   });
 
-async function timed<T>(run: () => Promise<T>): Promise<{ value: T; ms: number }> {
-  const started = performance.now();
-  const value = await run();
-  return { value, ms: performance.now() - started };
+/**
+ * Holds the clock of the hedge and of the budget (and of the fakes' delays): time passes only when the
+ * test moves it, so what the lookup does before and after a delay does not depend on the machine.
+ */
+function holdTheClock() {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+}
+
+/** The aggregators the lookup asked, in order, as it called fetch. */
+function askedFetch() {
+  const asked: string[] = [];
+  const fetch: typeof loopbackFetch = (input, init) => {
+    const { origin } = new URL(input instanceof Request ? input.url : input);
+    asked.push(
+      origin === crtsh.url.origin ? 'crt.sh' : origin === certspotter.url.origin ? 'certspotter' : origin,
+    );
+    return loopbackFetch(input, init);
+  };
+  return { asked, fetch };
+}
+
+/** Whether `promise` has settled by now (its callbacks run first). */
+async function settled(promise: Promise<unknown>): Promise<boolean> {
+  let done = false;
+  void promise.then(
+    () => (done = true),
+    () => (done = true),
+  );
+  await vi.advanceTimersByTimeAsync(0);
+  return done;
 }
 
 describe('hedged CT lookup', () => {
   it('answers from crt.sh when it is quick, without asking Cert Spotter', async () => {
+    // "Quick": crt.sh answered before the hedge delay passed, however long the machine took to carry it.
+    holdTheClock();
     const { result, calls } = await newLookup()('healthy-shop.com');
     expect(result.ok && result.value.source).toBe('crt.sh');
     expect(result.ok && result.value.issuances).toHaveLength(6);
@@ -56,21 +93,25 @@ describe('hedged CT lookup', () => {
     ]);
   });
 
-  it('crt.sh hanging: Cert Spotter answers soon after the hedge delay, and crt.sh is cancelled', async () => {
+  it('crt.sh hanging: Cert Spotter is asked once the hedge delay has passed, answers, and crt.sh is cancelled', async () => {
     crtsh.mode = 'hang';
-    const { value, ms } = await timed(() => newLookup()('healthy-shop.com'));
+    holdTheClock();
+    const { asked, fetch } = askedFetch();
+    const lookup = newLookup({ fetch })('healthy-shop.com');
+    await vi.advanceTimersByTimeAsync(HEDGE_MS - 1);
+    expect(asked).toEqual(['crt.sh']);
+    await vi.advanceTimersByTimeAsync(1);
+    const value = await lookup;
+    expect(asked[1]).toBe('certspotter');
     expect(value.result.ok && value.result.value.source).toBe('certspotter');
-    const spotter = value.calls.find((call) => call.name === 'certspotter');
-    expect(ms).toBeGreaterThanOrEqual(HEDGE_MS - 5);
-    // hedge delay + Cert Spotter's own latency + 150 ms of scheduling margin.
-    expect(ms).toBeLessThan(HEDGE_MS + (spotter?.ms ?? 0) + 150);
     expect(value.calls).toContainEqual(expect.objectContaining({ name: 'crt.sh', ok: false }));
   });
 
   it('crt.sh answering 503: Cert Spotter is asked at once, well before the hedge delay', async () => {
-    const { value, ms } = await timed(() => newLookup({ hedgeDelayMs: 2_000 })('crtsh-outage.net'));
+    // No time passes: Cert Spotter can only have been asked because crt.sh failed.
+    holdTheClock();
+    const value = await newLookup({ hedgeDelayMs: 2_000 })('crtsh-outage.net');
     expect(value.result.ok && value.result.value.source).toBe('certspotter');
-    expect(ms).toBeLessThan(500);
     expect(value.calls.map((call) => [call.name, call.ok])).toEqual([
       ['crt.sh', false],
       ['certspotter', true],
@@ -78,11 +119,18 @@ describe('hedged CT lookup', () => {
   });
 
   it('crt.sh slow but answering first after the hedge: its full history wins and Cert Spotter is cancelled', async () => {
-    crtsh.delayMs = 350;
-    certspotter.delayMs = 1_500;
-    const { value, ms } = await timed(() => newLookup()('healthy-shop.com'));
+    let answerCrtsh = () => {};
+    crtsh.hold = new Promise<void>((resolve) => (answerCrtsh = resolve));
+    certspotter.mode = 'hang';
+    holdTheClock();
+    const { asked, fetch } = askedFetch();
+    const lookup = newLookup({ fetch })('healthy-shop.com');
+    await vi.advanceTimersByTimeAsync(HEDGE_MS);
+    expect(asked).toEqual(['crt.sh', 'certspotter']);
+    // Cert Spotter has not answered: crt.sh does now.
+    answerCrtsh();
+    const value = await lookup;
     expect(value.result.ok && value.result.value.source).toBe('crt.sh');
-    expect(ms).toBeLessThan(1_000);
     expect(value.calls).toContainEqual(expect.objectContaining({ name: 'certspotter', ok: false }));
   });
 
@@ -98,19 +146,25 @@ describe('hedged CT lookup', () => {
   it('both hanging: timeouts naming both, within the budget', async () => {
     crtsh.mode = 'hang';
     certspotter.mode = 'hang';
-    const { value, ms } = await timed(() => newLookup({ budgetMs: 600 })('healthy-shop.com'));
+    holdTheClock();
+    const lookup = newLookup({ budgetMs: 600 })('healthy-shop.com');
+    await vi.advanceTimersByTimeAsync(599);
+    expect(await settled(lookup)).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const value = await lookup;
     if (value.result.ok) throw new Error('expected a failure');
     expect(value.result.failure.failures.map((failure) => [failure.source, failure.code])).toEqual([
       ['crt.sh', 'timeout'],
       ['certspotter', 'timeout'],
     ]);
-    expect(ms).toBeLessThan(600 + 150);
   });
 });
 
 describe('an empty CT answer needs both aggregators', () => {
   it('crt.sh answering [] for a domain with certificates: Cert Spotter is asked at once and its issuances win', async () => {
-    const { value, ms } = await timed(() => newLookup({ hedgeDelayMs: 2_000 })('crtsh-blank.com'));
+    // No time passes: Cert Spotter can only have been asked because crt.sh's answer was empty.
+    holdTheClock();
+    const value = await newLookup({ hedgeDelayMs: 2_000 })('crtsh-blank.com');
     if (!value.result.ok) throw new Error(value.result.failure.detail);
     expect(value.result.value.source).toBe('certspotter');
     // Unexpired only: the certificates issued 20 and 78 days ago.
@@ -119,7 +173,6 @@ describe('an empty CT answer needs both aggregators', () => {
       ['crt.sh', true],
       ['certspotter', true],
     ]);
-    expect(ms).toBeLessThan(500);
   });
 
   it('both answering []: "no certificate", from crt.sh, and cached', async () => {

@@ -16,14 +16,14 @@ beforeAll(async () => {
 });
 afterAll(() => site.close());
 
-function sharedLoopbackProbe(reuseMs: number) {
+function sharedLoopbackProbe(reuseMs: number, now?: () => number) {
   const probe = createProbe({
     resolve: async () => succeed(['127.0.0.1']),
     port: site.port,
     allowPrivate: true,
     ca: site.caPem,
   });
-  return shareProbes(probe, { reuseMs });
+  return shareProbes(probe, { reuseMs, ...(now ? { now } : {}) });
 }
 
 describe('shared live probe', () => {
@@ -39,10 +39,13 @@ describe('shared live probe', () => {
   });
 
   it('probes again once the reuse window has passed', async () => {
-    const probe = sharedLoopbackProbe(30);
+    let clock = 1_000;
+    const probe = sharedLoopbackProbe(30, () => clock);
     const before = site.servernames.length;
     await probe(DOMAIN);
-    await new Promise((resolve) => setTimeout(resolve, 60));
+    clock += 29;
+    expect(await probe(DOMAIN)).toMatchObject({ ok: true, cached: true });
+    clock += 2;
     expect(await probe(DOMAIN)).toMatchObject({ ok: true, cached: false });
     expect(site.servernames.length - before).toBe(2);
   });

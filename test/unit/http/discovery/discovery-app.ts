@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import type { CheckRunners } from '../../../../src/catalog.ts';
 import { loadConfig } from '../../../../src/config.ts';
 import { createApp } from '../../../../src/http/app.ts';
+import { NO_OP_GATE } from '../../../../src/http/payment-gate.ts';
 
 export const PUBLIC_BASE_URL = 'https://checks.example.com';
 
@@ -27,6 +28,7 @@ export function throwingRunners(): CheckRunners {
 /** `createApp` for `PUBLIC_BASE_URL` with throwing runners and a silent logger unless one is given. */
 export function createDiscoveryApp(logger: Logger = pino({ level: 'silent' })) {
   return createApp({
+    payments: NO_OP_GATE,
     config: loadConfig({ PUBLIC_BASE_URL }),
     logger,
     runners: throwingRunners(),

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { paidOperations, watchOperations } from '../../../../src/catalog.ts';
 import { DOCUMENTATION } from '../../../../src/http/discovery/documentation.ts';
 import { prefersHtml, preferredEncoding } from '../../../../src/http/discovery/negotiate.ts';
-import { PAGE_ASSETS } from '../../../../src/http/discovery/page-assets.ts';
+import { PAGE_ASSETS } from '../../../../src/vocabulary/page-assets.ts';
 import { createDiscoveryApp, PUBLIC_BASE_URL } from './discovery-app.ts';
 
 const BROWSER_ACCEPT =

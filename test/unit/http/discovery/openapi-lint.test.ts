@@ -10,6 +10,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../../src/config.ts';
 import { createApp } from '../../../../src/http/app.ts';
+import { NO_OP_GATE } from '../../../../src/http/payment-gate.ts';
 import { isFreeWork } from '../../../../src/http/ops/free-work.ts';
 import { type Json, throwingRunners } from './discovery-app.ts';
 
@@ -18,6 +19,7 @@ const PUBLIC_BASE_URL = 'https://checks.website-checks.test';
 
 async function servedDocument(): Promise<Json> {
   const app = createApp({
+    payments: NO_OP_GATE,
     config: loadConfig({ PUBLIC_BASE_URL }),
     logger: pino({ level: 'silent' }),
     runners: throwingRunners(),

@@ -2,7 +2,7 @@
  * Where each public discovery document lives, and the service's identity shown in all of them.
  * Every document builds its absolute URLs from `config.publicBaseUrl` through `absoluteUrl`.
  */
-import packageJson from '../../../package.json' with { type: 'json' };
+import packageJson from '../../package.json' with { type: 'json' };
 
 /** Paths of the public, free documents and endpoints (spec "Discovery endpoints"). */
 export const DOCUMENT_PATHS = {

@@ -1,10 +1,8 @@
 /**
- * RFC 9457 problem JSON: every error body. `code` values are stable and published;
- * never rename one.
+ * RFC 9457 problem JSON: every error body, whichever transport sends it (`http/send-problem.ts`,
+ * `mcp/tool-result.ts`) and whichever part refuses (the payment roles too). `code` values are stable
+ * and published; never rename one.
  */
-import type { Context } from 'hono';
-import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { reply } from './hygiene/standard-headers.ts';
 
 export const PROBLEM_CODES = {
   missingDomain: 'missing_domain',
@@ -29,7 +27,8 @@ export const PROBLEM_CODES = {
 export const PROBLEM_MEDIA_TYPE = 'application/problem+json';
 
 export interface Problem {
-  status: ContentfulStatusCode;
+  /** An HTTP status with a body: 400 to 599 here. */
+  status: number;
   code: string;
   title: string;
   detail: string;
@@ -43,12 +42,4 @@ export function problemType(code: string): string {
 
 export function problemBody({ status, code, title, detail, ...extra }: Problem) {
   return { type: problemType(code), title, status, detail, code, ...extra };
-}
-
-/** Sends `problem` as `application/problem+json`. */
-export function sendProblem(c: Context, problem: Problem, headers: Record<string, string> = {}): Response {
-  return reply(c, JSON.stringify(problemBody(problem)), problem.status, {
-    'content-type': PROBLEM_MEDIA_TYPE,
-    ...headers,
-  });
 }

@@ -1,6 +1,6 @@
 /**
- * The files behind the page at `/`: its own script, style sheet and icon (in `assets/`, beside this
- * module), and Swagger UI's bundle from the installed `swagger-ui-dist` package, never from a CDN.
+ * The files behind the page at `/`: its own script, style sheet and icon (in `http/discovery/assets/`),
+ * and Swagger UI's bundle from the installed `swagger-ui-dist` package, never from a CDN.
  * Paths carry a version, so browsers may keep them for a year. How the bytes are read is the
  * runtime's business (`AssetLoader`): files on Node, modules bundled into the Worker.
  */
