@@ -1,8 +1,9 @@
 /**
  * The first step of `npm test`: what the tests need beyond npm's packages is on this machine, or
- * one line says what to install. Debian's Chromium (the browser test drives `/usr/bin/chromium`)
- * and `redis-server` (the shared-store tests run a real one) are installed with apt-get when they
- * are missing and this runs as root; otherwise, or when the install fails, the line names them and
+ * one line says what to install. Debian's Chromium (the browser test drives `/usr/bin/chromium`),
+ * `redis-server` (the shared-store tests run a real one) and nginx (the reverse-proxy test puts it,
+ * with its default settings, in front of the service) are installed with apt-get when they are
+ * missing and this runs as root; otherwise, or when the install fails, the line names them and
  * the command that installs them, and `npm test` stops (exit 1) before any test runs.
  */
 import { accessSync, constants } from 'node:fs';
@@ -21,6 +22,7 @@ export interface Requirement {
 export const REQUIREMENTS: readonly Requirement[] = [
   { name: 'Chromium', debianPackage: 'chromium', where: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium' },
   { name: 'redis-server', debianPackage: 'redis-server', where: 'redis-server' },
+  { name: 'nginx', debianPackage: 'nginx', where: process.env.NGINX_PATH ?? '/usr/sbin/nginx' },
 ];
 
 export interface Machine {
@@ -36,9 +38,14 @@ export type Provisioned = { ok: true; installed: string[] } | { ok: false; line:
 
 /** The one line naming what is missing, why it was not installed, and how to install it. */
 export function missingLine(missing: readonly Requirement[], cause: string): string {
-  const names = missing.map((requirement) => `${requirement.name} (${requirement.where})`).join(' and ');
+  const names = inWords(missing.map((requirement) => `${requirement.name} (${requirement.where})`));
   const packages = missing.map((requirement) => requirement.debianPackage).join(' ');
   return `npm test needs ${names}, which ${missing.length > 1 ? 'are' : 'is'} missing and could not be installed (${cause}): install ${missing.length > 1 ? 'them' : 'it'}, e.g. sudo apt-get install ${packages}, then run npm test again.`;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function inWords(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
 
 function refusal(missing: readonly Requirement[], cause: string): Provisioned {

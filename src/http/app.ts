@@ -13,7 +13,7 @@ import { type FreeWorkDeps, freeWorkLimit } from './ops/free-work.ts';
 import { instrumentRunners, requestCounter } from './ops/instrument.ts';
 import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.ts';
 import { opsRoutes } from './ops/routes.ts';
-import { createPaymentGate, NO_OP_GATE } from './payment-gate.ts';
+import { createPaymentGate, NO_OP_GATE, paidQueryTooLong } from './payment-gate.ts';
 import type { Watches } from '../watches/ports.ts';
 import { watchRoutes } from '../watches/routes.ts';
 import type { Payments } from '../payments/payments.ts';
@@ -73,6 +73,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     const pay = gate?.paid(operation);
     const challenge = gate?.challenge(operation);
     app.get(operation.route, async function paidCheck(c) {
+      const tooLong = gate && paidQueryTooLong(c);
+      if (tooLong) return tooLong;
       const domain = validDomain(c);
       if (domain instanceof Response) return domain;
       // Hono serves HEAD with the GET handlers: answer the challenge without running anything.

@@ -8,7 +8,7 @@ import {
   encodePaymentRequiredHeader,
   encodePaymentResponseHeader,
 } from '@x402/core/http';
-import type { PaymentRequired, SettleResponse } from '@x402/core/types';
+import type { PaymentRequired } from '@x402/core/types';
 import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
 import type { PaidOperation } from '../catalog.ts';
@@ -16,6 +16,8 @@ import type { RunOutcome } from '../checks/outcome.ts';
 import { outcomeProblem } from './outcome-problem.ts';
 import { reply, replyJson } from './hygiene/standard-headers.ts';
 import { sendProblem } from './send-problem.ts';
+import { type Problem, PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../vocabulary/problems.ts';
+import { headerChallenge } from '../payments/server/challenge-header.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/server/in-flight-lock.ts';
 import { UNPAID_REASON } from '../payments/server/paid-call.ts';
 import {
@@ -28,6 +30,7 @@ import {
   paymentRequiredProblem,
   RETRY_AFTER_SECONDS,
   SERVICE_STOPPING,
+  unpaidProblem,
   x402V1Problem,
 } from '../payments/server/payment-problem.ts';
 import type { PaymentTerms } from '../payments/server/payment-terms.ts';
@@ -65,9 +68,34 @@ export interface PaymentGate {
 const RETRY_AFTER = { 'retry-after': String(RETRY_AFTER_SECONDS) };
 /** A challenge is per request: never cached (the SDK's own `PAYMENT_REQUIRED_CACHE_CONTROL`). */
 const NO_STORE = { 'cache-control': 'no-store' };
+const PROBLEM_CONTENT = { 'content-type': PROBLEM_MEDIA_TYPE };
 
-/** Longer queries are rare (a crawler's, an attacker's): encoded per request rather than kept. */
-const MAX_CACHED_QUERY = 512;
+/**
+ * The longest query a paid route takes. A challenge names the request's URL (`forRequestedUrl`) in
+ * `PAYMENT-REQUIRED` and the client echoes it in `PAYMENT-SIGNATURE`: with this bound the 402's
+ * headers fit nginx's default 4 KiB `proxy_buffer_size` (test/e2e/reverse-proxy.test.ts sends the
+ * longest through nginx).
+ */
+export const MAX_PAID_QUERY = 512;
+
+/** 414 for a paid route's query over `MAX_PAID_QUERY`, before any payment logic; else undefined. */
+export function paidQueryTooLong(c: Context): Response | undefined {
+  const { url } = c.req;
+  const at = url.indexOf('?');
+  if (at < 0 || url.length - at - 1 <= MAX_PAID_QUERY) return undefined;
+  return sendProblem(c, {
+    status: 414,
+    code: PROBLEM_CODES.uriTooLong,
+    title: 'URI too long',
+    detail: `The query of a paid route is at most ${MAX_PAID_QUERY} characters. Nothing was charged.`,
+  });
+}
+
+/** A 402 as written: the header's form of the challenge and the body with the challenge whole. */
+interface ChallengeAnswer {
+  header: string;
+  body: string;
+}
 
 /**
  * What a test of the checks themselves passes instead of `Payments`: the paid routes run and answer
@@ -99,42 +127,35 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     return challenge;
   }
 
-  // A fixed operation's encoded header differs only by the request's query: kept per (operation,
-  // query), since encoding the ~3.7 KB challenge was most of an unpaid request's CPU.
-  const unpaidHeaders = new LRUCache<string, string>({ max: 256 });
+  // A fixed operation's unpaid 402 differs only by the request's query: its header and body are
+  // written once per (operation, query) and kept, the whole answer bar the request's own headers.
+  const unpaidAnswers = new LRUCache<string, ChallengeAnswer>({ max: 256 });
 
-  /** The unpaid `PAYMENT-REQUIRED` of this request; `cacheAs` names terms that never change. */
-  async function unpaidHeader(
+  /** The unpaid 402 of this request; `cacheAs` names terms that never change. */
+  async function unpaidAnswer(
     c: Context,
     challenge: Promise<PaymentRequired>,
+    problem: () => Problem,
     cacheAs?: string,
-  ): Promise<string> {
-    const encoded = async () => encodePaymentRequiredHeader(forRequestedUrl(c, await challenge));
+  ): Promise<ChallengeAnswer> {
+    if (cacheAs === undefined) return challengeAnswer(c, await challenge, problem());
     const { url } = c.req;
     const at = url.indexOf('?');
-    const query = at < 0 ? '' : url.slice(at);
-    if (cacheAs === undefined || query.length > MAX_CACHED_QUERY) return encoded();
-    const key = `${cacheAs}${query}`;
-    let header = unpaidHeaders.get(key);
-    if (header === undefined) {
-      header = await encoded();
-      unpaidHeaders.set(key, header);
+    const key = `${cacheAs}${at < 0 ? '' : url.slice(at)}`;
+    let answer = unpaidAnswers.get(key);
+    if (answer === undefined) {
+      answer = challengeAnswer(c, await challenge, problem());
+      unpaidAnswers.set(key, answer);
     }
-    return header;
+    return answer;
   }
 
   function sendChallenge(
     c: Context,
-    operation: Pick<PaidOperation, 'priceUsd'>,
-    paymentRequired: PaymentRequired,
-    { header, settlement }: { header?: string; settlement?: SettleResponse } = {},
-  ) {
-    const problem = paymentRequiredProblem(paymentRequired, operation.priceUsd, settlement !== undefined);
-    return sendProblem(c, problem, {
-      ...NO_STORE,
-      'payment-required': header ?? encodePaymentRequiredHeader(forRequestedUrl(c, paymentRequired)),
-      ...(settlement ? { 'payment-response': encodePaymentResponseHeader(settlement) } : {}),
-    });
+    { header, body }: ChallengeAnswer,
+    headers: Readonly<Record<string, string>> = {},
+  ): Response {
+    return reply(c, body, 402, { ...PROBLEM_CONTENT, ...NO_STORE, 'payment-required': header, ...headers });
   }
 
   function paidWith(
@@ -147,15 +168,12 @@ export function createPaymentGate(payments: Payments): PaymentGate {
       if (payment.kind === 'absent') {
         payments.metrics.payment('challenged');
         c.set('payment', { outcome: 'unpaid' });
-        const header = await unpaidHeader(c, challengeOf(), spec.cacheAs);
         if (c.req.header('x-payment') !== undefined)
-          return sendProblem(c, x402V1Problem(spec.priceUsd), {
-            ...NO_STORE,
-            'payment-required': header,
-          });
-        return sendChallenge(c, spec, { x402Version: 2, error: UNPAID_REASON } as PaymentRequired, {
-          header,
-        });
+          return sendChallenge(c, challengeAnswer(c, await challengeOf(), x402V1Problem(spec.priceUsd)));
+        return sendChallenge(
+          c,
+          await unpaidAnswer(c, challengeOf(), () => unpaidProblem(spec.priceUsd), spec.cacheAs),
+        );
       }
       const outcome = await paidCall({
         terms: await spec.terms(),
@@ -173,8 +191,15 @@ export function createPaymentGate(payments: Payments): PaymentGate {
             : undefined;
       c.set('payment', { outcome: outcome.kind, tx: settled?.transaction || undefined });
       switch (outcome.kind) {
-        case 'challenge':
-          return sendChallenge(c, spec, outcome.paymentRequired, { settlement: outcome.settlement });
+        case 'challenge': {
+          const { paymentRequired, settlement } = outcome;
+          const problem = paymentRequiredProblem(paymentRequired, spec.priceUsd, settlement !== undefined);
+          return sendChallenge(
+            c,
+            challengeAnswer(c, paymentRequired, problem),
+            settlement ? { 'payment-response': encodePaymentResponseHeader(settlement) } : {},
+          );
+        }
         case 'in_flight':
           return sendProblem(c, PAYMENT_IN_FLIGHT);
         case 'invalid_identifier':
@@ -201,10 +226,13 @@ export function createPaymentGate(payments: Payments): PaymentGate {
     challenge: (operation) =>
       async function paymentChallenge(c) {
         if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
-        return reply(c, null, 402, {
-          ...NO_STORE,
-          'payment-required': await unpaidHeader(c, unpaidChallenge(operation), operation.id),
-        });
+        const { header } = await unpaidAnswer(
+          c,
+          unpaidChallenge(operation),
+          () => unpaidProblem(operation.priceUsd),
+          operation.id,
+        );
+        return reply(c, null, 402, { ...NO_STORE, 'payment-required': header });
       },
 
     paid: (operation) =>
@@ -229,6 +257,19 @@ function forRequestedUrl(c: Context, paymentRequired: PaymentRequired): PaymentR
   const route = paymentRequired.resource.url.replace(/[?#].*$/s, '');
   const { search } = new URL(c.req.url);
   return { ...paymentRequired, resource: { ...paymentRequired.resource, url: `${route}${search}` } };
+}
+
+/**
+ * The 402 of `paymentRequired` for this request: the header's form of the challenge (what a client
+ * signs from, `challenge-header.ts`), and `problem` with the challenge whole beside it (its own
+ * members do not overlap the problem's), for catalogues and readers of the body.
+ */
+function challengeAnswer(c: Context, paymentRequired: PaymentRequired, problem: Problem): ChallengeAnswer {
+  const named = forRequestedUrl(c, paymentRequired);
+  return {
+    header: encodePaymentRequiredHeader(headerChallenge(named)),
+    body: JSON.stringify({ ...problemBody(problem), ...named }),
+  };
 }
 
 /** The `PAYMENT-SIGNATURE` header: absent, not an x402 v2 payload (refused with a reason), or a payload. */

@@ -21,6 +21,7 @@ export const PROBLEM_CODES = {
   notFound: 'not_found',
   methodNotAllowed: 'method_not_allowed',
   payloadTooLarge: 'payload_too_large',
+  uriTooLong: 'uri_too_long',
   internalError: 'internal_error',
 } as const;
 

@@ -22,6 +22,7 @@ import {
   exactAuthorizationOf,
   MAX_TIMEOUT_SECONDS,
 } from '../exact-authorization.ts';
+import { headerExtensions } from './challenge-header.ts';
 import type { InFlightLock } from './in-flight-lock.ts';
 import { exactPayloadProblem, type PaymentRead, resourceProblem } from './payment-payload.ts';
 import type { PaymentTerms } from './payment-terms.ts';
@@ -133,7 +134,7 @@ export function createPaidCall(deps: PaidCallDeps): PaidCall {
     // take each other's payloads without the first two (1.2.0 had the echo check from the SDK's
     // HTTP middleware; the terms built once per operation left it behind).
     const echo = resourceServer.validateExtensions(
-      { extensions: terms.extensions } as PaymentRequired,
+      { extensions: headerExtensions(terms.extensions) } as PaymentRequired,
       payload,
     );
     const misdirected =

@@ -46,14 +46,7 @@ export function paymentRequiredProblem(
       reason,
     };
   }
-  if (reason === UNPAID_REASON) {
-    return {
-      status: 402,
-      code: PROBLEM_CODES.paymentRequired,
-      title: 'Payment required',
-      detail: `This check costs $${priceUsd} in USDC. Sign one of the x402 v2 \`accepts\` entries in the PAYMENT-REQUIRED header and repeat the request with the PAYMENT-SIGNATURE header.`,
-    };
-  }
+  if (reason === UNPAID_REASON) return unpaidProblem(priceUsd);
   if (INSUFFICIENT_BALANCE.has(reason)) {
     return {
       status: 402,
@@ -69,6 +62,16 @@ export function paymentRequiredProblem(
     title: 'Payment rejected',
     detail: `The payment was rejected (${reason}); you were not charged. Sign a new authorization for an entry of the PAYMENT-REQUIRED header.`,
     reason,
+  };
+}
+
+/** The 402 problem of a request without payment. */
+export function unpaidProblem(priceUsd: string): Problem {
+  return {
+    status: 402,
+    code: PROBLEM_CODES.paymentRequired,
+    title: 'Payment required',
+    detail: `This check costs $${priceUsd} in USDC. Sign one of the x402 v2 \`accepts\` entries in the PAYMENT-REQUIRED header and repeat the request with the PAYMENT-SIGNATURE header.`,
   };
 }
 

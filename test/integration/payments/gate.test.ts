@@ -17,6 +17,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
 import { createApp } from '../../../src/http/app.ts';
+import { MAX_PAID_QUERY } from '../../../src/http/payment-gate.ts';
 import { createPayments } from '../../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../../world/check-upstream.ts';
 import { FAKE_TX_HASH, type FakeFacilitator, startFakeFacilitator } from '../../world/facilitator.ts';
@@ -84,12 +85,16 @@ describe('payment gate', () => {
     expect(res.status).toBe(402);
     expect(res.headers.get('content-type')).toBe('application/problem+json');
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(await res.json()).toMatchObject({
-      status: 402,
-      code: 'payment_required',
-      title: 'Payment required',
-    });
+    const body = (await res.json()) as PaymentRequired;
+    expect(body).toMatchObject({ status: 402, code: 'payment_required', title: 'Payment required' });
     const required = decodePaymentRequiredHeader(res.headers.get('payment-required') ?? '');
+    // The header keeps what a client signs from and the bazaar's input; the body the challenge whole.
+    expect(body).toMatchObject({ x402Version: 2, resource: required.resource, accepts: required.accepts });
+    expect(body.extensions?.bazaar).toMatchObject({
+      info: { output: { example: { domain: 'example.com' } } },
+    });
+    expect(required.extensions?.bazaar).not.toHaveProperty('info.output');
+    expect(body.extensions?.['payment-identifier']).toEqual(required.extensions?.['payment-identifier']);
     expect(required.x402Version).toBe(2);
     expect(required.resource.url).toBe(`${BASE}/v1/site-health?domain=example.com`);
     expect(required.accepts).toHaveLength(1);
@@ -104,7 +109,8 @@ describe('payment gate', () => {
 
   it("names each request's own query in the 402, whichever queries came before (the kept headers)", async () => {
     const app = buildApp();
-    const long = `domain=example.com&pad=${'x'.repeat(600)}`;
+    // The longest query a paid route takes (MAX_PAID_QUERY characters).
+    const long = `domain=example.com&pad=${'x'.repeat(MAX_PAID_QUERY - 23)}`;
     const queries = [
       ...Array.from({ length: 300 }, (_, i) => `domain=d${i}.example.com`),
       'domain=example.com',
@@ -130,6 +136,23 @@ describe('payment gate', () => {
         seen.set(`${path}?${query}`, header);
       }
     }
+  });
+
+  it('answers a query longer than a proxy passes in a challenge 414, before any payment logic', async () => {
+    const app = buildApp();
+    const tooLong = `/v1/site-health?domain=example.com&pad=${'x'.repeat(MAX_PAID_QUERY - 22)}`;
+    for (const headers of [
+      {},
+      { 'payment-signature': await signFor(app, '/v1/site-health?domain=example.com') },
+    ]) {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await app.request(tooLong, { method, headers });
+        expect(res.status).toBe(414);
+        expect(res.headers.get('payment-required')).toBeNull();
+        if (method === 'GET') expect(await res.json()).toMatchObject({ status: 414, code: 'uri_too_long' });
+      }
+    }
+    expect(events.filter((e) => e !== 'facilitator:/supported')).toEqual([]);
   });
 
   it('refuses an invalid domain with 400 before any payment logic', async () => {

@@ -1,5 +1,5 @@
 /**
- * What `npm test` does first on a machine without Chromium or redis-server: installs them with
+ * What `npm test` does first on a machine without Chromium, redis-server or nginx: installs them with
  * apt-get as root, or stops with one line naming what to install. The machine is injected: apt-get
  * is never run here, only the commands it would run are recorded.
  */
@@ -43,33 +43,38 @@ function machine(options: {
 }
 
 describe('provision', () => {
-  it('does nothing when Chromium and redis-server are there', async () => {
-    const fake = machine({ present: ['Chromium', 'redis-server'], isRoot: false });
+  it('does nothing when Chromium, redis-server and nginx are there', async () => {
+    const fake = machine({ present: ['Chromium', 'redis-server', 'nginx'], isRoot: false });
     expect(await provision(fake)).toEqual({ ok: true, installed: [] });
     expect(fake.commands).toEqual([]);
   });
 
   it('as root, updates the package lists and installs only what is missing', async () => {
-    const fake = machine({ present: ['redis-server'] });
+    const fake = machine({ present: ['redis-server', 'nginx'] });
     expect(await provision(fake)).toEqual({ ok: true, installed: ['Chromium'] });
     expect(fake.commands).toEqual(['apt-get update -qq', 'apt-get install -y -qq chromium']);
-    const both = machine({ present: [] });
-    expect(await provision(both)).toEqual({ ok: true, installed: ['Chromium', 'redis-server'] });
-    expect(both.commands.at(-1)).toBe('apt-get install -y -qq chromium redis-server');
+    const all = machine({ present: [] });
+    expect(await provision(all)).toEqual({ ok: true, installed: ['Chromium', 'redis-server', 'nginx'] });
+    expect(all.commands.at(-1)).toBe('apt-get install -y -qq chromium redis-server nginx');
   });
 
-  it('not as root: one line naming both and the command, and no apt-get run', async () => {
-    const fake = machine({ present: [], isRoot: false });
+  it('not as root: one line naming each and the command, and no apt-get run', async () => {
+    const fake = machine({ present: ['nginx'], isRoot: false });
     const result = await provision(fake);
     expect(result).toEqual({
       ok: false,
       line: `npm test needs Chromium (${REQUIREMENTS[0]?.where}) and redis-server (redis-server), which are missing and could not be installed (installing needs root, and npm test does not run as root): install them, e.g. sudo apt-get install chromium redis-server, then run npm test again.`,
     });
+    const all = await provision(machine({ present: [], isRoot: false }));
+    expect(!all.ok && all.line).toContain(
+      `npm test needs Chromium (${REQUIREMENTS[0]?.where}), redis-server (redis-server) and nginx (${REQUIREMENTS[2]?.where}), which are missing`,
+    );
+    expect(!all.ok && all.line).toContain('sudo apt-get install chromium redis-server nginx,');
     expect(fake.commands).toEqual([]);
   });
 
   it('without apt-get: one line naming what is missing', async () => {
-    const result = await provision(machine({ present: ['Chromium'], hasAptGet: false }));
+    const result = await provision(machine({ present: ['Chromium', 'nginx'], hasAptGet: false }));
     expect(result.ok).toBe(false);
     expect(!result.ok && result.line).toBe(
       'npm test needs redis-server (redis-server), which is missing and could not be installed (this machine has no apt-get): install it, e.g. sudo apt-get install redis-server, then run npm test again.',
@@ -79,7 +84,7 @@ describe('provision', () => {
   it('a failed update or install: one line with apt-get’s own last line', async () => {
     const offline = await provision(
       machine({
-        present: ['redis-server'],
+        present: ['redis-server', 'nginx'],
         apt: {
           update: { code: 100, output: 'W: Some index files failed\nE: Could not resolve deb.debian.org\n' },
         },
