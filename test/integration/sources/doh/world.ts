@@ -12,7 +12,7 @@ export interface DnsWorld {
   primary: FakeDoh;
   fallback: FakeDoh;
   /** A client on both fakes with a fresh cache. */
-  client(options?: { timeoutMs?: number; cache?: SourceCache<DnsAnswer> }): DohClient;
+  client(options?: { timeoutMs?: number; hedgeMs?: number; cache?: SourceCache<DnsAnswer> }): DohClient;
   close(): Promise<void>;
 }
 
@@ -31,6 +31,7 @@ export async function startDnsWorld(...extra: Scenario[]): Promise<DnsWorld> {
         primaryUrl: primary.endpoint,
         fallbackUrl: fallback.endpoint,
         timeoutMs: options.timeoutMs ?? 2_000,
+        ...(options.hedgeMs === undefined ? {} : { hedgeMs: options.hedgeMs }),
         cache: options.cache,
       }),
     close: async () => {
