@@ -11,6 +11,12 @@ import { withRpcDeadline } from './rpc-deadline.ts';
 const SKEW_IGNORED_MS = 2_000;
 /** How long one read of the chain's time may take. */
 export const CHAIN_TIME_READ_MS = 2_000;
+/**
+ * A read unsettled this long after it started is forgotten and the next refresh reads anew: a read
+ * lost with the request that started it (a Worker's request context ends, and its fetch with it)
+ * never settles, and must not leave every later refresh waiting on it.
+ */
+export const CHAIN_TIME_READ_PATIENCE_MS = CHAIN_TIME_READ_MS + 1_000;
 
 export interface ChainClock {
   /** Now on the chain's clock, in milliseconds. */
@@ -29,7 +35,7 @@ export function chainClock(readTime: () => Promise<bigint>, localNow: () => numb
   let skew: number | undefined;
   let readAt = -Infinity;
   let answered = false;
-  let reading: Promise<boolean> | undefined;
+  let reading: { answered: Promise<boolean>; since: number } | undefined;
   const read = async () => {
     const before = localNow();
     try {
@@ -48,10 +54,17 @@ export function chainClock(readTime: () => Promise<bigint>, localNow: () => numb
     now: () => localNow() - (skew !== undefined && Math.abs(skew) >= SKEW_IGNORED_MS ? skew : 0),
     skewMs: () => skew,
     refresh(maxAgeMs) {
-      if (localNow() - readAt < maxAgeMs) return Promise.resolve(answered);
-      return (reading ??= read().finally(() => {
-        reading = undefined;
-      }));
+      const now = localNow();
+      if (now - readAt < maxAgeMs) return Promise.resolve(answered);
+      if (reading && now - reading.since < CHAIN_TIME_READ_PATIENCE_MS) return reading.answered;
+      const current = {
+        since: now,
+        answered: read().finally(() => {
+          if (reading === current) reading = undefined;
+        }),
+      };
+      reading = current;
+      return current.answered;
     },
   };
 }

@@ -4,7 +4,7 @@
  * is off), so a load balancer stops sending payers to an instance that cannot take their money.
  */
 import type { Lifecycle } from '../../lifecycle.ts';
-import type { ChainClock } from '../chain/chain-clock.ts';
+import { CHAIN_TIME_READ_MS, type ChainClock } from '../chain/chain-clock.ts';
 import type { FacilitatorReady } from './facilitator-readiness.ts';
 
 /**
@@ -62,7 +62,8 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
   return async () => {
     const [facilitator, chainAnswered] = await Promise.all([
       within(facilitatorReady(), timeoutMs),
-      clock?.refresh(CHAIN_READ_MAX_AGE_MS),
+      // Bounded here too: a read shared with a request that went away (a Worker's) may never settle.
+      clock && within(clock.refresh(CHAIN_READ_MAX_AGE_MS), CHAIN_TIME_READ_MS),
     ]);
     const store = sharedStore?.();
     const skew = clock?.skewMs();

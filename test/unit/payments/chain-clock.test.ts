@@ -1,9 +1,10 @@
 /**
  * The chain's clock: our clock corrected by the skew measured against the chain's time, a skew of
- * block granularity ignored, reads shared and kept for their age, a failed read reported.
+ * block granularity ignored, reads shared and kept for their age, a failed read reported, a read
+ * that never settles forgotten.
  */
 import { describe, expect, it } from 'vitest';
-import { chainClock } from '../../../src/payments/chain/chain-clock.ts';
+import { CHAIN_TIME_READ_PATIENCE_MS, chainClock } from '../../../src/payments/chain/chain-clock.ts';
 
 const LOCAL_MS = 1_800_000_000_000;
 
@@ -47,5 +48,26 @@ describe('chainClock', () => {
     expect(reads).toBe(2);
     // The last skew measured still applies.
     expect(clock.skewMs()).toBe(-500);
+  });
+
+  it('forgets a read that never settles: a later refresh reads anew and answers', async () => {
+    let local = LOCAL_MS;
+    let reads = 0;
+    const clock = chainClock(
+      () => {
+        reads += 1;
+        // The first read was lost with the request that started it.
+        return reads === 1 ? new Promise<bigint>(() => {}) : Promise.resolve(BigInt(LOCAL_MS / 1000));
+      },
+      () => local,
+    );
+    const lost = clock.refresh(0);
+    local += CHAIN_TIME_READ_PATIENCE_MS - 1;
+    expect(clock.refresh(0)).toBe(lost);
+    expect(reads).toBe(1);
+    local += 1;
+    expect(await clock.refresh(0)).toBe(true);
+    expect(reads).toBe(2);
+    expect(clock.skewMs()).toBe(CHAIN_TIME_READ_PATIENCE_MS - 500);
   });
 });
