@@ -1,7 +1,8 @@
 /**
  * One check of a domain per round on the Worker, in local workerd: three watches of one domain,
  * each its own Durable Object with its own alarm, ask the domain's object (`DomainCheckObject`) for
- * the round's outcome. The world's site sees one check's worth of probes for the round, every watch
+ * the round's outcome. The world's site sees one check's worth of probes for the round (and one for its
+ * confirming second look), every watch
  * still raises and delivers its own event (signed, verified with `standardwebhooks`), and the three
  * hold the same result.
  */
@@ -85,8 +86,9 @@ describe('a round on the Worker', () => {
     await receiver.until(() => watches.every((watch) => alerted(watch) !== undefined));
     world.site.mode = null;
 
-    // One check's worth of probes for the round, not one per watch.
-    expect(probes() - roundStart).toBe(perCheck);
+    // The round's check and the second look that confirms probe.failed (WATCH_CONFIRM_S later):
+    // two checks' worth of probes for the round, not two per watch.
+    expect(probes() - roundStart).toBe(2 * perCheck);
     for (const watch of watches) {
       const delivery = alerted(watch) as ReceivedWebhook;
       expect((receiver.verify(delivery, watch.webhook_secret) as WatchEventBody).watch_id).toBe(

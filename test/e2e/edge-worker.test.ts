@@ -19,6 +19,7 @@ import { buildWorker, type WorkerBundle } from '../../scripts/local-edge.ts';
 import { paidOperations, usdToAtomic } from '../../src/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
+import { SERVED_CHAIN_CODES } from '../../src/checks/cert/unjudged.ts';
 import { createService } from '../../src/service.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { storeWatchRuntime } from '../../src/watches/runtime.ts';
@@ -204,6 +205,9 @@ describe('the Worker in workerd', () => {
       expect(body.judged).toEqual({
         source: 'ct_newest',
         reason: expect.stringMatching(/Cloudflare Workers/),
+        served_chain: 'not_read',
+        // What only the served chain shows is not judged, and says so (a watch carries it over).
+        unjudged: [...SERVED_CHAIN_CODES],
       });
       expect(body.certificate.serial).toBe(newest.serial);
       expect(body.renewal.stall.status).toBe(stall);

@@ -161,12 +161,13 @@ describe('paid tools over x402', () => {
     const price = BigInt(usdToAtomic('0.01'));
     expect(await balances(payer)).toEqual({ payer: start.payer - price, payTo: start.payTo + price });
 
-    // Replaying the settled authorization is refused before the check runs; nothing more is charged.
+    // Replaying the settled authorization is refused before the check runs, naming the transaction
+    // that settled it (a check's result is not kept); nothing more is charged.
     const replay = await call('check_cert', { domain: 'example.com' }, { 'x402/payment': payment });
     expect(replay.isError).toBe(true);
     expect(structured(replay)).toMatchObject({
       x402Version: 2,
-      error: expect.stringMatching(/nonce|authorization|used/i),
+      error: `already_settled: transaction ${receipt.transaction}`,
     });
     expect(service.runs()).toBe(runsBefore + 1);
     expect(await balances(payer)).toEqual({ payer: start.payer - price, payTo: start.payTo + price });

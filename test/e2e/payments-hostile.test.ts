@@ -3,7 +3,11 @@
  * does not run, and neither the payer's nor the recipient's balance moves (read from the chain).
  */
 import { x402Client } from '@x402/core/client';
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http';
 import type { PaymentPayload, PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -202,7 +206,7 @@ describe('hostile payments', () => {
     expect(await service.chain.balanceOf(service.chain.payTo)).toBe(payTo0);
   });
 
-  it('refuses a replay of a settled signature: 402 nonce used, charged once, run once', async () => {
+  it('refuses a replay of a settled signature: 402 naming the transaction that settled it, charged once, run once', async () => {
     const payer = await service.newPayer(FUNDS);
     const payTo0 = await service.chain.balanceOf(service.chain.payTo);
     const headers = signature(await signedFor(payer, CERT));
@@ -210,10 +214,11 @@ describe('hostile payments', () => {
     const first = await fetch(new URL(CERT, service.url), { headers });
     expect(first.status).toBe(200);
     await first.arrayBuffer();
+    const settled = decodePaymentResponseHeader(first.headers.get('payment-response') ?? '');
     const replay = await fetch(new URL(CERT, service.url), { headers });
     expect(replay.status).toBe(402);
     expect(decodePaymentRequiredHeader(replay.headers.get('payment-required') ?? '').error).toBe(
-      'invalid_exact_evm_nonce_already_used',
+      `already_settled: transaction ${settled.transaction}`,
     );
     expect(service.runs()).toBe(runs0 + 1);
     expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - 10_000n);
