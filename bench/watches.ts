@@ -15,7 +15,7 @@ import { activate, newWatch } from '../src/watches/model.ts';
 import { noWatchMetrics } from '../src/watches/metrics.ts';
 import { createWatchScheduler } from '../src/watches/scheduler.ts';
 import { createWatchSecrets } from '../src/watches/secrets.ts';
-import { openSqliteWatchStore } from '../src/watches/sqlite-store.ts';
+import { openSqliteWatchStore } from '../src/sqlite/watch-store.ts';
 
 export interface WatchesBench {
   watches: number;

@@ -19,8 +19,8 @@ import { listenFailure, loadConfigOrExit, localChainBanner } from './startup-mes
 import { stopGracefully } from './stop.ts';
 import { keyBeside } from './watches/key-file.ts';
 import { storeWatchRuntime } from './watches/runtime.ts';
-import { openSqliteWatchStore } from './watches/sqlite-store.ts';
-import { openSqliteWalletLedger } from './watches/sqlite-wallet-ledger.ts';
+import { openSqliteWatchStore } from './sqlite/watch-store.ts';
+import { openSqliteWalletLedger } from './sqlite/wallet-ledger.ts';
 
 /**
  * How long requests in flight at SIGTERM get to reach settlement: a check (≤ 12 s) plus its verify,

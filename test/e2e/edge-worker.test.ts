@@ -23,7 +23,7 @@ import { SERVED_CHAIN_CODES } from '../../src/checks/cert/unjudged.ts';
 import { createService } from '../../src/service.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { storeWatchRuntime } from '../../src/watches/runtime.ts';
-import { openSqliteWatchStore } from '../../src/watches/sqlite-store.ts';
+import { openSqliteWatchStore } from '../../src/sqlite/watch-store.ts';
 import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
 import { FAKE_TX_HASH, type FakeFacilitator, startFakeFacilitator } from '../world/facilitator.ts';
 import { newestCertificate, worldCertId } from '../world/acme.ts';

@@ -23,7 +23,7 @@ import type { WatchStore } from '../../src/watches/ports.ts';
 import { HOST_CONCURRENCY, createWatchScheduler } from '../../src/watches/scheduler.ts';
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
 import { createWebhookSender } from '../../src/watches/sender.ts';
-import { openSqliteWatchStore } from '../../src/watches/sqlite-store.ts';
+import { openSqliteWatchStore } from '../../src/sqlite/watch-store.ts';
 import { startRedisServer, type RedisServer } from '../world/redis-server.ts';
 import { watchRecord } from '../world/watch-records.ts';
 

@@ -22,7 +22,7 @@ import { createPendingSweep, SWEEP_PENDING_AFTER_MS } from '../../src/watches/pe
 import { activate, type WatchRecord } from '../../src/watches/model.ts';
 import type { WatchService, WatchStore } from '../../src/watches/ports.ts';
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
-import { openSqliteWatchStore } from '../../src/watches/sqlite-store.ts';
+import { openSqliteWatchStore } from '../../src/sqlite/watch-store.ts';
 import { createStoreWatchService } from '../../src/watches/store-service.ts';
 import { freePort } from '../support/free-port.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';

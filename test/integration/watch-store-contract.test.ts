@@ -19,7 +19,7 @@ import { redisWatchStore } from '../../src/redis/watch-store.ts';
 import type { DeliveryAttempt, PendingDelivery } from '../../src/watches/delivery.ts';
 import { eventId, type WatchEvent, type WatchRecord } from '../../src/watches/model.ts';
 import { HISTORY_LIMIT, type WatchStore } from '../../src/watches/ports.ts';
-import { openSqliteWatchStore } from '../../src/watches/sqlite-store.ts';
+import { openSqliteWatchStore } from '../../src/sqlite/watch-store.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { type DurableWatchStores, startDurableWatchStores } from '../world/durable-watch-store.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';

@@ -19,7 +19,7 @@ import { siteHealthCheck } from '../../src/watches/runtime.ts';
 import { createWatchScheduler } from '../../src/watches/scheduler.ts';
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
 import { slotAtOrAfter } from '../../src/watches/slots.ts';
-import { openSqliteWatchStore } from '../../src/watches/sqlite-store.ts';
+import { openSqliteWatchStore } from '../../src/sqlite/watch-store.ts';
 import { createStoreWatchService } from '../../src/watches/store-service.ts';
 import { startWorld, type World } from '../world/index.ts';
 

@@ -30,8 +30,8 @@ import type { WatchStore } from '../../src/watches/ports.ts';
 import { storeWatchRuntime, type WatchRuntime } from '../../src/watches/runtime.ts';
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
 import { createWebhookSender } from '../../src/watches/sender.ts';
-import { openSqliteWatchStore } from '../../src/watches/sqlite-store.ts';
-import { openSqliteWalletLedger } from '../../src/watches/sqlite-wallet-ledger.ts';
+import { openSqliteWatchStore } from '../../src/sqlite/watch-store.ts';
+import { openSqliteWalletLedger } from '../../src/sqlite/wallet-ledger.ts';
 import { startCheckUpstream, upstreamRunners } from './check-upstream.ts';
 
 export interface SiteState {

@@ -15,7 +15,7 @@ import { FAILURE_KEEP_MS, roundWindowMs } from '../../../src/watches/round-check
 import { createWatchScheduler } from '../../../src/watches/scheduler.ts';
 import { createWatchSecrets } from '../../../src/watches/secrets.ts';
 import { nextCheckAfter } from '../../../src/watches/slots.ts';
-import { openSqliteWatchStore } from '../../../src/watches/sqlite-store.ts';
+import { openSqliteWatchStore } from '../../../src/sqlite/watch-store.ts';
 import { STORE_NOW, watchRecord } from '../../world/watch-records.ts';
 
 const INTERVAL_S = 600;

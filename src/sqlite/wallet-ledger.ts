@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import type { WalletLedger } from './wallet-ledger.ts';
+import type { WalletLedger } from '../watches/wallet-ledger.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS wallet_watches (

@@ -7,9 +7,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import type { DeliveryAttempt, DeliveryVerdict, PendingDelivery } from './delivery.ts';
-import type { WatchEvent, WatchRecord } from './model.ts';
-import { HISTORY_LIMIT, type WatchStore } from './ports.ts';
+import type { DeliveryAttempt, DeliveryVerdict, PendingDelivery } from '../watches/delivery.ts';
+import type { WatchEvent, WatchRecord } from '../watches/model.ts';
+import { HISTORY_LIMIT, type WatchStore } from '../watches/ports.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS watches (
