@@ -39,7 +39,9 @@ export const layers: Layer[] = [
   { name: 'payment facilitator', paths: ['src/payments/facilitator/'] },
   { name: 'payment server', paths: ['src/payments/server/'] },
   { name: 'payments composition', paths: ['src/payments/payments.ts'] },
-  { name: 'transports', paths: ['src/http/', 'src/mcp/', 'src/watches/', 'src/startup-messages.ts'] },
+  // A feature beside the checks: its model, runtime and paid work, which both transports serve.
+  { name: 'watches', paths: ['src/watches/'] },
+  { name: 'transports', paths: ['src/http/', 'src/mcp/', 'src/startup-messages.ts'] },
   {
     name: 'platforms and entry points',
     paths: [
@@ -72,9 +74,10 @@ export const ports: Port[] = [
 ];
 
 /**
- * Packages a folder never imports: the payment roles speak no transport (their adapters are
- * src/http/payment-gate.ts and src/mcp/paid-tool.ts).
+ * Packages a folder never imports: the payment roles and the watches speak no transport (their
+ * adapters are src/http/payment-gate.ts and src/mcp/paid-tool.ts, src/http/watches/ and
+ * src/mcp/watches/).
  */
 export const unspokenPackages: { paths: string[]; packages: string[] }[] = [
-  { paths: ['src/payments/'], packages: ['hono', '@hono/*', '@modelcontextprotocol/*'] },
+  { paths: ['src/payments/', 'src/watches/'], packages: ['hono', '@hono/*', '@modelcontextprotocol/*'] },
 ];

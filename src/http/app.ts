@@ -15,7 +15,7 @@ import { createPrometheusMetrics, type PrometheusMetrics } from '../ops/metrics.
 import { opsRoutes } from './ops/routes.ts';
 import { createPaymentGate, NO_OP_GATE, paidQueryTooLong } from './payment-gate.ts';
 import type { Watches } from '../watches/ports.ts';
-import { watchRoutes } from '../watches/routes.ts';
+import { watchRoutes } from './watches/routes.ts';
 import type { Payments } from '../payments/payments.ts';
 import { readAssetFile } from './discovery/asset-files.ts';
 import type { AssetLoader } from '../vocabulary/page-assets.ts';

@@ -15,7 +15,7 @@ import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { DEFAULT_BODY_LIMIT_BYTES } from '../http/hygiene/index.ts';
 import type { Payments } from '../payments/payments.ts';
-import { watchTools } from '../watches/mcp-tools.ts';
+import { watchTools } from './watches/tools.ts';
 import type { Watches } from '../watches/ports.ts';
 import { createPaidToolCall } from './paid-tool.ts';
 import { buildMcpServer } from './server.ts';

@@ -19,7 +19,7 @@ import {
 import type { Config } from '../config.ts';
 import { validateDomain } from '../domain/validate.ts';
 import type { PaidToolCall } from './paid-tool.ts';
-import type { WatchTool } from '../watches/mcp-tools.ts';
+import type { WatchTool } from './watches/tools.ts';
 import { buildPricing, pricingSchema } from './pricing.ts';
 import { successResult } from './tool-result.ts';
 import { noInputShape, paidOutputSchema, toolAnnotations, withCachedJsonSchema } from './tool-schemas.ts';

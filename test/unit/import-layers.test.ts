@@ -120,6 +120,26 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
       'src/payments/server/ reaches src/payments/facilitator/ only through settlement.ts',
     ],
     [
+      'src/payments/server/fixture.ts',
+      "export type { WatchRecord } from '../../watches/model.ts';",
+      'payment server sits below watches',
+    ],
+    [
+      'src/watches/fixture.ts',
+      "export { sendProblem } from '../http/send-problem.ts';",
+      'watches sits below transports',
+    ],
+    [
+      'src/watches/fixture.ts',
+      "export { successResult } from '../mcp/tool-result.ts';",
+      'watches sits below transports',
+    ],
+    [
+      'src/watches/fixture.ts',
+      "export { openSqliteWatchStore } from '../sqlite/watch-store.ts';",
+      'watches sits below platforms',
+    ],
+    [
       'src/http/fixture.ts',
       "export type { Platform } from '../service.ts';",
       'transports sits below platforms',
@@ -139,6 +159,9 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
     ['src/payments/facilitator/fixture.ts', "export { baseChainAt } from '../chain/base-chain.ts';"],
     ['src/payments/fixture.ts', "export { createFacilitator } from './facilitator/facilitator.ts';"],
     ['src/http/fixture.ts', "export type { Payments } from '../payments/payments.ts';"],
+    ['src/watches/fixture.ts', "export type { Payments } from '../payments/payments.ts';"],
+    ['src/http/fixture.ts', "export type { Watches } from '../watches/ports.ts';"],
+    ['src/mcp/fixture.ts', "export type { Watches } from '../watches/ports.ts';"],
     ['src/edge/fixture.ts', "export { createApp } from '../http/app.ts';"],
   ])('%s: %s is allowed', async (file, code) => {
     expect(await layerErrors(file, code)).toEqual([]);
@@ -149,7 +172,9 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
     ['src/payments/facilitator/fixture.ts', "export { Hono } from 'hono';"],
     ['src/payments/fixture.ts', "export { streamSSE } from 'hono/streaming';"],
     ['src/payments/server/fixture.ts', "export type { CallToolResult } from '@modelcontextprotocol/server';"],
-  ])('%s: %s is refused (payments speak no transport)', async (file, code) => {
+    ['src/watches/fixture.ts', "import { type Context, Hono } from 'hono';"],
+    ['src/watches/fixture.ts', "export type { CallToolResult } from '@modelcontextprotocol/server';"],
+  ])('%s: %s is refused (payments and watches speak no transport)', async (file, code) => {
     const errors = await layerErrors(file, code, 'no-restricted-imports');
     expect(errors).toHaveLength(1);
     expect(errors[0]).toContain('speak no transport');

@@ -7,21 +7,26 @@
  */
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import type { Config } from '../config.ts';
-import { paidOutcomeResult, readToolPayment } from '../mcp/paid-tool.ts';
-import { problemResult, refusedResult, successResult } from '../mcp/tool-result.ts';
-import { PAYMENT_UNAVAILABLE } from '../payments/server/payment-problem.ts';
-import type { Payments } from '../payments/payments.ts';
-import { createWatchAccess } from './access.ts';
-import { extensionRun, extensionSubject, NOT_ACTIVE } from './extension.ts';
-import { eventSeqOf } from './model.ts';
-import { watchTermsFor } from './payment-terms.ts';
-import { watchPurchase } from './purchase.ts';
-import { extensionReader, watchInputBoundsOf, watchRequestReader, watchSubject } from './request.ts';
-import type { Watches } from './ports.ts';
-import { watchCreatedSchema, watchInputShape, watchStatusSchema } from './schemas.ts';
+import type { Config } from '../../config.ts';
+import { paidOutcomeResult, readToolPayment } from '../paid-tool.ts';
+import { problemResult, refusedResult, successResult } from '../tool-result.ts';
+import { PAYMENT_UNAVAILABLE } from '../../payments/server/payment-problem.ts';
+import type { Payments } from '../../payments/payments.ts';
+import { createWatchAccess } from '../../watches/access.ts';
+import { extensionRun, extensionSubject, NOT_ACTIVE } from '../../watches/extension.ts';
+import { eventSeqOf } from '../../watches/model.ts';
+import { watchTermsFor } from '../../watches/payment-terms.ts';
+import { watchPurchase } from '../../watches/purchase.ts';
+import {
+  extensionReader,
+  watchInputBoundsOf,
+  watchRequestReader,
+  watchSubject,
+} from '../../watches/request.ts';
+import type { Watches } from '../../watches/ports.ts';
+import { watchCreatedSchema, watchInputShape, watchStatusSchema } from '../../watches/schemas.ts';
 import { readByHandler, toolConfig, type WatchTool } from './tool-config.ts';
-import { statusView } from './views.ts';
+import { statusView } from '../../watches/views.ts';
 import { managedBy, manageShape, walletTools } from './wallet-tools.ts';
 
 export type { WatchTool } from './tool-config.ts';

@@ -1,9 +1,9 @@
 /** Name, description, schemas and hints of a watch tool, from its catalog operation. */
 import type { CallToolResult, StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { type WatchOperation, watchOperations } from '../catalog.ts';
-import { siteHealthResultSchema } from '../checks/site-health/result.ts';
-import { paidOutputSchema, withCachedJsonSchema } from '../mcp/tool-schemas.ts';
+import { type WatchOperation, watchOperations } from '../../catalog.ts';
+import { siteHealthResultSchema } from '../../checks/site-health/result.ts';
+import { paidOutputSchema, withCachedJsonSchema } from '../tool-schemas.ts';
 
 export type WatchArgs = Record<string, unknown>;
 
@@ -30,8 +30,8 @@ const operation = (id: WatchOperation['id']) => watchOperations.find((o) => o.id
 
 /**
  * `schema` as a tool's published input, with the arguments handed to the handler as they came: the
- * handler's reader refuses them with the problem codes of HTTP (`request.ts`), where the SDK's own
- * validation would answer a generic error.
+ * handler's reader refuses them with the problem codes of HTTP (`watches/request.ts`), where the
+ * SDK's own validation would answer a generic error.
  */
 export function readByHandler(schema: StandardSchemaWithJSON<WatchArgs>): StandardSchemaWithJSON<WatchArgs> {
   const standard = schema['~standard'];

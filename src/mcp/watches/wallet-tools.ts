@@ -9,23 +9,23 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { encodeSIWxHeader, type SIWxPayload } from '@x402/extensions/sign-in-with-x';
 import { z } from 'zod';
-import type { Config } from '../config.ts';
-import { DOCUMENT_PATHS } from '../vocabulary/document-paths.ts';
-import { paymentRequiredResult, problemResult, successResult } from '../mcp/tool-result.ts';
+import type { Config } from '../../config.ts';
+import { DOCUMENT_PATHS } from '../../vocabulary/document-paths.ts';
+import { paymentRequiredResult, problemResult, successResult } from '../tool-result.ts';
 import {
   authOnlyChallenge,
   type Denied,
   deniedProblem,
   INVALID_CURSOR,
   type WatchAccessControl,
-} from './access.ts';
-import type { WatchRecord } from './model.ts';
-import type { Watches } from './ports.ts';
-import { rotateCall } from './rotate-call.ts';
-import { watchRotatedSchema, walletListSchema } from './schemas.ts';
+} from '../../watches/access.ts';
+import type { WatchRecord } from '../../watches/model.ts';
+import type { Watches } from '../../watches/ports.ts';
+import { rotateCall } from '../../watches/rotate-call.ts';
+import { watchRotatedSchema, walletListSchema } from '../../watches/schemas.ts';
 import { toolConfig, type WatchTool } from './tool-config.ts';
-import { walletListView } from './views.ts';
-import { walletWatches } from './wallet-watches.ts';
+import { walletListView } from '../../watches/views.ts';
+import { walletWatches } from '../../watches/wallet-watches.ts';
 
 export const SIGN_IN_META_KEY = 'x402/sign-in-with-x';
 

@@ -6,21 +6,21 @@
  */
 import { type Context, Hono } from 'hono';
 import type { Logger } from 'pino';
-import { WATCHES_ROUTE } from '../catalog.ts';
-import type { Config } from '../config.ts';
-import type { RequestLogVariables } from '../http/hygiene/request-log.ts';
-import { replyJson } from '../http/hygiene/standard-headers.ts';
-import { outcomeProblem } from '../http/outcome-problem.ts';
-import { sendProblem } from '../http/send-problem.ts';
-import type { PaymentGate } from '../http/payment-gate.ts';
-import type { Payments } from '../payments/payments.ts';
-import { createWatchAccess } from './access.ts';
+import { WATCHES_ROUTE } from '../../catalog.ts';
+import type { Config } from '../../config.ts';
+import type { RequestLogVariables } from '../hygiene/request-log.ts';
+import { replyJson } from '../hygiene/standard-headers.ts';
+import { outcomeProblem } from '../outcome-problem.ts';
+import { sendProblem } from '../send-problem.ts';
+import type { PaymentGate } from '../payment-gate.ts';
+import type { Payments } from '../../payments/payments.ts';
+import { createWatchAccess } from '../../watches/access.ts';
 import { accountRoutes, guard } from './account-routes.ts';
-import { eventSeqOf } from './model.ts';
-import { extensionRun, extensionSubject, NOT_ACTIVE } from './extension.ts';
-import { watchTermsFor } from './payment-terms.ts';
-import type { Watches } from './ports.ts';
-import { extensionCost, watchCost, watchPriceUsd } from './pricing.ts';
+import { eventSeqOf } from '../../watches/model.ts';
+import { extensionRun, extensionSubject, NOT_ACTIVE } from '../../watches/extension.ts';
+import { watchTermsFor } from '../../watches/payment-terms.ts';
+import type { Watches } from '../../watches/ports.ts';
+import { extensionCost, watchCost, watchPriceUsd } from '../../watches/pricing.ts';
 import {
   EXTEND_ROUTE,
   extensionReader,
@@ -28,9 +28,9 @@ import {
   watchInputBoundsOf,
   watchRequestReader,
   watchSubject,
-} from './request.ts';
-import { watchPurchase } from './purchase.ts';
-import { statusView } from './views.ts';
+} from '../../watches/request.ts';
+import { watchPurchase } from '../../watches/purchase.ts';
+import { statusView } from '../../watches/views.ts';
 
 export interface WatchRoutesDeps {
   config: Config;

@@ -7,10 +7,10 @@
  */
 import { encodePaymentRequiredHeader } from '@x402/core/http';
 import { type Context, Hono } from 'hono';
-import { WATCHES_ROUTE } from '../catalog.ts';
-import type { RequestLogVariables } from '../http/hygiene/request-log.ts';
-import { replyJson } from '../http/hygiene/standard-headers.ts';
-import { sendProblem } from '../http/send-problem.ts';
+import { WATCHES_ROUTE } from '../../catalog.ts';
+import type { RequestLogVariables } from '../hygiene/request-log.ts';
+import { replyJson } from '../hygiene/standard-headers.ts';
+import { sendProblem } from '../send-problem.ts';
 import {
   authOnlyChallenge,
   type Credentials,
@@ -18,13 +18,13 @@ import {
   deniedProblem,
   INVALID_CURSOR,
   type WatchAccessControl,
-} from './access.ts';
-import type { WatchRecord } from './model.ts';
-import type { Watches } from './ports.ts';
-import { rotateCall } from './rotate-call.ts';
-import { SIGN_IN_WITH_X } from './sign-in.ts';
-import { walletListView } from './views.ts';
-import { walletWatches } from './wallet-watches.ts';
+} from '../../watches/access.ts';
+import type { WatchRecord } from '../../watches/model.ts';
+import type { Watches } from '../../watches/ports.ts';
+import { rotateCall } from '../../watches/rotate-call.ts';
+import { SIGN_IN_WITH_X } from '../../watches/sign-in.ts';
+import { walletListView } from '../../watches/views.ts';
+import { walletWatches } from '../../watches/wallet-watches.ts';
 
 type AccountEnv = { Variables: RequestLogVariables };
 
