@@ -30,7 +30,7 @@ import {
   replyJson,
   type StandardHeaderVariables,
 } from './hygiene/index.ts';
-import { outcomeProblem } from './outcome-problem.ts';
+import { outcomeProblem } from '../vocabulary/outcome-problem.ts';
 import { PROBLEM_CODES } from '../vocabulary/problems.ts';
 import { sendProblem } from './send-problem.ts';
 

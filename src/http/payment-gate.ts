@@ -12,7 +12,7 @@ import type { PaymentRequired } from '@x402/core/types';
 import type { Context } from 'hono';
 import { LRUCache } from 'lru-cache';
 import type { PaidOperation } from '../catalog.ts';
-import { outcomeProblem } from './outcome-problem.ts';
+import { outcomeProblem } from '../vocabulary/outcome-problem.ts';
 import { reply, replyJson } from './hygiene/standard-headers.ts';
 import { sendProblem } from './send-problem.ts';
 import { type Problem, PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../vocabulary/problems.ts';

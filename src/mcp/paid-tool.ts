@@ -15,6 +15,7 @@ import { type PaymentRead, readPaymentPayload } from '../payments/server/payment
 import { PAYMENT_UNAVAILABLE, SERVICE_STOPPING } from '../payments/server/payment-problem.ts';
 import type { PaidCallOutcome } from '../payments/server/paid-call.ts';
 import type { Payments } from '../payments/payments.ts';
+import { PAYMENT_META_KEY } from '../vocabulary/x402-mcp-meta.ts';
 import {
   invalidDomainResult,
   missingDomainResult,
@@ -23,9 +24,6 @@ import {
   refusedResult,
   successResult,
 } from './tool-result.ts';
-
-/** `_meta` key carrying the client's PaymentPayload on a paid `tools/call` (x402 MCP transport). */
-export const PAYMENT_META_KEY = 'x402/payment';
 
 export interface PaidToolDeps {
   runners: CheckRunners;

@@ -3,11 +3,16 @@
  * every request, for either protocol era (MCP 2025-11-25 stateless, 2026-07-28 per-request), by the
  * official v2 server package.
  */
-import { McpServer } from '@modelcontextprotocol/server';
-import { serverIdentity } from '../http/discovery/server-card.ts';
+import { type CacheHint, McpServer } from '@modelcontextprotocol/server';
+import { serverIdentity } from '../vocabulary/server-identity.ts';
 import { refuseInvalidToolCalls } from './invalid-params.ts';
-import { TOOLS_LIST_CACHE_HINT } from './protocol-versions.ts';
 import { catalogTools, type McpServerDeps, TOOL_NAMES } from './tools.ts';
+
+/**
+ * `ttlMs`/`cacheScope` of `tools/list` and `server/discover` on 2026-07-28 (SEP-2549): the tool list
+ * changes only with a deployment and is the same for every caller, so shared caches may keep it.
+ */
+export const TOOLS_LIST_CACHE_HINT: CacheHint = { ttlMs: 3_600_000, cacheScope: 'public' };
 
 /** Shown to the model at `initialize` and in `server/discover`: how the free and paid tools fit together. */
 export const MCP_INSTRUCTIONS =

@@ -6,7 +6,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { PaymentRequired, SettleResponse } from '@x402/core/types';
 import type { InvalidReason } from '../domain/invalid-reasons.ts';
-import { outcomeProblem, type RefusedOutcome } from '../http/outcome-problem.ts';
+import { outcomeProblem, type RefusedOutcome } from '../vocabulary/outcome-problem.ts';
 import { PROBLEM_CODES, type Problem } from '../vocabulary/problems.ts';
 
 /** `_meta` key of the x402 receipt on a paid result (x402 MCP transport). */

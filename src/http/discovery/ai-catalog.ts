@@ -3,7 +3,7 @@
  * the OpenAPI description. Each entry carries both `type` (newer revision) and `mediaType` (April
  * 2026 revision); readers ignore the field they do not know.
  */
-import { LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } from '../../mcp/protocol-versions.ts';
+import { LEGACY_PROTOCOL_VERSION, MODERN_PROTOCOL_VERSION } from '../../vocabulary/mcp-protocol-versions.ts';
 import {
   absoluteUrl,
   DOCUMENT_PATHS,

@@ -1,23 +1,17 @@
 /**
  * `/mcp/server-card`: the MCP Server Card (SEP-2127, experimental-ext-server-card `schema.ts`).
- * The protocol versions are the ones `/mcp` serves (src/mcp/protocol-versions.ts), both eras.
+ * The protocol versions are the ones `/mcp` serves (src/vocabulary/mcp-protocol-versions.ts), both
+ * eras; the name, version and title are the MCP server's own (src/vocabulary/server-identity.ts).
  */
-import { isIP } from 'node:net';
 import {
   DEFAULT_PRICE_PER_30_DAYS_USD,
   isPaidWatchOperation,
   paidOperations,
   watchOperations,
 } from '../../catalog.ts';
-import { SERVED_PROTOCOL_VERSIONS } from '../../mcp/protocol-versions.ts';
-import {
-  absoluteUrl,
-  DOCUMENT_PATHS,
-  publicHostname,
-  SERVICE_SHORT_DESCRIPTION,
-  SERVICE_TITLE,
-  SERVICE_VERSION,
-} from '../../vocabulary/document-paths.ts';
+import { SERVED_PROTOCOL_VERSIONS } from '../../vocabulary/mcp-protocol-versions.ts';
+import { absoluteUrl, DOCUMENT_PATHS, SERVICE_SHORT_DESCRIPTION } from '../../vocabulary/document-paths.ts';
+import { type ServerIdentity, serverIdentity } from '../../vocabulary/server-identity.ts';
 
 export const SERVER_CARD_SCHEMA_URL =
   'https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json';
@@ -32,38 +26,12 @@ export const SERVER_CARD_CORS_HEADERS = {
 /** SEP-2127 "SHOULD" caching: one hour. */
 export const SERVER_CARD_CACHE_CONTROL = 'public, max-age=3600';
 
-export interface ServerIdentity {
-  /** Reverse-DNS name with one `/`, e.g. `com.example.checks/website-checks`. */
-  name: string;
-  /** The package version, e.g. `1.2.0`. */
-  version: string;
-  title: string;
-}
-
 export interface ServerCard extends ServerIdentity {
   $schema: typeof SERVER_CARD_SCHEMA_URL;
   description: string;
   websiteUrl: string;
   remotes: { type: 'streamable-http'; url: string; supportedProtocolVersions: string[] }[];
   _meta: Record<string, unknown>;
-}
-
-/**
- * `checks.example.com` → `com.example.checks`. An IP address has no reverse-DNS form (reversing
- * `127.0.0.1` names nothing, and IPv6 brackets break the card's name pattern): it becomes `local`.
- */
-function reverseDns(hostname: string): string {
-  if (isIP(hostname.replace(/^\[|\]$/g, '')) !== 0) return 'local';
-  return hostname.split('.').reverse().join('.');
-}
-
-/** Name, version and title shared by the card and the MCP server's `serverInfo`. */
-export function serverIdentity(publicBaseUrl: string): ServerIdentity {
-  return {
-    name: `${reverseDns(publicHostname(publicBaseUrl))}/website-checks`,
-    version: SERVICE_VERSION,
-    title: SERVICE_TITLE,
-  };
 }
 
 /** The server card for a service published at `publicBaseUrl`. */

@@ -5,7 +5,7 @@
  * server card so the two cannot drift. `mcp-publisher publish` takes this document as it is.
  */
 import { absoluteUrl, DOCUMENT_PATHS, SERVICE_SHORT_DESCRIPTION } from '../../vocabulary/document-paths.ts';
-import { serverIdentity } from './server-card.ts';
+import { serverIdentity } from '../../vocabulary/server-identity.ts';
 
 export const SERVER_JSON_SCHEMA_URL =
   'https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json';

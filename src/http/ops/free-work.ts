@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { freeOperations, paidOperations, WATCHES_ROUTE } from '../../catalog.ts';
 import type { Config } from '../../config.ts';
 import { DOCUMENT_PATHS } from '../../vocabulary/document-paths.ts';
-import { PAYMENT_META_KEY } from '../../mcp/paid-tool.ts';
+import { PAYMENT_META_KEY } from '../../vocabulary/x402-mcp-meta.ts';
 import { type ClientKey, peerClient } from '../../ops/client-address.ts';
 import type { Metrics } from '../../ops/metrics.ts';
 import type { RateBuckets } from '../../ops/rate-buckets.ts';

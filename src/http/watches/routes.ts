@@ -10,7 +10,7 @@ import { WATCHES_ROUTE } from '../../catalog.ts';
 import type { Config } from '../../config.ts';
 import type { RequestLogVariables } from '../hygiene/request-log.ts';
 import { replyJson } from '../hygiene/standard-headers.ts';
-import { outcomeProblem } from '../outcome-problem.ts';
+import { outcomeProblem } from '../../vocabulary/outcome-problem.ts';
 import { sendProblem } from '../send-problem.ts';
 import type { PaymentGate } from '../payment-gate.ts';
 import type { Payments } from '../../payments/payments.ts';

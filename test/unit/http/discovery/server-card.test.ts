@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildServerCard, serverIdentity } from '../../../../src/http/discovery/server-card.ts';
+import { buildServerCard } from '../../../../src/http/discovery/server-card.ts';
+import { serverIdentity } from '../../../../src/vocabulary/server-identity.ts';
 import { createDiscoveryApp, type Json, PUBLIC_BASE_URL } from './discovery-app.ts';
 
 const CARD_CORS = {

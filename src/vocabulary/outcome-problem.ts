@@ -1,6 +1,6 @@
 /** Maps a refused run outcome to problem JSON: 400 for invalid input, 502 naming the failed upstreams. */
 import { describeUpstreams, type RunOutcome, upstreamFailureCode } from '../checks/outcome.ts';
-import type { Problem } from '../vocabulary/problems.ts';
+import type { Problem } from './problems.ts';
 
 export type RefusedOutcome = Exclude<RunOutcome<unknown>, { type: 'result' }>;
 

@@ -4,7 +4,7 @@ import {
   INITIALIZE_PROTOCOL_VERSIONS,
   LEGACY_PROTOCOL_VERSION,
   SERVED_PROTOCOL_VERSIONS,
-} from '../../../src/mcp/protocol-versions.ts';
+} from '../../../src/vocabulary/mcp-protocol-versions.ts';
 
 describe('the protocol revisions the documents list', () => {
   it('are the SDK’s initialize revisions, in its order, after 2026-07-28', () => {

@@ -3,9 +3,9 @@
  * 2025-era revision the SDK serves through `initialize`. The server card and the AI catalog list
  * them from here, so the documents cannot contradict the endpoint. The SDK's own list is not
  * imported: the documents are built at start, and the SDK is loaded only on the first `/mcp`
- * request (src/mcp/routes.ts); test/unit/mcp/protocol-versions.test.ts holds the two equal.
+ * request (src/http/mcp-routes.ts); test/unit/vocabulary/mcp-protocol-versions.test.ts holds the
+ * two equal.
  */
-import type { CacheHint } from '@modelcontextprotocol/server';
 
 /** MCP 2026-07-28: no `initialize`, a `_meta` envelope on every request (its changelog, SEP-2575). */
 export const MODERN_PROTOCOL_VERSION = '2026-07-28';
@@ -27,9 +27,3 @@ export const SERVED_PROTOCOL_VERSIONS: readonly string[] = [
   MODERN_PROTOCOL_VERSION,
   ...INITIALIZE_PROTOCOL_VERSIONS,
 ];
-
-/**
- * `ttlMs`/`cacheScope` of `tools/list` and `server/discover` on 2026-07-28 (SEP-2549): the tool list
- * changes only with a deployment and is the same for every caller, so shared caches may keep it.
- */
-export const TOOLS_LIST_CACHE_HINT: CacheHint = { ttlMs: 3_600_000, cacheScope: 'public' };
