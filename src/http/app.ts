@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { type CheckRunners, freeOperations, paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { validateDomainJson } from '../domain/validate.ts';
-import { mcpRoutes } from '../mcp/routes.ts';
+import { mcpRoutes } from './mcp/routes.ts';
 import type { BreakerBoard } from '../sources/breaker.ts';
 import { type FreeWorkDeps, freeWorkLimit } from './ops/free-work.ts';
 import { instrumentRunners, requestCounter } from './ops/instrument.ts';

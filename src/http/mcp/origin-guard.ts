@@ -3,7 +3,7 @@
  * and, when a browser sent one, the `Origin` must name this service or loopback; otherwise 403.
  */
 import type { MiddlewareHandler } from 'hono';
-import { publicHostname } from '../vocabulary/document-paths.ts';
+import { publicHostname } from '../../vocabulary/document-paths.ts';
 
 /** Loopback names always allowed, so local clients and the conformance suite can connect. */
 export const LOOPBACK_HOSTNAMES = ['localhost', '127.0.0.1', '[::1]'] as const;

@@ -4,9 +4,9 @@
  * of heap). Other methods get 405 with `Allow: POST`.
  */
 import { type Context, Hono } from 'hono';
-import { DOCUMENT_PATHS } from '../vocabulary/document-paths.ts';
-import { replyJson } from '../http/hygiene/index.ts';
-import type { McpEndpoint, McpRouteDeps } from './endpoint.ts';
+import { DOCUMENT_PATHS } from '../../vocabulary/document-paths.ts';
+import { replyJson } from '../hygiene/index.ts';
+import type { McpEndpoint, McpRouteDeps } from '../../mcp/endpoint.ts';
 import { allowedMcpHostnames, mcpOriginGuard } from './origin-guard.ts';
 
 function methodNotAllowed(c: Context): Response {
@@ -21,7 +21,7 @@ export function mcpRoutes(deps: McpRouteDeps): Hono {
   const routes = new Hono();
   routes.use(path, mcpOriginGuard(allowedMcpHostnames(deps.config.publicBaseUrl)));
   routes.post(path, async function mcpRequest(c) {
-    endpoint ??= import('./endpoint.ts').then(({ mcpEndpoint }) => mcpEndpoint(deps));
+    endpoint ??= import('../../mcp/endpoint.ts').then(({ mcpEndpoint }) => mcpEndpoint(deps));
     return (await endpoint)(c.req.raw);
   });
   // Stateless: no standalone SSE stream to offer on GET, no session to DELETE (MCP 2025-11-25 transports).
