@@ -3,7 +3,10 @@ import js from '@eslint/js';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
-import { layers, ports, unspokenPackages } from './eslint.layers.ts';
+import { apart, layers, ports, unspokenPackages } from './eslint.layers.ts';
+
+/** A table's folder (`src/http/`) as a zone's path (`src/http`). */
+const trim = (path) => path.replace(/\/$/, '');
 
 /**
  * One zone per (layer, path of a higher layer): the layer's files may not import from that path.
@@ -11,7 +14,6 @@ import { layers, ports, unspokenPackages } from './eslint.layers.ts';
  * layer's own zones (the HTTP vocabulary in src/http/).
  */
 function layerZones() {
-  const trim = (path) => path.replace(/\/$/, '');
   return layers.flatMap((layer, index) =>
     layers.slice(index + 1).flatMap((higher) =>
       higher.paths.map((from) => ({
@@ -30,13 +32,27 @@ function layerZones() {
 
 /** One zone per port: the folder may import from the lower one only the files the port names. */
 function portZones() {
-  const trim = (path) => path.replace(/\/$/, '');
   return ports.map((port) => ({
     target: trim(port.from),
     from: trim(port.into),
     except: port.through.map((file) => `./${file}`),
     message: `${port.from} reaches ${port.into} only through ${port.through.join(', ')} (eslint.layers.ts).`,
   }));
+}
+
+/** Two zones per pair of folders kept apart: neither may import from the other. */
+function apartZones() {
+  return apart.flatMap((folders) =>
+    folders.flatMap((target) =>
+      folders
+        .filter((from) => from !== target)
+        .map((from) => ({
+          target: trim(target),
+          from: trim(from),
+          message: `${folders.join(' and ')} never import each other (eslint.layers.ts).`,
+        })),
+    ),
+  );
 }
 
 export default tseslint.config(
@@ -73,7 +89,12 @@ export default tseslint.config(
     files: ['src/**/*.{ts,js}'],
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createNodeResolver()] },
-    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...layerZones(), ...portZones()] }] },
+    rules: {
+      'import-x/no-restricted-paths': [
+        'error',
+        { zones: [...layerZones(), ...portZones(), ...apartZones()] },
+      ],
+    },
   },
   ...unspokenPackages.map(({ paths, packages }) => ({
     files: paths.map((path) => `${path}**`),

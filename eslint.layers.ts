@@ -1,5 +1,5 @@
 // The layers of src/, lowest first: a module imports from its own layer or the ones below, never
-// above (CONTRIBUTING.md, "Layout"). eslint.config.js turns this table into import-x's
+// above, and never across folders kept `apart` (CONTRIBUTING.md, "Layout"). eslint.config.js turns this table into import-x's
 // no-restricted-paths zones; test/unit/import-layers.test.ts shows a forbidden import fails.
 // A path ending in `/` is a folder; a file listed in a lower layer is that layer's even inside a
 // higher layer's folder.
@@ -42,6 +42,8 @@ export const layers: Layer[] = [
   // A feature beside the checks: its model, runtime and paid work, which both transports serve.
   { name: 'watches', paths: ['src/watches/'] },
   { name: 'transports', paths: ['src/http/', 'src/mcp/', 'src/startup-messages.ts'] },
+  // Where the transports meet: the HTTP app with the MCP endpoint mounted at /mcp.
+  { name: 'app', paths: ['src/app.ts'] },
   {
     name: 'platforms and entry points',
     paths: [
@@ -72,6 +74,12 @@ export const ports: Port[] = [
   // the facilitator itself, its nonces and its journal are payments.ts's to wire.
   { from: 'src/payments/server/', into: 'src/payments/facilitator/', through: ['settlement.ts'] },
 ];
+
+/**
+ * Folders of one layer that import nothing of each other: the two transports, which meet in
+ * src/app.ts and share only what the layers below them hold (src/vocabulary/, the features).
+ */
+export const apart: string[][] = [['src/http/', 'src/mcp/']];
 
 /**
  * Packages a folder never imports: the payment roles and the watches speak no transport (their

@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import { pino } from 'pino';
 import { createRunners } from '../src/runners.ts';
 import type { Config } from '../src/config.ts';
-import { type AppEnv, createApp } from '../src/http/app.ts';
+import { type AppEnv, createApp } from '../src/app.ts';
 import { NO_OP_GATE } from '../src/http/payment-gate.ts';
 import { globalFetch } from '../src/service.ts';
 import { nodeReach } from '../src/sources/node-reach.ts';

@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { createRunners } from './runners.ts';
 import type { Config } from './config.ts';
-import { type AppEnv, createApp } from './http/app.ts';
+import { type AppEnv, createApp } from './app.ts';
 import type { AssetLoader } from './vocabulary/page-assets.ts';
 import { createLifecycle, type Lifecycle } from './lifecycle.ts';
 import { createBreakerBoard } from './sources/breaker.ts';

@@ -1,13 +1,14 @@
 /**
  * The Hono application: paid check routes and the free validate route generated from the catalog,
- * problem JSON for every error. Payment wraps each paid route after input validation.
+ * the watch, discovery and ops routes, `/mcp` when given its endpoint, problem JSON for every error.
+ * Payment wraps each paid route after input validation. `src/app.ts` gives it the MCP endpoint.
  */
 import { Hono } from 'hono';
 import type { Logger } from 'pino';
 import { type CheckRunners, freeOperations, paidOperations } from '../catalog.ts';
 import type { Config } from '../config.ts';
 import { validateDomainJson } from '../domain/validate.ts';
-import { mcpRoutes } from './mcp/routes.ts';
+import { type McpEndpoint, mcpRoutes } from './mcp/routes.ts';
 import type { BreakerBoard } from '../sources/breaker.ts';
 import { type FreeWorkDeps, freeWorkLimit } from './ops/free-work.ts';
 import { instrumentRunners, requestCounter } from './ops/instrument.ts';
@@ -34,7 +35,7 @@ import { outcomeProblem } from '../vocabulary/outcome-problem.ts';
 import { PROBLEM_CODES } from '../vocabulary/problems.ts';
 import { sendProblem } from './send-problem.ts';
 
-export interface AppDeps {
+export interface HttpAppDeps {
   config: Config;
   runners: CheckRunners;
   logger: Logger;
@@ -53,11 +54,16 @@ export interface AppDeps {
   freeWork?: Pick<FreeWorkDeps, 'buckets' | 'client'>;
   /** This runtime's watches; the watch routes are mounted only with them (and payments). */
   watches?: Watches;
+  /**
+   * Loads the endpoint `/mcp` serves, with the app's (instrumented) runners, on the first POST;
+   * `/mcp` is mounted only with it (and payments).
+   */
+  mcp?: (parts: { runners: CheckRunners; payments: Payments }) => Promise<McpEndpoint>;
 }
 
 export type AppEnv = { Variables: StandardHeaderVariables & RequestLogVariables };
 
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export function createHttpApp(deps: HttpAppDeps): Hono<AppEnv> {
   const { config, logger, breakers } = deps;
   const payments = deps.payments === NO_OP_GATE ? undefined : deps.payments;
   const metrics = deps.metrics ?? createPrometheusMetrics();
@@ -103,9 +109,12 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   }
 
   app.route('/', discoveryRoutes(deps.config, deps.assets ?? readAssetFile));
-  if (payments) {
-    const watches = deps.watches ? { watches: deps.watches } : {};
-    app.route('/', mcpRoutes({ payments, config: deps.config, runners, logger, ...watches }));
+  const loadMcp = deps.mcp;
+  if (payments && loadMcp) {
+    app.route(
+      '/',
+      mcpRoutes(config.publicBaseUrl, () => loadMcp({ runners, payments })),
+    );
   }
   app.notFound(notFoundOrNotAllowed(app));
   app.onError((error, c) => {

@@ -3,7 +3,8 @@
  * one endpoint. A request carrying the 2026-07-28 `_meta` envelope goes to the SDK's per-request
  * handler (`server/discover`, `Mcp-Method`/`Mcp-Name` checks, `resultType`, cache hints); any other
  * request is 2025-era and gets a fresh server on a stateless transport, as before 2026-07-28.
- * `routes.ts` loads this module, and with it the MCP SDK, on the first such request.
+ * `src/app.ts` loads this module, and with it the MCP SDK, on the first such request
+ * (`src/http/mcp/routes.ts`).
  */
 import {
   createMcpHandler,
@@ -13,14 +14,13 @@ import {
 import type { Logger } from 'pino';
 import type { CheckRunners } from '../catalog.ts';
 import type { Config } from '../config.ts';
-import { DEFAULT_BODY_LIMIT_BYTES } from '../http/hygiene/index.ts';
 import type { Payments } from '../payments/payments.ts';
 import { watchTools } from './watches/tools.ts';
 import type { Watches } from '../watches/ports.ts';
 import { createPaidToolCall } from './paid-tool.ts';
 import { buildMcpServer } from './server.ts';
 
-export interface McpRouteDeps {
+export interface McpEndpointDeps {
   /** The same payments as the HTTP gate: one lock, one resource server, one settlement. */
   payments: Payments;
   config: Config;
@@ -28,19 +28,16 @@ export interface McpRouteDeps {
   logger: Logger;
   /** This runtime's watches: their tools are listed only with them. */
   watches?: Watches;
+  /**
+   * Largest JSON-RPC body the transport reads, in bytes: the app-wide limit (`src/app.ts` passes
+   * it), whose 413 answers first; this bounds the transport should the routes be mounted without it.
+   */
+  maxBodyBytes: number;
 }
 
-/**
- * Largest JSON-RPC body the transport reads, in bytes; the app-wide limit (hygiene) answers 413
- * first, this bounds the transport should the routes be mounted without it.
- */
-export const MCP_MAX_BODY_BYTES = DEFAULT_BODY_LIMIT_BYTES;
-
-/** Answers one MCP POST request. */
-export type McpEndpoint = (request: Request) => Promise<Response>;
-
-export function mcpEndpoint(deps: McpRouteDeps): McpEndpoint {
-  const { config, runners, payments } = deps;
+/** What answers each MCP POST request. */
+export function mcpEndpoint(deps: McpEndpointDeps): (request: Request) => Promise<Response> {
+  const { config, runners, payments, maxBodyBytes } = deps;
   const callPaidTool = createPaidToolCall({ runners, payments });
   const tools = deps.watches
     ? watchTools({ config, watches: deps.watches, payments, logger: deps.logger })
@@ -73,7 +70,7 @@ export function mcpEndpoint(deps: McpRouteDeps): McpEndpoint {
         requestInfo?.signal ?? new AbortController().signal,
         (requestInfo && callsOf.get(requestInfo)) ?? new Set(),
       ),
-    { legacy: 'reject', maxRequestBodySize: MCP_MAX_BODY_BYTES },
+    { legacy: 'reject', maxRequestBodySize: maxBodyBytes },
   );
 
   const legacy = async (request: Request, calls: Set<Promise<unknown>>): Promise<Response> => {
@@ -81,7 +78,7 @@ export function mcpEndpoint(deps: McpRouteDeps): McpEndpoint {
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
-      maxRequestBodySize: MCP_MAX_BODY_BYTES,
+      maxRequestBodySize: maxBodyBytes,
     });
     await server.connect(transport);
     try {
@@ -95,7 +92,7 @@ export function mcpEndpoint(deps: McpRouteDeps): McpEndpoint {
   return async (request) => {
     const calls = new Set<Promise<unknown>>();
     let response: Response;
-    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: MCP_MAX_BODY_BYTES })) {
+    if (await isLegacyRequest(request, undefined, { maxRequestBodySize: maxBodyBytes })) {
       response = await legacy(request, calls);
     } else {
       callsOf.set(request, calls);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRunners } from '../../src/runners.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { NO_OP_GATE } from '../../src/http/payment-gate.ts';
 import { runCli, SYSTEM_NODE } from '../support/run-command.ts';
 import { type PaidService, startPaidService } from '../world/paid-service.ts';

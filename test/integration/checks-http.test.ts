@@ -10,7 +10,7 @@ import { paidOperations } from '../../src/catalog.ts';
 import { createRunners } from '../../src/runners.ts';
 import { nodeReach } from '../../src/sources/node-reach.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { NO_OP_GATE } from '../../src/http/payment-gate.ts';
 import { buildOpenApiDocument } from '../../src/http/discovery/openapi.ts';
 import { startWorld, type World } from '../world/index.ts';

@@ -19,7 +19,7 @@ import { createPublicClient, createTestClient, http } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createInProcessFacilitator } from '../../src/payments/facilitator/facilitator.ts';

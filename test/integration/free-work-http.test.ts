@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freeOperations } from '../../src/catalog.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { NO_OP_GATE } from '../../src/http/payment-gate.ts';
 import { readAssetFile } from '../../src/http/discovery/asset-files.ts';
 import { discoveryRoutes } from '../../src/http/discovery/routes.ts';

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { applyHttpHygiene } from '../../src/http/hygiene/index.ts';
 import { createBreakerBoard } from '../../src/sources/breaker.ts';
 import { createPrometheusMetrics, noMetrics, type PrometheusMetrics } from '../../src/ops/metrics.ts';

@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { NO_OP_GATE } from '../../src/http/payment-gate.ts';
 import { createPrometheusMetrics } from '../../src/ops/metrics.ts';
 import { type RedisPlatform, redisPlatform } from '../../src/redis/platform.ts';

@@ -91,7 +91,7 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
     ],
     [
       'src/payments/server/fixture.ts',
-      "export { createApp } from '../../http/app.ts';",
+      "export { createHttpApp } from '../../http/app.ts';",
       'payment server sits below transports',
     ],
     [
@@ -145,6 +145,23 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
       'transports sits below platforms',
     ],
     ['src/mcp/fixture.ts', "export * from '../redis/connection.ts';", 'transports sits below platforms'],
+    ['src/http/fixture.ts', "export { createApp } from '../app.ts';", 'transports sits below app'],
+    ['src/app.ts', "export type { Platform } from './service.ts';", 'app sits below platforms'],
+    [
+      'src/http/fixture.ts',
+      "export { mcpEndpoint } from '../mcp/endpoint.ts';",
+      'src/http/ and src/mcp/ never import each other',
+    ],
+    [
+      'src/http/watches/fixture.ts',
+      "export type { WatchTool } from '../../mcp/watches/tool-config.ts';",
+      'src/http/ and src/mcp/ never import each other',
+    ],
+    [
+      'src/mcp/fixture.ts',
+      "export { replyJson } from '../http/hygiene/index.ts';",
+      'src/http/ and src/mcp/ never import each other',
+    ],
   ])('%s: %s is refused', async (file, code, reason) => {
     const errors = await layerErrors(file, code);
     expect(errors).toHaveLength(1);
@@ -162,7 +179,11 @@ describe('imports run down the layers (eslint.layers.ts)', () => {
     ['src/watches/fixture.ts', "export type { Payments } from '../payments/payments.ts';"],
     ['src/http/fixture.ts', "export type { Watches } from '../watches/ports.ts';"],
     ['src/mcp/fixture.ts', "export type { Watches } from '../watches/ports.ts';"],
-    ['src/edge/fixture.ts', "export { createApp } from '../http/app.ts';"],
+    ['src/edge/fixture.ts', "export { createApp } from '../app.ts';"],
+    ['src/app.ts', "export { mcpEndpoint } from './mcp/endpoint.ts';"],
+    ['src/app.ts', "export { createHttpApp } from './http/app.ts';"],
+    ['src/http/fixture.ts', "export { PAYMENT_META_KEY } from '../vocabulary/x402-mcp-meta.ts';"],
+    ['src/mcp/fixture.ts', "export { outcomeProblem } from '../vocabulary/outcome-problem.ts';"],
   ])('%s: %s is allowed', async (file, code) => {
     expect(await layerErrors(file, code)).toEqual([]);
   });

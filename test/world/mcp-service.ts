@@ -21,7 +21,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { pino } from 'pino';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { createFacilitator } from '../../src/payments/facilitator/facilitator.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createPayments } from '../../src/payments/payments.ts';

@@ -10,7 +10,7 @@ import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
 import { pino } from 'pino';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createPayments, type SharedPaymentState } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from './check-upstream.ts';

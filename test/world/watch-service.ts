@@ -15,7 +15,7 @@ import { pino } from 'pino';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import type { SiteHealthResult } from '../../src/checks/site-health/result.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { createApp } from '../../src/http/app.ts';
+import { createApp } from '../../src/app.ts';
 import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { outputExampleFor } from '../../src/payments/server/output-examples.ts';
 import { createPayments } from '../../src/payments/payments.ts';

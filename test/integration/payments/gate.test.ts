@@ -16,7 +16,7 @@ import { pino } from 'pino';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.ts';
-import { createApp } from '../../../src/http/app.ts';
+import { createApp } from '../../../src/app.ts';
 import { MAX_PAID_QUERY } from '../../../src/http/payment-gate.ts';
 import { createPayments } from '../../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../../world/check-upstream.ts';

@@ -8,7 +8,7 @@ import type { CheckRunners } from '../../../src/catalog.ts';
 import { validateResultSchema } from '../../../src/domain/validate-result.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { MAX_INPUT_LENGTH } from '../../../src/domain/normalize.ts';
-import { createApp } from '../../../src/http/app.ts';
+import { createApp } from '../../../src/app.ts';
 import { PROBLEM_MEDIA_TYPE } from '../../../src/vocabulary/problems.ts';
 import type { Payments } from '../../../src/payments/payments.ts';
 

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { pino } from 'pino';
 import type { CheckRunners } from '../../../../src/catalog.ts';
 import { loadConfig } from '../../../../src/config.ts';
-import { createApp } from '../../../../src/http/app.ts';
+import { createApp } from '../../../../src/app.ts';
 import { NO_OP_GATE } from '../../../../src/http/payment-gate.ts';
 
 export const PUBLIC_BASE_URL = 'https://checks.example.com';

@@ -9,7 +9,7 @@ import { Hono } from 'hono';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../../../src/config.ts';
-import { createApp } from '../../../../src/http/app.ts';
+import { createApp } from '../../../../src/app.ts';
 import { NO_OP_GATE } from '../../../../src/http/payment-gate.ts';
 import { isFreeWork } from '../../../../src/http/ops/free-work.ts';
 import { type Json, throwingRunners } from './discovery-app.ts';
