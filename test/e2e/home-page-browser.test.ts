@@ -134,9 +134,14 @@ describe.each(WIDTHS)('the page at $width px ($name)', ({ name, width, height })
       '/v1/expiry',
       '/v1/site-health',
       '/v1/validate',
+      // Buying (POST) and the signed-in wallet's list (GET).
+      '/v1/watches',
       '/v1/watches',
       '/v1/watches/{watch_id}',
       '/v1/watches/{watch_id}',
+      '/v1/watches/{watch_id}/extend',
+      '/v1/watches/{watch_id}/rotate-secret',
+      '/v1/watches/{watch_id}/rotate-token',
       // The webhook a watch posts (OpenAPI 3.1 `webhooks`), shown beside the paths.
       'watchEvent',
     ]);

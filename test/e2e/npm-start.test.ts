@@ -110,6 +110,10 @@ describe('npm start', () => {
       'validate_target',
       'watch_cancel',
       'watch_domain',
+      'watch_extend',
+      'watch_list',
+      'watch_rotate_secret',
+      'watch_rotate_token',
       'watch_status',
     ]);
 

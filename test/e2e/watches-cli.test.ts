@@ -53,14 +53,21 @@ describe('website-checks-cli watch, watch-status, watch-cancel', () => {
     expect(JSON.parse(cancelled.stdout)).toMatchObject({ watch_id: watch.watch_id, status: 'cancelled' });
   });
 
-  it('buys a watch of a year within its default cap, charged its pro-rata price', async () => {
+  it('buys the longest watch one payment buys (300 days, $1.00) within its default cap, charged its pro-rata price', async () => {
     const payer = await service.newPayer(FUNDS);
-    const bought = await cli(['watch', 'example.com', '--days', '365'], {
+    const bought = await cli(['watch', 'example.com', '--days', '300'], {
       X402_PRIVATE_KEY: payer.privateKey,
     });
     expect(bought.code, bought.stderr).toBe(0);
-    expect(JSON.parse(bought.stdout)).toMatchObject({ days: 365, status: 'active' });
-    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 365)));
+    expect(JSON.parse(bought.stdout)).toMatchObject({ days: 300, status: 'active' });
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 300)));
+    // One day more is refused before any payment, saying how to watch longer.
+    const longer = await cli(['watch', 'example.com', '--days', '301'], {
+      X402_PRIVATE_KEY: payer.privateKey,
+    });
+    expect(longer.code).toBe(2);
+    expect(longer.stderr.split('\n')[0]).toMatch(/^HTTP 400 invalid_days: .*extend the watch/);
+    expect(await service.chain.balanceOf(payer.address)).toBe(FUNDS - BigInt(watchPriceAtomic('0.10', 300)));
   });
 
   it('refuses to pay above an explicit --max-usd before signing, naming the price: exit 2, nothing charged', async () => {

@@ -50,7 +50,8 @@ Options:
   --url <service>   the service's base URL; a path prefix is kept (default ${DEFAULT_SERVICE_URL})
   --max-usd <cap>   never pay more than this per call, in USD (default ${DEFAULT_MAX_USD}; for watch,
                     the published price of the days asked, e.g. ${watchPriceUsd(DEFAULT_DAYS)} for ${DEFAULT_DAYS})
-  --days <n>        watch: how many days, 1 to 365 (default 30; the price is pro rata)
+  --days <n>        watch: how many days (default 30; the price is pro rata); one payment buys at
+                    most $1.00, 300 days at the default price
   --webhook <url>   watch: https:// receiver of the signed events (default: read them with watch-status)
   --since <id>      watch-status: only the events after this event id
   -h, --help        show this help

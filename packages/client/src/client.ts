@@ -82,7 +82,7 @@ export interface WebsiteChecksClient {
 
 export interface WatchRequest {
   domain: string;
-  /** 1–365, default 30 (the service's). */
+  /** Default 30 (the service's); at most what one $1.00 payment buys (300 days at the default price). */
   days?: number;
   /** https:// receiver of the signed events; without it the watch is read with `watchStatus`. */
   webhookUrl?: string;
