@@ -17,6 +17,11 @@ export interface Credentials {
   token: string | null;
   /** The `SIGN-IN-WITH-X` header's value (base64 of the JSON payload). */
   proof: string | null;
+  /**
+   * False when the call carries no payment and so can only answer with the payment's challenge
+   * (the extension's first request): the proof is checked but its nonce kept for the paid retry.
+   */
+  spendsProof?: boolean;
 }
 
 export type Denied =
@@ -55,10 +60,10 @@ export function createWatchAccess(
         })
       : undefined;
 
-  async function wallet(proof: string | null): Promise<WalletAccess> {
+  async function wallet(proof: string | null, spend = true): Promise<WalletAccess> {
     if (!signIn) return { kind: 'not_found' };
     if (proof === null) return { kind: 'sign_in_required' };
-    const verified = await signIn.verify(proof);
+    const verified = await signIn.verify(proof, spend);
     return verified.ok
       ? { kind: 'wallet', payer: verified.payer }
       : { kind: 'refused', reason: verified.reason };
@@ -67,13 +72,13 @@ export function createWatchAccess(
   return {
     ...(signIn ? { signIn } : {}),
     wallet,
-    async watch(id, { token, proof }) {
+    async watch(id, { token, proof, spendsProof = true }) {
       if (token !== null) {
         if (id.length > MAX_ID_LENGTH || token.length > MAX_TOKEN_LENGTH) return { kind: 'not_found' };
         const watch = await service.authorized(id, token);
         return watch ? { kind: 'granted', watch } : { kind: 'not_found' };
       }
-      const signedIn = await wallet(proof);
+      const signedIn = await wallet(proof, spendsProof);
       if (signedIn.kind !== 'wallet') return signedIn;
       if (id.length > MAX_ID_LENGTH) return { kind: 'not_found' };
       const watch = await service.watch(id);

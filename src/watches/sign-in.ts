@@ -55,8 +55,12 @@ export type SignInResult = { ok: true; payer: `0x${string}` } | { ok: false; rea
 export interface SignIn {
   /** The `sign-in-with-x` extension of an auth-only 402 for `resourceUrl`: a fresh challenge. */
   challenge(resourceUrl: string): Promise<SIWxExtension>;
-  /** Checks a `SIGN-IN-WITH-X` header; the payer's lower-case address, or why it is refused. */
-  verify(header: string): Promise<SignInResult>;
+  /**
+   * Checks a `SIGN-IN-WITH-X` header; the payer's lower-case address, or why it is refused. Its
+   * nonce is spent unless `spend` is false: a call that only answers with a payment challenge
+   * leaves it for the paid retry, which a standard client sends with the same proof.
+   */
+  verify(header: string, spend?: boolean): Promise<SignInResult>;
 }
 
 const encoder = new TextEncoder();
@@ -131,7 +135,7 @@ export function createSignIn(deps: SignInDeps): SignIn {
       };
     },
 
-    async verify(header) {
+    async verify(header, spend = true) {
       if (header.length > MAX_PROOF_LENGTH)
         return refused(`The proof is over ${MAX_PROOF_LENGTH} characters.`);
       let payload;
@@ -159,7 +163,7 @@ export function createSignIn(deps: SignInDeps): SignIn {
       );
       if (!verified.isValid) return refused(verified.invalidMessage);
       // Spent only once the signature holds, so nobody can burn another wallet's challenge.
-      if (!(await ledger.acceptNonce(payload.nonce, nonceExpiry)))
+      if (spend && !(await ledger.acceptNonce(payload.nonce, nonceExpiry)))
         return refused('The nonce was already used: ask for a new challenge.');
       return { ok: true, payer: verified.payer.toLowerCase() as `0x${string}` };
     },

@@ -111,14 +111,18 @@ describe('the paying wallet as the account', () => {
     });
     expect(byNew.status).toBe(200);
 
-    // It extends the watch, paying with the wallet it signs in with: a sign-in is accepted once, so
-    // each request (the unpaid one, then the paid retry of @x402/fetch) carries a fresh one.
+    // It extends the watch, paying with the wallet it signs in with. One sign-in serves both
+    // requests of @x402/fetch: the unpaid one is answered with the payment's challenge and leaves
+    // the nonce unspent; the paid retry spends it.
     const beforeExtension = await service.chain.balanceOf(agent.address);
     const extendUrl = new URL(`/v1/watches/${bought.watch_id}/extend`, service.url);
     const challengeUrl = new URL(`/v1/watches/${bought.watch_id}`, service.url);
+    const proof = await proofFor(challengeUrl, agent, (info) => info, extendUrl);
+    const sent: (string | null)[] = [];
     const signingIn: typeof fetch = async (input, init) => {
       const request = new Request(input, init);
-      request.headers.set(SIGN_IN_WITH_X, await proofFor(challengeUrl, agent, (info) => info, extendUrl));
+      request.headers.set(SIGN_IN_WITH_X, proof);
+      sent.push(request.headers.get('payment-signature'));
       return fetch(request);
     };
     const extended = await wrapFetchWithPayment(signingIn, clientFor(agent))(extendUrl, {
@@ -132,6 +136,11 @@ describe('the paying wallet as the account', () => {
     expect(await service.chain.balanceOf(agent.address)).toBe(
       beforeExtension - BigInt(watchPriceAtomic('0.10', 3)),
     );
+    expect(sent.map((payment) => payment !== null)).toEqual([false, true]);
+    // Spent by the paid call: the same proof once more is refused before any other work.
+    const spent = await fetch(challengeUrl, { headers: { [SIGN_IN_WITH_X]: proof } });
+    expect(spent.status).toBe(401);
+    expect(await spent.json()).toMatchObject({ code: 'invalid_sign_in', detail: /already used/ });
 
     const cancelled = await signed(new URL(`/v1/watches/${bought.watch_id}`, service.url), {
       method: 'DELETE',
@@ -309,8 +318,19 @@ describe('the paying wallet as the account', () => {
       }));
       expect(bySignIn.isError).toBeFalsy();
       expect(bySignIn.structuredContent).toMatchObject({ days: 9, status: 'active' });
+      const afterSignIn = afterToken - BigInt(watchPriceAtomic('0.10', 4));
+      expect(await service.chain.balanceOf(payer.address)).toBe(afterSignIn);
+
+      // One sign-in for the unpaid call and its paid retry: the challenge leaves its nonce unspent.
+      const proof = await signIn();
+      const asked = await extend({ days: 2 }, { 'x402/sign-in-with-x': proof });
+      expect(asked.isError).toBe(true);
+      const payment = await clientFor(payer).createPaymentPayload(asked.structuredContent as PaymentRequired);
+      const retried = await extend({ days: 2 }, { 'x402/sign-in-with-x': proof, 'x402/payment': payment });
+      expect(retried.isError).toBeFalsy();
+      expect(retried.structuredContent).toMatchObject({ days: 11, status: 'active' });
       expect(await service.chain.balanceOf(payer.address)).toBe(
-        afterToken - BigInt(watchPriceAtomic('0.10', 4)),
+        afterSignIn - BigInt(watchPriceAtomic('0.10', 2)),
       );
     } finally {
       await client.close();

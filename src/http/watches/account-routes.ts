@@ -54,12 +54,16 @@ export async function sendDenied(c: Context, denied: Denied, access: WatchAccess
   );
 }
 
-/** The watch of the route's `:watch_id` that the request's credentials manage, or the refusal sent. */
+/**
+ * The watch of the route's `:watch_id` that the request's credentials manage, or the refusal sent.
+ * `spendsProof` false checks a sign-in without spending its nonce (`Credentials`).
+ */
 export async function guard(
   c: Context,
   access: WatchAccessControl,
+  spendsProof = true,
 ): Promise<{ watch: WatchRecord } | { response: Response }> {
-  const granted = await access.watch(c.req.param('watch_id') ?? '', credentialsOf(c));
+  const granted = await access.watch(c.req.param('watch_id') ?? '', { ...credentialsOf(c), spendsProof });
   if (granted.kind === 'granted') return { watch: granted.watch };
   return { response: await sendDenied(c, granted, access) };
 }

@@ -81,7 +81,8 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
   });
 
   app.post('/v1/watches/:watch_id/extend', async function extendWatch(c) {
-    const guarded = await guard(c, access);
+    // Unpaid, the answer is the payment's challenge: the sign-in stays good for the paid retry.
+    const guarded = await guard(c, access, c.req.header('payment-signature') !== undefined);
     if ('response' in guarded) return guarded.response;
     const { watch } = guarded;
     let body: unknown;

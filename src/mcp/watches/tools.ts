@@ -121,7 +121,9 @@ export function watchTools(deps: {
     {
       ...extendConfig,
       async call(args, meta, signal) {
-        const granted = await managed(args, meta);
+        // Unpaid, the answer is the payment's challenge: the sign-in stays good for the paid retry.
+        const payment = readToolPayment(meta);
+        const granted = await managed(args, meta, payment.kind !== 'absent');
         if ('denied' in granted) return granted.denied;
         const { watch } = granted;
         const checked = readExtension({ days: args.days });
@@ -131,7 +133,7 @@ export function watchTools(deps: {
         const { days } = checked;
         const outcome = await payments.paidCall({
           terms: await terms.extension(watch.id, days),
-          payment: readToolPayment(meta),
+          payment,
           run: extensionRun(service, watch.id, days),
           keptResult: true,
           signal,

@@ -66,13 +66,16 @@ async function deniedResult(
 export type Managed = (
   args: Record<string, unknown>,
   meta: Record<string, unknown> | undefined,
+  /** False checks a sign-in without spending its nonce (`Credentials`). */
+  spendsProof?: boolean,
 ) => Promise<{ watch: WatchRecord } | { denied: CallToolResult }>;
 
 /** The watch a tool call's token or sign-in manages, or the result that refuses it. */
 export function managedBy(config: Config, access: WatchAccessControl): Managed {
-  return async (args, meta) => {
+  return async (args, meta, spendsProof = true) => {
     const token = typeof args.token === 'string' ? args.token : null;
-    const granted = await access.watch(String(args.watch_id ?? ''), { token, proof: proofOf(meta) });
+    const proof = proofOf(meta);
+    const granted = await access.watch(String(args.watch_id ?? ''), { token, proof, spendsProof });
     if (granted.kind === 'granted') return { watch: granted.watch };
     return { denied: await deniedResult(granted, access, config) };
   };
