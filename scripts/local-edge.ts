@@ -120,6 +120,7 @@ export async function startLocalEdge(options: LocalEdgeOptions): Promise<LocalEd
             DOMAIN_CHECKS: { className: 'DomainCheckObject', scriptName: WORKER_NAME },
             WATCH_COUNTS: { className: 'WatchCountObject', scriptName: WORKER_NAME },
             WALLETS: { className: 'WalletObject', scriptName: WORKER_NAME },
+            RECEIVER_HOSTS: { className: 'ReceiverHostObject', scriptName: WORKER_NAME },
           },
         }),
     outboundService: network,

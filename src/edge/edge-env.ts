@@ -6,6 +6,7 @@ import type { DurableObjectNamespace } from 'cloudflare:workers';
 import type { AuthorizationObject } from './authorization-object.ts';
 import type { DomainCheckObject } from './domain-check-object.ts';
 import type { RateBucketObject } from './rate-bucket-object.ts';
+import type { ReceiverHostObject } from './receiver-host-object.ts';
 import type { SettlerObject } from './settler-object.ts';
 import type { WatchCountObject } from './watch-count-object.ts';
 import type { WalletObject } from './wallet-object.ts';
@@ -26,5 +27,7 @@ export interface EdgeEnv {
   WATCH_COUNTS: DurableObjectNamespace<WatchCountObject>;
   /** One object per paying wallet (its watches) and per accepted sign-in nonce. */
   WALLETS: DurableObjectNamespace<WalletObject>;
+  /** One object per webhook receiver host: the slots that bound concurrent attempts to it. */
+  RECEIVER_HOSTS: DurableObjectNamespace<ReceiverHostObject>;
   [variable: string]: unknown;
 }

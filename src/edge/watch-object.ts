@@ -4,7 +4,9 @@
  * the events, their ids and their signatures are the ones Node makes. The object's alarm is set to
  * the next moment work is due — a check, `watch.ending` or the end, a delivery or its retry — and
  * runs one round then; the round's check comes from the domain's object (`domain-check-object.ts`),
- * which shares it with every watch of the domain. An alarm that fails (or whose isolate dies) is retried by the runtime; work
+ * which shares it with every watch of the domain; each delivery attempt holds a slot of its receiver
+ * host's object (`receiver-host-object.ts`), so one host gets a bounded number of attempts at once
+ * from all the objects together. An alarm that fails (or whose isolate dies) is retried by the runtime; work
  * claimed by the failed run is claimed again once its lease runs out: a delivery repeated carries
  * the same `webhook-id`. A watch still pending once its paid call must have ended is judged from
  * the chain at its alarm (`watches/pending-sweep.ts`), and again every sweep interval until decided.
@@ -33,6 +35,8 @@ import { type DomainCheckObject, durableRoundCheck } from './domain-check-object
 import { type EdgeVariables, edgeConfig } from './edge-config.ts';
 import { edgeRunners } from './edge-runners.ts';
 import { durableWatchStore } from './watch-storage.ts';
+import { durableHostSlots, type ReceiverHostObject } from './receiver-host-object.ts';
+import { boundedByHost } from '../watches/host-slots.ts';
 import { reportWatchStatus, type WatchCountObject, watchCounter } from './watch-count-object.ts';
 
 /**
@@ -53,6 +57,8 @@ interface WatchObjectEnv extends EdgeVariables {
   DOMAIN_CHECKS: DurableObjectNamespace<DomainCheckObject>;
   /** The `website_checks_watches` gauge's counter; without it, nothing is counted. */
   WATCH_COUNTS?: DurableObjectNamespace<WatchCountObject>;
+  /** The receiver hosts' slots; without it, attempts are bounded per watch only. */
+  RECEIVER_HOSTS?: DurableObjectNamespace<ReceiverHostObject>;
 }
 
 interface Parts {
@@ -102,7 +108,9 @@ export class WatchObject extends DurableObject<WatchObjectEnv> {
       scheduler: createWatchScheduler({
         store,
         check: durableRoundCheck(this.env.DOMAIN_CHECKS, roundWindowMs(intervalS)),
-        send: createWebhookSender(runners.publicFetch),
+        send: this.env.RECEIVER_HOSTS
+          ? boundedByHost(createWebhookSender(runners.publicFetch), durableHostSlots(this.env.RECEIVER_HOSTS))
+          : createWebhookSender(runners.publicFetch),
         secrets,
         dayS,
         logger,

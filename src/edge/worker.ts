@@ -22,6 +22,7 @@ import { bundledAsset } from './page-asset-texts.ts';
 import { edgeConfig } from './edge-config.ts';
 import type { EdgeEnv } from './edge-env.ts';
 import { durableRateBuckets, RateBucketObject } from './rate-bucket-object.ts';
+import { ReceiverHostObject } from './receiver-host-object.ts';
 import { SettlerObject, settleThrough } from './settler-object.ts';
 import { WatchCountObject } from './watch-count-object.ts';
 import { durableWalletLedger, WalletObject } from './wallet-object.ts';
@@ -31,6 +32,7 @@ export {
   AuthorizationObject,
   DomainCheckObject,
   RateBucketObject,
+  ReceiverHostObject,
   SettlerObject,
   WalletObject,
   WatchCountObject,

@@ -39,7 +39,10 @@ export interface DeliveryAttempt {
   at: string;
   /** The receiver's HTTP status, or null when none was read. */
   status: number | null;
-  /** Null when delivered; else a short kind: `http_status`, `timeout`, `blocked_address`, `network`, `gone`. */
+  /**
+   * Null when delivered; else a short kind: `http_status`, `timeout`, `blocked_address`, `network`,
+   * `gone`, `host_busy` (the receiver host's slots stayed taken; Workers).
+   */
   error: string | null;
 }
 

@@ -5,12 +5,16 @@
  * loopback (verified with the `standardwebhooks` package) as the world's site fails and recovers.
  * Pull works from another isolate; a wrong token is the same 404 as an unknown id. The
  * `website_checks_watches` gauge comes from the counter object; a watch object reset in the middle
- * of a delivery delivers that event again. The Worker runs from the test entry
+ * of a delivery delivers that event again; one receiver host gets at most 4 attempts at once from all
+ * the watch objects together. The Worker runs from the test entry
  * `test/world/edge-watch-crash-worker.ts`: the production Worker with a 2 s lease and a reset hook.
  */
 import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { LocalChain } from '../../src/payments/chain/local-chain.ts';
@@ -200,6 +204,27 @@ describe('watches on the Worker in workerd', () => {
     }
   }, 240_000);
 
+  it('sends at most 4 attempts at once to one receiver host, from all the watch objects together', async () => {
+    const gate = await startGatedReceiver();
+    try {
+      // Six watches, each its own object, all delivering to one host (paths apart).
+      const watches = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => buyWatch(i % 2, new URL(`/hooks/${i}`, gate.url))),
+      );
+      await gate.until(() => gate.inFlight === 4);
+      // The other two wait for a slot of the host's object while the four are held.
+      await sleep(2_000);
+      expect(gate.peak).toBe(4);
+      gate.open();
+      const created = (id: string) =>
+        gate.received.some((body) => body.watch_id === id && body.type === 'watch.created');
+      await gate.until(() => watches.every(({ watch }) => created(watch.watch_id)));
+      expect(gate.peak).toBe(4);
+    } finally {
+      await gate.close();
+    }
+  }, 120_000);
+
   it('delivers an event again, same webhook-id and body, after its object was reset mid-delivery', async () => {
     const own = await startHoldingWebhookReceiver();
     try {
@@ -238,3 +263,60 @@ describe('watches on the Worker in workerd', () => {
     }
   }, 120_000);
 });
+
+/** A receiver that holds every request until `open()`, counting how many are in flight at once. */
+async function startGatedReceiver() {
+  const held = new Set<ServerResponse>();
+  const received: WatchEventBody[] = [];
+  const waiters = new Set<() => void>();
+  let opened = false;
+  const gate = {
+    url: new URL('http://127.0.0.1/'),
+    received,
+    inFlight: 0,
+    peak: 0,
+    open() {
+      opened = true;
+      for (const response of held) response.writeHead(200).end();
+    },
+    until(predicate: () => boolean): Promise<void> {
+      if (predicate()) return Promise.resolve();
+      return new Promise((resolve) => {
+        const check = () => {
+          if (!predicate()) return;
+          waiters.delete(check);
+          resolve();
+        };
+        waiters.add(check);
+      });
+    },
+    async close() {
+      for (const response of held) response.destroy();
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+  const changed = () => {
+    for (const waiter of waiters) waiter();
+  };
+  const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    gate.inFlight += 1;
+    gate.peak = Math.max(gate.peak, gate.inFlight);
+    response.once('close', () => {
+      gate.inFlight -= 1;
+      held.delete(response);
+      changed();
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as WatchEventBody);
+    if (opened) response.writeHead(200).end();
+    else held.add(response);
+    changed();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  gate.url = new URL(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+  return gate;
+}
