@@ -59,6 +59,8 @@ export interface FakeDoh extends LoopbackServer {
   delayMs: number;
   /** Every question received, in order. */
   queries: DohQueryLog[];
+  /** Questions received and answers sent, in the order they happened: what ran in parallel. */
+  events: { kind: 'query' | 'answer'; name: string }[];
 }
 
 const SOA_SERIAL = 2026100101;
@@ -72,6 +74,7 @@ export async function startDoh(scenarios: Map<string, Scenario>): Promise<FakeDo
   const zoneOf = (name: string) =>
     zones.find((zone) => name === zone.domain || name.endsWith(`.${zone.domain}`));
   const queries: DohQueryLog[] = [];
+  const events: FakeDoh['events'] = [];
 
   const fake = {} as FakeDoh;
   const server = await startLoopbackServer(async (req, res, url) => {
@@ -81,6 +84,8 @@ export async function startDoh(scenarios: Map<string, Scenario>): Promise<FakeDo
     const name = (question?.name ?? '').toLowerCase().replace(/\.$/, '');
     const cd = query.flag_cd;
     queries.push({ name, type: question?.type ?? '', cd });
+    events.push({ kind: 'query', name });
+    res.once('finish', () => events.push({ kind: 'answer', name }));
     if (fake.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, fake.delayMs).unref());
     const zone = zoneOf(name);
     const failure = fake.mode ?? zone?.dns.failure ?? nameFailure(records.get(name), question?.type) ?? null;
@@ -103,6 +108,7 @@ export async function startDoh(scenarios: Map<string, Scenario>): Promise<FakeDo
     mode: null,
     delayMs: 0,
     queries,
+    events,
   });
 }
 
