@@ -39,6 +39,11 @@ export async function buildClient({
     minify: true,
     // The bundled packages' licence notices, one file per output.
     legalComments: 'linked',
+    // CommonJS inside the bundle (the sign-in's SIWE parser) requires Node's built-ins, e.g.
+    // `buffer`: an ES module has no `require` of its own, so each output gets one.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
     logLevel: 'warning',
   });
   await copyFile(`${root}LICENSE`, `${CLIENT_DIR}LICENSE`);

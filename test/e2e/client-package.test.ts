@@ -106,6 +106,18 @@ it('exposes the typed client API from the package entry', async () => {
     'site-health',
     'validate',
   ]);
-  const result = await api.createClient({ url: service.url }).check('validate', 'Example.COM');
+  expect(api.WATCH_COMMANDS.map((command) => command.name)).toEqual([
+    'watch',
+    'watch-status',
+    'watch-cancel',
+    'watch-extend',
+    'watch-list',
+    'watch-rotate-secret',
+    'watch-rotate-token',
+  ]);
+  const client = api.createClient({ url: service.url });
+  for (const method of ['watchExtend', 'watchList', 'watchRotateToken', 'watchRotateSecret'] as const)
+    expect(typeof client[method]).toBe('function');
+  const result = await client.check('validate', 'Example.COM');
   expect(result).toMatchObject({ kind: 'ok', status: 200, body: { valid: true } });
 });

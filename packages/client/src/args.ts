@@ -1,8 +1,9 @@
 /**
  * The command line: `<command> <domain> [--url <base>] [--max-usd <cap>]`, the watch commands
  * (`watch <domain> [--days <n>] [--webhook <url>]`, `watch-status <watch_id> [--since <event_id>]`,
- * `watch-cancel <watch_id>`), `--help` and `--version`, parsed into a typed request or a one-line
- * usage error.
+ * `watch-cancel <watch_id>`, `watch-extend <watch_id> --days <n>`, `watch-list [--cursor <c>]`,
+ * `watch-rotate-token <watch_id>`, `watch-rotate-secret <watch_id>`), `--help` and `--version`,
+ * parsed into a typed request or a one-line usage error.
  */
 import { parseArgs } from 'node:util';
 import { DEFAULT_MAX_USD, DEFAULT_SERVICE_URL } from './client.ts';
@@ -29,43 +30,52 @@ export type CliRequest =
   | {
       kind: 'watch';
       command: WatchCommand;
-      /** The domain of `watch`, the watch_id of the others. */
+      /** The domain of `watch`, the watch_id of the others; empty for `watch-list`. */
       target: string;
       url: URL;
       maxUsd: string;
       days?: number;
       webhookUrl?: string;
       since?: string;
+      cursor?: string;
     };
 
 export const USAGE = `Usage: ${BIN_NAME} <command> <domain> [--url <service>] [--max-usd <cap>]
        ${BIN_NAME} watch <domain> [--days <n>] [--webhook <url>] [--url <service>] [--max-usd <cap>]
        ${BIN_NAME} watch-status <watch_id> [--since <event_id>] [--url <service>]
        ${BIN_NAME} watch-cancel <watch_id> [--url <service>]
+       ${BIN_NAME} watch-extend <watch_id> --days <n> [--url <service>] [--max-usd <cap>]
+       ${BIN_NAME} watch-list [--cursor <c>] [--url <service>]
+       ${BIN_NAME} watch-rotate-token <watch_id> [--url <service>]
+       ${BIN_NAME} watch-rotate-secret <watch_id> [--url <service>]
 
 Commands:
-${[...COMMANDS, ...WATCH_COMMANDS].map((c) => `  ${c.name.padEnd(12)} ${c.summary}`).join('\n')}
+${commandLines()}
 
 Options:
   --url <service>   the service's base URL; a path prefix is kept (default ${DEFAULT_SERVICE_URL})
-  --max-usd <cap>   never pay more than this per call, in USD (default ${DEFAULT_MAX_USD}; for watch,
-                    the published price of the days asked, e.g. ${watchPriceUsd(DEFAULT_DAYS)} for ${DEFAULT_DAYS})
+  --max-usd <cap>   never pay more than this per call, in USD (default ${DEFAULT_MAX_USD}; for watch and
+                    watch-extend, the published price of the days asked, e.g. ${watchPriceUsd(DEFAULT_DAYS)} for ${DEFAULT_DAYS})
   --days <n>        watch: how many days (default 30; the price is pro rata); one payment buys at
-                    most $1.00, 300 days at the default price
+                    most $1.00, 300 days at the default price; watch-extend: how many days more (required)
   --webhook <url>   watch: https:// receiver of the signed events (default: read them with watch-status)
   --since <id>      watch-status: only the events after this event id
+  --cursor <c>      watch-list: the next page (the next_cursor of the page before)
   -h, --help        show this help
   -v, --version     show the version
 
 Paid commands sign an x402 v2 payment (USDC) with the key in X402_PRIVATE_KEY (0x + 64 hex).
-watch-status and watch-cancel send the token of the watch's 201 from WATCH_TOKEN.
+The other watch commands send the watch's token from WATCH_TOKEN (the 201's, or the latest
+watch-rotate-token's); without it they sign in as the wallet that paid for the watch, with the key
+in X402_PRIVATE_KEY (x402 sign-in-with-x). watch-list always signs in with that key.
 The result is printed on stdout as JSON; the receipt and every refusal on stderr.
 
 Exit codes:
   0  ok
   1  usage error
-  2  refused, nothing charged: 400 (invalid domain), 402, 409, 429 (too many free
-     requests: retry later), a price above --max-usd, or validate of an invalid domain
+  2  refused, nothing charged: 400 (invalid domain), 401 (sign-in refused), 402, 404
+     (no such watch for this token or wallet), 409, 429 (too many free requests: retry
+     later), a price above --max-usd, or validate of an invalid domain
   3  upstream failure (5xx, never charged) or the service unreachable
 
 Example:
@@ -89,7 +99,7 @@ export function parseCliArgs(argv: readonly string[]): CliRequest | string {
   if (!command) return `Unknown command: ${name}.`;
   if (!domain) return `Missing domain: ${BIN_NAME} ${name} <domain>.`;
   if (extra.length > 0) return `Unexpected argument: ${extra[0]}.`;
-  for (const option of ['days', 'webhook', 'since'] as const)
+  for (const option of WATCH_ONLY)
     if (parsed.values[option] !== undefined) return `--${option} is for the watch commands only.`;
   const common = commonOptions(parsed.values);
   if (typeof common === 'string') return common;
@@ -98,7 +108,14 @@ export function parseCliArgs(argv: readonly string[]): CliRequest | string {
 
 type Values = ReturnType<typeof parse>['values'];
 
-/** The published price of `days` of watching, in USD: the default cap of `watch`. */
+/** The help's command list, the names in one column. */
+function commandLines(): string {
+  const commands = [...COMMANDS, ...WATCH_COMMANDS];
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`).join('\n');
+}
+
+/** The published price of `days` of watching, in USD: the default cap of `watch` and `watch-extend`. */
 export function watchPriceUsd(days: number): string {
   return atomicToUsd(proRataAtomic(usdToAtomic(DEFAULT_PRICE_PER_30_DAYS_USD), days));
 }
@@ -116,11 +133,29 @@ function commonOptions(
   return { url: new URL(url), maxUsd };
 }
 
+/** The options of the watch commands only. */
+const WATCH_ONLY = ['days', 'webhook', 'since', 'cursor'] as const;
+
 /** The options each watch command takes besides `--url` and `--max-usd`. */
-const WATCH_OPTIONS: Record<WatchCommand['name'], readonly ('days' | 'webhook' | 'since')[]> = {
+const WATCH_OPTIONS: Record<WatchCommand['name'], readonly (typeof WATCH_ONLY)[number][]> = {
   watch: ['days', 'webhook'],
   'watch-status': ['since'],
   'watch-cancel': [],
+  'watch-extend': ['days'],
+  'watch-list': ['cursor'],
+  'watch-rotate-secret': [],
+  'watch-rotate-token': [],
+};
+
+/** What each watch command names after it: a domain, a watch_id, or nothing. */
+const WATCH_TARGET: Record<WatchCommand['name'], 'domain' | 'watch_id' | null> = {
+  watch: 'domain',
+  'watch-status': 'watch_id',
+  'watch-cancel': 'watch_id',
+  'watch-extend': 'watch_id',
+  'watch-list': null,
+  'watch-rotate-secret': 'watch_id',
+  'watch-rotate-token': 'watch_id',
 };
 
 function watchRequest(
@@ -129,20 +164,23 @@ function watchRequest(
   target: string | undefined,
   extra: string[],
 ): CliRequest | string {
-  const what = command.name === 'watch' ? 'domain' : 'watch_id';
-  if (!target) return `Missing ${what}: ${BIN_NAME} ${command.name} <${what}>.`;
+  const what = WATCH_TARGET[command.name];
+  if (what === null && target !== undefined) return `Unexpected argument: ${target}.`;
+  if (what !== null && !target) return `Missing ${what}: ${BIN_NAME} ${command.name} <${what}>.`;
   if (extra.length > 0) return `Unexpected argument: ${extra[0]}.`;
   const allowed = WATCH_OPTIONS[command.name];
-  for (const option of ['days', 'webhook', 'since'] as const)
+  for (const option of WATCH_ONLY)
     if (values[option] !== undefined && !allowed.includes(option))
       return `--${option} is not an option of ${command.name}.`;
+  if (command.name === 'watch-extend' && values.days === undefined)
+    return `Missing --days: ${BIN_NAME} watch-extend <watch_id> --days <n>.`;
   if (values.days !== undefined && (!/^[1-9][0-9]{0,2}$/.test(values.days) || Number(values.days) > 365))
     return `--days must be a whole number of days from 1 to 365: ${values.days}`;
   const days = values.days === undefined ? undefined : Number(values.days);
-  // Buying a watch is capped by its own published price unless the payer names a cap.
-  const common = commonOptions(values, watchPriceUsd(days ?? DEFAULT_DAYS));
+  // Buying or extending a watch is capped by its own published price unless the payer names a cap.
+  const common = commonOptions(values, command.paid ? watchPriceUsd(days ?? DEFAULT_DAYS) : DEFAULT_MAX_USD);
   if (typeof common === 'string') return common;
-  const request: CliRequest = { kind: 'watch', command, target, ...common };
+  const request: CliRequest = { kind: 'watch', command, target: target ?? '', ...common };
   if (days !== undefined) request.days = days;
   if (values.webhook !== undefined) {
     if (!URL.canParse(values.webhook) || !/^https?:$/.test(new URL(values.webhook).protocol))
@@ -150,6 +188,7 @@ function watchRequest(
     request.webhookUrl = values.webhook;
   }
   if (values.since !== undefined) request.since = values.since;
+  if (values.cursor !== undefined) request.cursor = values.cursor;
   return request;
 }
 
@@ -164,6 +203,7 @@ function parse(argv: readonly string[]) {
       days: { type: 'string' },
       webhook: { type: 'string' },
       since: { type: 'string' },
+      cursor: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -40,6 +40,11 @@ export async function main(argv: readonly string[], deps: CliDeps): Promise<numb
   }
   const key = deps.env.X402_PRIVATE_KEY?.trim();
   const { command } = request;
+  // A token on the command line would be in the shell history and the process list: it comes from the environment.
+  const token = deps.env.WATCH_TOKEN?.trim() ?? '';
+  // The key pays, and signs in as the paying wallet where no token is given (always for watch-list).
+  const signsIn =
+    request.kind === 'watch' && request.command.name !== 'watch' && (command.name === 'watch-list' || !token);
   if (command.paid && !key) {
     const free =
       request.kind === 'check' ? `The free check needs none: ${BIN_NAME} validate ${request.domain}\n` : '';
@@ -48,24 +53,27 @@ export async function main(argv: readonly string[], deps: CliDeps): Promise<numb
     );
     return EXIT.usage;
   }
-  if (command.paid && key && !KEY_PATTERN.test(key)) {
+  if (signsIn && !key) {
+    deps.stderr(
+      command.name === 'watch-list'
+        ? `watch-list signs in as the wallet that paid for the watches: set X402_PRIVATE_KEY to its key (0x + 64 hex digits).\n`
+        : `${command.name} needs the watch's token or its paying wallet: set WATCH_TOKEN to the token of its 201, or X402_PRIVATE_KEY to the key of the wallet that paid for it.\n`,
+    );
+    return EXIT.usage;
+  }
+  const usesKey = command.paid || signsIn;
+  if (usesKey && key && !KEY_PATTERN.test(key)) {
     // The key itself is never echoed: only its shape.
     deps.stderr(
       `X402_PRIVATE_KEY is malformed (${key.length} characters): it must be 0x followed by 64 hex digits, the payer's 32-byte key.\n`,
     );
     return EXIT.usage;
   }
-  // A token on the command line would be in the shell history and the process list: it comes from the environment.
-  const token = deps.env.WATCH_TOKEN?.trim() ?? '';
-  if (request.kind === 'watch' && !command.paid && !token) {
-    deps.stderr(`${command.name} needs the watch's token: set WATCH_TOKEN to the token of its 201.\n`);
-    return EXIT.usage;
-  }
   const client = createClient({
     url: request.url,
     maxUsd: request.maxUsd,
     fetch: deps.fetch,
-    ...(command.paid ? { privateKey: key as `0x${string}` } : {}),
+    ...(usesKey ? { privateKey: key as `0x${string}` } : {}),
   });
   try {
     return report(await call(client, request, token), request, deps);
@@ -86,7 +94,9 @@ export async function main(argv: readonly string[], deps: CliDeps): Promise<numb
 
 function call(client: WebsiteChecksClient, request: RunRequest, token: string): Promise<CheckResult> {
   if (request.kind === 'check') return client.check(request.command.name, request.domain);
-  const { target, days, webhookUrl, since } = request;
+  const { target, days, webhookUrl, since, cursor } = request;
+  // No token: the client signs in as the wallet of the key.
+  const credential = token || undefined;
   switch (request.command.name) {
     case 'watch':
       return client.watch({
@@ -95,9 +105,18 @@ function call(client: WebsiteChecksClient, request: RunRequest, token: string): 
         ...(webhookUrl === undefined ? {} : { webhookUrl }),
       });
     case 'watch-status':
-      return client.watchStatus(target, token, since);
+      return client.watchStatus(target, credential, since);
     case 'watch-cancel':
-      return client.watchCancel(target, token);
+      return client.watchCancel(target, credential);
+    case 'watch-extend':
+      // args.ts refuses watch-extend without --days.
+      return client.watchExtend(target, days ?? 0, credential);
+    case 'watch-list':
+      return client.watchList(cursor);
+    case 'watch-rotate-secret':
+      return client.watchRotateSecret(target, credential);
+    case 'watch-rotate-token':
+      return client.watchRotateToken(target, credential);
   }
 }
 

@@ -5,8 +5,9 @@
 import { x402Client, x402HTTPClient } from '@x402/core/client';
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
+import { createSIWxClientHook, SIGN_IN_WITH_X } from '@x402/extensions/sign-in-with-x';
 import { privateKeyToAccount } from 'viem/accounts';
-import { type CommandName, findCommand } from './commands.ts';
+import { type CommandName, findCommand, watchCommand, type WatchCommandName } from './commands.ts';
 import { atomicToUsd, isUsdAmount, usdToAtomic } from './money.ts';
 
 export const DEFAULT_SERVICE_URL = 'http://localhost:8080';
@@ -16,7 +17,10 @@ export const DEFAULT_MAX_USD = '0.05';
 export interface ClientOptions {
   /** Service base URL; a path prefix is kept (`https://host/checks` calls `https://host/checks/v1/…`). */
   url?: string | URL;
-  /** The payer's 0x-prefixed 32-byte hex key; needed for paid checks only. */
+  /**
+   * The payer's 0x-prefixed 32-byte hex key: it pays the paid calls, and signs in as the wallet
+   * that paid for a watch (x402 `sign-in-with-x`) where a call carries no token.
+   */
   privateKey?: `0x${string}`;
   /** Largest payment this client signs, in USD (default `0.05`). */
   maxUsd?: string;
@@ -68,16 +72,41 @@ export class PaymentError extends Error {
   override name = 'PaymentError';
 }
 
+/**
+ * Every watch call but `watch` and `watchList` takes the watch's `token`; without one (undefined or
+ * empty) it signs in as the wallet of `privateKey`, which must be the one that paid for the watch
+ * (x402 `sign-in-with-x`: the route's auth-only 402 is answered with a signed `SIGN-IN-WITH-X`
+ * header, a fresh challenge per call). Without a token or a key such a call throws `PaymentError`.
+ * A wrong token, an unknown id and another wallet's watch are the same `refused` 404.
+ */
 export interface WebsiteChecksClient {
   readonly url: URL;
   /** Runs one check; throws `ServiceUnreachableError` or `PaymentError`, otherwise resolves. */
   check(command: CommandName, domain: string): Promise<CheckResult>;
   /** Buys a watch of `domain` (201 with its `watch_id`, `token` and `webhook_secret`); throws as `check`. */
   watch(request: WatchRequest): Promise<CheckResult>;
-  /** A watch's state, events and deliveries (`since`: only the events after that event id). */
-  watchStatus(watchId: string, token: string, since?: string): Promise<CheckResult>;
-  /** Ends a watch now (no refund). */
-  watchCancel(watchId: string, token: string): Promise<CheckResult>;
+  /** A watch's state, events and deliveries (`since`: only the events after that event id). Free. */
+  watchStatus(watchId: string, token?: string, since?: string): Promise<CheckResult>;
+  /** Ends a watch now (no refund). Free. */
+  watchCancel(watchId: string, token?: string): Promise<CheckResult>;
+  /**
+   * Moves an active watch's `expires_at` `days` later, keeping its id, token, secret and events:
+   * paid at the pro-rata price, never above `maxUsd` (`over-cap` otherwise, nothing signed). With
+   * the wallet's sign-in, one proof serves the unpaid request and its paid retry.
+   */
+  watchExtend(watchId: string, days: number, token?: string): Promise<CheckResult>;
+  /**
+   * The watches the wallet of `privateKey` paid for, newest first, 20 a page: `{ watches,
+   * next_cursor }`; pass `cursor` (a page's `next_cursor`) for the next page. Signs in; free.
+   */
+  watchList(cursor?: string): Promise<CheckResult>;
+  /** A new token for a watch (`{ watch_id, token }`); the old one stops working at once. Free. */
+  watchRotateToken(watchId: string, token?: string): Promise<CheckResult>;
+  /**
+   * A new webhook secret for a watch with a webhook (`{ watch_id, webhook_secret }`; 409
+   * `no_webhook` for a pull-only one); `watch.secret_rotated` is signed with the old secret. Free.
+   */
+  watchRotateSecret(watchId: string, token?: string): Promise<CheckResult>;
 }
 
 export interface WatchRequest {
@@ -102,8 +131,10 @@ export function routeUrl(base: URL, route: string, query: Record<string, string>
   return url;
 }
 
-/** The route of one watch. */
-const watchRoute = (watchId: string) => `/v1/watches/${encodeURIComponent(watchId)}`;
+/** The route of a watch command (`WATCH_COMMANDS`), with `watchId` in place of `{watch_id}`. */
+function watchRoute(name: WatchCommandName, watchId = ''): string {
+  return watchCommand(name).route.replace('{watch_id}', encodeURIComponent(watchId));
+}
 
 export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
   const url = new URL(options.url ?? DEFAULT_SERVICE_URL);
@@ -122,12 +153,46 @@ export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
     }
   }
 
-  /** `call` to `target`, paying the 402 it may answer under the spend cap. */
-  async function paidCall(name: string, target: URL, call: Call = {}): Promise<CheckResult> {
-    const first = await send(target, call);
-    if (first.status !== 402) return classify(first);
-    if (!payer) throw new PaymentError(`${name} is paid: a payer key is needed.`);
-    const challenge = payer.http.getPaymentRequiredResponse((header) => first.headers.get(header));
+  /**
+   * `call` to `target`: an auth-only 402 (`accepts: []`, the `sign-in-with-x` challenge) is
+   * answered with the wallet's sign-in, kept for the rest of the call; a 402 that asks for a
+   * payment is paid under the spend cap when `paid`, refused otherwise.
+   */
+  async function request(name: string, target: URL, call: Call, paid: boolean): Promise<CheckResult> {
+    let response = await send(target, call);
+    if (response.status !== 402) return classify(response);
+    if (!payer) {
+      throw new PaymentError(
+        paid
+          ? `${name} is paid: a payer key is needed.`
+          : `${name} needs the watch's token or the sign-in of the wallet that paid for it: a key is needed.`,
+      );
+    }
+    let challenge = payer.http.getPaymentRequiredResponse((header) => response.headers.get(header));
+    if (challenge.accepts.length === 0 && challenge.extensions?.[SIGN_IN_WITH_X]) {
+      // The official hook signs the challenge for this request's URL (a proof per call).
+      const signIn = await payer.http.handlePaymentRequired(challenge, response.url || target.href);
+      if (!signIn)
+        throw new PaymentError(
+          `${name}: could not sign in as ${payer.address} (an EVM sign-in was not offered).`,
+        );
+      call = { ...call, headers: { ...call.headers, ...signIn } };
+      response = await send(target, call);
+      if (response.status !== 402) return classify(response);
+      challenge = payer.http.getPaymentRequiredResponse((header) => response.headers.get(header));
+    }
+    if (!paid || challenge.accepts.length === 0) return classify(response);
+    return pay(name, target, call, challenge, payer);
+  }
+
+  /** Pays `challenge` of `target` under the spend cap: nothing is signed above `maxUsd`. */
+  async function pay(
+    name: string,
+    target: URL,
+    call: Call,
+    challenge: PaymentRequired,
+    payer: Payer,
+  ): Promise<CheckResult> {
     const price = cheapestPayable(challenge, name);
     if (price.amount > usdToAtomic(maxUsd))
       return { kind: 'over-cap', priceUsd: atomicToUsd(price.amount), maxUsd };
@@ -154,7 +219,30 @@ export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
     return result;
   }
 
-  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  /** The watch's token as a Bearer header; none (the wallet signs in) without one. */
+  const bearer = (token?: string): Record<string, string> =>
+    token ? { authorization: `Bearer ${token}` } : {};
+  const json = { 'content-type': 'application/json' };
+
+  /** A call of a watch command to its route (with `watchId`, and `query`). */
+  function watchCall(
+    name: WatchCommandName,
+    {
+      watchId,
+      query,
+      headers = {},
+      body,
+    }: { watchId?: string; query?: Record<string, string>; headers?: Record<string, string>; body?: string },
+  ): Promise<CheckResult> {
+    const command = watchCommand(name);
+    const target = routeUrl(url, watchRoute(name, watchId), query);
+    return request(
+      name,
+      target,
+      { method: command.method, headers, ...(body === undefined ? {} : { body }) },
+      command.paid,
+    );
+  }
 
   return {
     url,
@@ -162,7 +250,7 @@ export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
       const command = findCommand(name);
       if (!command) throw new TypeError(`Unknown command: ${name}`);
       const target = routeUrl(url, command.route, { domain });
-      return command.paid ? paidCall(command.name, target) : classify(await send(target));
+      return command.paid ? request(command.name, target, {}, true) : classify(await send(target));
     },
     watch({ domain, days, webhookUrl }) {
       const body = JSON.stringify({
@@ -170,32 +258,47 @@ export function createClient(options: ClientOptions = {}): WebsiteChecksClient {
         ...(days === undefined ? {} : { days }),
         ...(webhookUrl ? { webhook_url: webhookUrl } : {}),
       });
-      return paidCall('watch', routeUrl(url, '/v1/watches'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      });
+      return watchCall('watch', { headers: json, body });
     },
-    async watchStatus(watchId, token, since) {
-      const target = routeUrl(url, watchRoute(watchId), since === undefined ? {} : { since });
-      return classify(await send(target, { headers: bearer(token) }));
+    watchStatus(watchId, token, since) {
+      const query: Record<string, string> = since === undefined ? {} : { since };
+      return watchCall('watch-status', { watchId, query, headers: bearer(token) });
     },
-    async watchCancel(watchId, token) {
-      return classify(
-        await send(routeUrl(url, watchRoute(watchId)), { method: 'DELETE', headers: bearer(token) }),
-      );
+    watchCancel(watchId, token) {
+      return watchCall('watch-cancel', { watchId, headers: bearer(token) });
+    },
+    watchExtend(watchId, days, token) {
+      const body = JSON.stringify({ days });
+      return watchCall('watch-extend', { watchId, headers: { ...json, ...bearer(token) }, body });
+    },
+    watchList(cursor) {
+      return watchCall('watch-list', { query: cursor === undefined ? {} : { cursor } });
+    },
+    watchRotateToken(watchId, token) {
+      return watchCall('watch-rotate-token', { watchId, headers: bearer(token) });
+    },
+    watchRotateSecret(watchId, token) {
+      return watchCall('watch-rotate-secret', { watchId, headers: bearer(token) });
     },
   };
 }
 
-function payingClient(privateKey: `0x${string}`, maxUsd: string): { http: x402HTTPClient; address: string } {
+/** The payer's x402 client (paying within the cap, and signing in with the official hook) and address. */
+interface Payer {
+  http: x402HTTPClient;
+  address: string;
+}
+
+function payingClient(privateKey: `0x${string}`, maxUsd: string): Payer {
   const account = privateKeyToAccount(privateKey);
   const client = x402Client.fromConfig({
     // Every EVM chain: the service's 402 names the one to pay on (eip155:8453 in production).
     schemes: [{ network: 'eip155:*', client: new ExactEvmScheme(account) }],
     spendControls: { maxAmountPerPayment: `$${maxUsd}` },
   });
-  return { http: new x402HTTPClient(client), address: account.address };
+  // An auth-only 402 (a management route without a token) is answered with the wallet's sign-in.
+  const http = new x402HTTPClient(client).onPaymentRequired(createSIWxClientHook(account));
+  return { http, address: account.address };
 }
 
 /** The cheapest option this client can sign (exact scheme, EVM): its amount in atomic units. */

@@ -7,6 +7,7 @@ import { usdToAtomic } from '../../../packages/client/src/money.ts';
 import {
   DEFAULT_PRICE_PER_30_DAYS_USD,
   freeOperations,
+  isPaidWatchOperation,
   paidOperations,
   watchOperations,
 } from '../../../src/catalog.ts';
@@ -85,21 +86,61 @@ describe('parseCliArgs', () => {
 });
 
 describe('parseCliArgs: the watch commands', () => {
-  it('offers exactly the catalog watch operations, the POST paid and the others free', () => {
-    // The wallet sign-in and the rotations (contract §6.1) are not commands of the CLI yet.
-    const notInCli = new Set([
-      'v1_watch_extend',
-      'v1_watch_list',
-      'v1_watch_rotate_secret',
-      'v1_watch_rotate_token',
-    ]);
+  it('offers exactly the catalog watch operations, buying and extending paid and the others free', () => {
     expect(WATCH_COMMANDS.map((c) => [c.method, c.route, c.paid])).toEqual(
-      watchOperations
-        .filter((op) => !notInCli.has(op.id))
-        .map((op) => [op.method, op.route.replace(':watch_id', '{watch_id}'), op.method === 'POST']),
+      watchOperations.map((op) => [
+        op.method,
+        op.route.replace(':watch_id', '{watch_id}'),
+        isPaidWatchOperation(op),
+      ]),
+    );
+    // Each command is named after its operation: `watch-` and the operation's last word(s).
+    expect(WATCH_COMMANDS.map((c) => c.name)).toEqual(
+      watchOperations.map((op) =>
+        op.id === 'v1_watch_create' ? 'watch' : op.id.slice('v1_'.length).replaceAll('_', '-'),
+      ),
     );
     for (const command of WATCH_COMMANDS) expect(USAGE).toContain(`  ${command.name} `);
-    for (const option of ['--days', '--webhook', '--since', 'WATCH_TOKEN']) expect(USAGE).toContain(option);
+    for (const option of ['--days', '--webhook', '--since', '--cursor', 'WATCH_TOKEN', 'sign-in-with-x'])
+      expect(USAGE).toContain(option);
+  });
+
+  it('reads the management commands: a watch_id each, watch-list none, with its --cursor', () => {
+    for (const name of ['watch-cancel', 'watch-rotate-token', 'watch-rotate-secret'])
+      expect(parseCliArgs([name, 'wat_1', '--url', 'http://127.0.0.1:9/'])).toMatchObject({
+        kind: 'watch',
+        command: { name, paid: false },
+        target: 'wat_1',
+        url: new URL('http://127.0.0.1:9/'),
+      });
+    expect(parseCliArgs(['watch-list'])).toMatchObject({
+      kind: 'watch',
+      command: { name: 'watch-list', method: 'GET', route: '/v1/watches', paid: false },
+      target: '',
+    });
+    expect(parseCliArgs(['watch-list', '--cursor', 'c_2'])).toMatchObject({ cursor: 'c_2' });
+    expect(parseCliArgs(['watch-list'])).not.toHaveProperty('cursor');
+  });
+
+  it.each([1, 3, 29, 30, 90, 300])(
+    'reads watch-extend --days %i, capped by default at the published price of those days',
+    (days) => {
+      const request = parseCliArgs(['watch-extend', 'wat_1', '--days', String(days)]);
+      expect(request).toMatchObject({
+        kind: 'watch',
+        command: { name: 'watch-extend', method: 'POST', route: '/v1/watches/{watch_id}/extend', paid: true },
+        target: 'wat_1',
+        days,
+      });
+      const { maxUsd } = request as { maxUsd: string };
+      expect(usdToAtomic(maxUsd).toString()).toBe(watchPriceAtomic(DEFAULT_PRICE_PER_30_DAYS_USD, days));
+    },
+  );
+
+  it('keeps an explicit --max-usd as the cap of watch-extend', () => {
+    expect(parseCliArgs(['watch-extend', 'wat_1', '--days', '30', '--max-usd', '0.05'])).toMatchObject({
+      maxUsd: '0.05',
+    });
   });
 
   it('reads a watch with its days and webhook, and a status with since', () => {
@@ -154,6 +195,20 @@ describe('parseCliArgs: the watch commands', () => {
     [['watch-cancel', 'wat_1', '--days', '3'], '--days is not an option of watch-cancel.'],
     [['cert', 'a.com', '--days', '3'], '--days is for the watch commands only.'],
     [['watch-status', 'wat_1', 'extra'], 'Unexpected argument: extra.'],
+    [['watch-extend', 'wat_1'], 'Missing --days: website-checks-cli watch-extend <watch_id> --days <n>.'],
+    [['watch-extend', '--days', '3'], 'Missing watch_id: website-checks-cli watch-extend <watch_id>.'],
+    [['watch-extend', 'wat_1', '--days', '0'], '--days must be a whole number of days from 1 to 365: 0'],
+    [
+      ['watch-extend', 'wat_1', '--days', '3', '--webhook', 'https://h.example'],
+      '--webhook is not an option of watch-extend.',
+    ],
+    [['watch-list', 'wat_1'], 'Unexpected argument: wat_1.'],
+    [['watch-list', '--since', 'evt_1'], '--since is not an option of watch-list.'],
+    [['watch-list', '--cursor'], '--cursor needs a value.'],
+    [['watch-status', 'wat_1', '--cursor', 'c_2'], '--cursor is not an option of watch-status.'],
+    [['watch-rotate-token'], 'Missing watch_id: website-checks-cli watch-rotate-token <watch_id>.'],
+    [['watch-rotate-secret', 'wat_1', '--days', '3'], '--days is not an option of watch-rotate-secret.'],
+    [['cert', 'a.com', '--cursor', 'c_2'], '--cursor is for the watch commands only.'],
   ])('refuses %j', (argv, message) => {
     expect(parseCliArgs(argv)).toBe(message);
   });
