@@ -43,7 +43,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // The on-chain suites share one anvil per file; files run in parallel on the two CI cores.
+    // The on-chain suites share one anvil per file; files run in parallel on the two CI cores. The
+    // e2e project runs three at once (`npm run test:e2e`): its long files mostly wait (a lease, a
+    // sweep, a kill), and the suite passes beside two busy loops (`npm run test:busy`).
     maxWorkers: 2,
     sequence: { sequencer: LongFilesFirst },
     projects: [
