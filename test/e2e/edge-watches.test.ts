@@ -21,6 +21,7 @@ import type { LocalChain } from '../../src/payments/chain/local-chain.ts';
 import type { EdgeService } from '../world/edge-service.ts';
 import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-world.ts';
 import type { World } from '../world/index.ts';
+import { waitFor } from '../support/wait-for.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import {
   type HoldingWebhookReceiver,
@@ -147,12 +148,22 @@ describe('watches on the Worker in workerd', () => {
       expect([event.id, event.watch_id]).toEqual([delivery.id, watch.watch_id]);
     }
     expect(eventOf(receiver.received[0]!).type).toBe('watch.created');
-    // Pull from the other isolate: the same events, newest last.
-    const status = await fetch(at(`/v1/watches/${watch.watch_id}`, 1), {
-      headers: { authorization: `Bearer ${watch.token}` },
-    });
-    expect(status.status).toBe(200);
-    const body = (await status.json()) as { events: { id: string }[]; deliveries: unknown[] };
+    // Pull from the other isolate: the same events, newest last, each delivery recorded once the
+    // object has the receiver's answer (which may come after the receiver counted the request).
+    const pulled = async () => {
+      const status = await fetch(at(`/v1/watches/${watch.watch_id}`, 1), {
+        headers: { authorization: `Bearer ${watch.token}` },
+      });
+      expect(status.status).toBe(200);
+      return (await status.json()) as { events: { id: string }[]; deliveries: unknown[] };
+    };
+    const body = await waitFor(
+      async () => {
+        const now = await pulled();
+        return now.deliveries.length >= now.events.length && now;
+      },
+      { what: 'a recorded delivery for every event' },
+    );
     // Every event raised reached the receiver, once (no id twice, above).
     const raised = body.events.map((event) => event.id);
     expect(raised.length).toBeGreaterThanOrEqual(3);
