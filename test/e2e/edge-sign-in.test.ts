@@ -3,13 +3,22 @@
  * Objects; the first one's origin is `PUBLIC_BASE_URL`): the agent buys on one isolate with
  * `@x402/fetch`, forgets the 201 and signs in with the official client helpers; its watches are
  * listed from the wallet's object, another wallet sees none of them, and a proof accepted by one
- * isolate is refused by the other (the nonce's object).
+ * isolate is refused by the other (the nonce's object). It reads the events it missed and extends
+ * the watch, paid, by its wallet alone.
  */
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SIGN_IN_WITH_X } from '../../src/watches/sign-in.ts';
 import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-world.ts';
-import { buyPullOnly, expectRefusals, listed, proofFor, signingFetchFor } from '../world/sign-in-journey.ts';
+import {
+  buyPullOnly,
+  expectRefusals,
+  extendBySignIn,
+  listed,
+  proofFor,
+  signingFetchFor,
+} from '../world/sign-in-journey.ts';
+import { watchPriceAtomic } from '../../src/watches/pricing.ts';
 
 let running: EdgeWatchWorld;
 
@@ -32,7 +41,7 @@ it('takes a forgetful agent from purchase to cancellation by its wallet; another
   const signed = signingFetchFor(agent);
   expect(await listed(signed, at('/'))).toMatchObject([{ watch_id: bought.watch_id, status: 'active' }]);
   const status = await signed(at(`/v1/watches/${bought.watch_id}`));
-  const body = (await status.json()) as { events: { type: string }[] };
+  const body = (await status.json()) as { events: { id: string; type: string }[] };
   expect(status.status).toBe(200);
   expect(body.events[0]?.type).toBe('watch.created');
   expect(JSON.stringify(body)).not.toMatch(/wtk_|whsec_/);
@@ -43,6 +52,18 @@ it('takes a forgetful agent from purchase to cancellation by its wallet; another
     headers: { [SIGN_IN_WITH_X]: await proofFor(url, stranger) },
   });
   expect(foreign.status).toBe(404);
+
+  // The events it missed after the first one, then a paid extension by its wallet alone.
+  const missed = await signed(at(`/v1/watches/${bought.watch_id}?since=${body.events[0]?.id}`));
+  expect(((await missed.json()) as { events: { type: string }[] }).events).not.toContainEqual(
+    expect.objectContaining({ type: 'watch.created' }),
+  );
+  const beforeExtension = await running.chain.balanceOf(agent.address);
+  const extended = await extendBySignIn(at('/'), agent, bought.watch_id, 3);
+  expect(extended).toMatchObject({ status: 200, body: { days: 5, status: 'active' } });
+  expect(await running.chain.balanceOf(agent.address)).toBe(
+    beforeExtension - BigInt(watchPriceAtomic('0.10', 3)),
+  );
 
   const rotated = await signed(at(`/v1/watches/${bought.watch_id}/rotate-token`), { method: 'POST' });
   const { token } = (await rotated.json()) as { token: string };

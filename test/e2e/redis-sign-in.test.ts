@@ -3,7 +3,7 @@
  * redis-server) behind a round-robin front whose origin is their `PUBLIC_BASE_URL`. The agent buys
  * on one instance, forgets the 201, and signs in with the official client helpers through the
  * front; its wallet ledger and the accepted nonces are the fleet's: a proof accepted by one
- * instance is refused by the other.
+ * instance is refused by the other. It extends the watch, paid, by its wallet alone.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SIGN_IN_WITH_X } from '../../src/watches/sign-in.ts';
@@ -14,7 +14,15 @@ import {
   type SettlementWorld,
   startSettlementWorld,
 } from '../world/self-settling-service.ts';
-import { buyPullOnly, expectRefusals, listed, proofFor, signingFetchFor } from '../world/sign-in-journey.ts';
+import {
+  buyPullOnly,
+  expectRefusals,
+  extendBySignIn,
+  listed,
+  proofFor,
+  signingFetchFor,
+} from '../world/sign-in-journey.ts';
+import { watchPriceAtomic } from '../../src/watches/pricing.ts';
 import { FUNDS } from './charged-iff-delivered.ts';
 
 let settlement: SettlementWorld;
@@ -58,6 +66,14 @@ it('lists, reads and cancels by the paying wallet whichever instance answers; an
     headers: { [SIGN_IN_WITH_X]: await proofFor(url, stranger) },
   });
   expect(foreign.status).toBe(404);
+  // A paid extension by its wallet alone: the unpaid request and the paid retry may each meet
+  // either instance, with one proof.
+  const beforeExtension = await settlement.chain.balanceOf(agent.address);
+  const extended = await extendBySignIn(front.url, agent, bought.watch_id, 3);
+  expect(extended).toMatchObject({ status: 200, body: { days: 5, status: 'active' } });
+  expect(await settlement.chain.balanceOf(agent.address)).toBe(
+    beforeExtension - BigInt(watchPriceAtomic('0.10', 3)),
+  );
   const cancelled = await signed(url, { method: 'DELETE' });
   expect(cancelled.status).toBe(200);
   expect(await cancelled.json()).toMatchObject({ status: 'cancelled' });

@@ -75,6 +75,31 @@ export async function proofFor(
   return encodeSIWxHeader(await createSIWxPayload(info, signer, requestUrl));
 }
 
+/**
+ * Extends the watch `watchId` by `days`, paid by `payer` with `@x402/fetch` and signed in as
+ * `payer` instead of the token: one proof on the unpaid request and on its paid retry.
+ */
+export async function extendBySignIn(
+  base: URL,
+  payer: PrivateKeyAccount,
+  watchId: string,
+  days: number,
+): Promise<{ status: number; body: { days?: number; status?: string } }> {
+  const url = new URL(`/v1/watches/${watchId}/extend`, base);
+  const proof = await proofFor(new URL(`/v1/watches/${watchId}`, base), payer, (info) => info, url);
+  const signingIn: typeof fetch = (input, init) => {
+    const request = new Request(input, init);
+    request.headers.set(SIGN_IN_WITH_X, proof);
+    return fetch(request);
+  };
+  const res = await wrapFetchWithPayment(signingIn, clientFor(payer))(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ days }),
+  });
+  return { status: res.status, body: (await res.json()) as { days?: number; status?: string } };
+}
+
 export async function listed(signed: typeof fetch, base: URL): Promise<ListedWatch[]> {
   const res = await signed(new URL('/v1/watches', base));
   const body = (await res.json()) as { watches: ListedWatch[]; next_cursor: string | null };
