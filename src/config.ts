@@ -227,6 +227,36 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
+/** How payments are taken: through a remote facilitator, settled here, or on the embedded local chain. */
+function paymentModeOf(e: z.infer<typeof envSchema>, production: boolean): PaymentMode {
+  if (e.X402_FACILITATOR_URL) {
+    const mode: PaymentMode = { kind: 'remote', facilitatorUrl: new URL(e.X402_FACILITATOR_URL) };
+    if (e.X402_FACILITATOR_AUTH_HEADER) mode.authHeader = e.X402_FACILITATOR_AUTH_HEADER;
+    if (e.X402_RPC_URL) mode.rpcUrl = new URL(e.X402_RPC_URL);
+    return mode;
+  }
+  if (e.X402_RPC_URL || e.X402_SETTLER_PRIVATE_KEY) {
+    if (!e.X402_RPC_URL || !e.X402_SETTLER_PRIVATE_KEY) {
+      const missing = e.X402_RPC_URL ? 'X402_SETTLER_PRIVATE_KEY' : 'X402_RPC_URL';
+      throw new ConfigError(
+        `Invalid configuration: ${missing} is required: self-settlement needs both X402_RPC_URL and X402_SETTLER_PRIVATE_KEY.`,
+      );
+    }
+    return {
+      kind: 'self',
+      rpcUrl: new URL(e.X402_RPC_URL),
+      settlerPrivateKey: e.X402_SETTLER_PRIVATE_KEY,
+      receiptPollMs: e.X402_RECEIPT_POLL_MS,
+    };
+  }
+  if (production) {
+    throw new ConfigError(
+      'Invalid configuration: X402_FACILITATOR_URL or X402_RPC_URL+X402_SETTLER_PRIVATE_KEY is required when NODE_ENV=production (the embedded local chain is for development only).',
+    );
+  }
+  return { kind: 'local-chain' };
+}
+
 /** Parses and validates the environment. Throws `ConfigError` on the first bad variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   // An empty variable counts as unset, as shells and .env files often leave them; an empty
@@ -248,32 +278,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const e = parsed.data;
   const production = e.NODE_ENV === 'production';
 
-  let mode: PaymentMode;
-  if (e.X402_FACILITATOR_URL) {
-    mode = { kind: 'remote', facilitatorUrl: new URL(e.X402_FACILITATOR_URL) };
-    if (e.X402_FACILITATOR_AUTH_HEADER) mode.authHeader = e.X402_FACILITATOR_AUTH_HEADER;
-    if (e.X402_RPC_URL) mode.rpcUrl = new URL(e.X402_RPC_URL);
-  } else if (e.X402_RPC_URL || e.X402_SETTLER_PRIVATE_KEY) {
-    if (!e.X402_RPC_URL || !e.X402_SETTLER_PRIVATE_KEY) {
-      const missing = e.X402_RPC_URL ? 'X402_SETTLER_PRIVATE_KEY' : 'X402_RPC_URL';
-      throw new ConfigError(
-        `Invalid configuration: ${missing} is required: self-settlement needs both X402_RPC_URL and X402_SETTLER_PRIVATE_KEY.`,
-      );
-    }
-    mode = {
-      kind: 'self',
-      rpcUrl: new URL(e.X402_RPC_URL),
-      settlerPrivateKey: e.X402_SETTLER_PRIVATE_KEY,
-      receiptPollMs: e.X402_RECEIPT_POLL_MS,
-    };
-  } else {
-    if (production) {
-      throw new ConfigError(
-        'Invalid configuration: X402_FACILITATOR_URL or X402_RPC_URL+X402_SETTLER_PRIVATE_KEY is required when NODE_ENV=production (the embedded local chain is for development only).',
-      );
-    }
-    mode = { kind: 'local-chain' };
-  }
+  const mode = paymentModeOf(e, production);
   if (production && !e.WATCH_SECRET_KEY) {
     throw new ConfigError(
       'Invalid configuration: WATCH_SECRET_KEY is required when NODE_ENV=production: expected a secret of at least 32 characters (watch tokens and webhook secrets derive from it).',

@@ -3,6 +3,7 @@
  * HTTP server, and a graceful stop on SIGTERM/SIGINT.
  */
 import { serve } from '@hono/node-server';
+import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { captureConsole } from './console-capture.ts';
 import { createLogger } from './logger.ts';
@@ -16,7 +17,7 @@ import { nodeReach } from './sources/node-reach.ts';
 import { openSqlitePaymentRecords, paymentsDbBeside } from './sqlite/payment-records.ts';
 import { IDLE_CHECK_MS, idleRelease, releaseStartupMemory } from './startup-memory.ts';
 import { listenFailure, loadConfigOrExit, localChainBanner } from './startup-messages.ts';
-import { stopGracefully } from './stop.ts';
+import { type StopOptions, stopGracefully } from './stop.ts';
 import { keyBeside } from './watches/key-file.ts';
 import { storeWatchRuntime } from './watches/runtime.ts';
 import { openSqliteWatchStore } from './sqlite/watch-store.ts';
@@ -36,17 +37,7 @@ async function main(): Promise<void> {
   // must not take the process down with it: log it, redacted, and keep serving.
   process.on('unhandledRejection', (reason) => logger.warn({ err: reason }, 'unhandled rejection'));
   const mode = config.x402.mode;
-  const redis = config.redisUrl
-    ? (await import('./redis/platform.ts')).redisPlatform(config.redisUrl, logger, {
-        settlerNonces: mode.kind === 'self',
-      })
-    : undefined;
-  const refusal = await redis?.refusal();
-  if (refusal) {
-    process.stderr.write(`${refusal}\n`);
-    await redis?.close();
-    process.exit(1);
-  }
+  const redis = await openRedisOrExit(config, logger);
   const local: LocalChain | undefined =
     config.x402.mode.kind === 'local-chain' ? await startLocalChain({ logger }) : undefined;
   // In local-chain mode the recipient is the chain's own dev account.
@@ -110,21 +101,48 @@ async function main(): Promise<void> {
     process.exit(1);
   });
 
+  stopOnSignals(logger, { server, lifecycle, activeRequests: counted.active }, async () => {
+    await watches?.stop();
+    await Promise.all([local?.stop(), redis?.close()]);
+  });
+}
+
+/** The shared Redis platform when REDIS_URL is set; a server that refuses to serve ends the process. */
+async function openRedisOrExit(config: Config, logger: Logger) {
+  if (!config.redisUrl) return undefined;
+  const redis = (await import('./redis/platform.ts')).redisPlatform(config.redisUrl, logger, {
+    settlerNonces: config.x402.mode.kind === 'self',
+  });
+  const refusal = await redis.refusal();
+  if (refusal) {
+    process.stderr.write(`${refusal}\n`);
+    await redis.close();
+    process.exit(1);
+  }
+  return redis;
+}
+
+/**
+ * On SIGTERM or SIGINT, stops taking work and lets what is in flight finish within the grace, then
+ * closes the rest (`closeRest`) and exits.
+ */
+function stopOnSignals(
+  logger: Logger,
+  stopping: Omit<StopOptions, 'hardStopMs'>,
+  closeRest: () => Promise<void>,
+): void {
+  const { lifecycle } = stopping;
   const stop = (signal: string) => {
     if (lifecycle.stopping) return;
     logger.info({ signal }, 'shutting down');
     lifecycle.beginStop(SHUTDOWN_GRACE_MS);
-    stopGracefully({
-      server,
-      lifecycle,
-      activeRequests: counted.active,
-      hardStopMs: SHUTDOWN_GRACE_MS + SETTLEMENT_MAX_MS + 5_000,
-    }).then(async (clean) => {
-      if (!clean) logger.warn('stop deadline reached; closing the remaining connections');
-      await watches?.stop();
-      await Promise.all([local?.stop(), redis?.close()]);
-      process.exit(0);
-    });
+    stopGracefully({ ...stopping, hardStopMs: SHUTDOWN_GRACE_MS + SETTLEMENT_MAX_MS + 5_000 }).then(
+      async (clean) => {
+        if (!clean) logger.warn('stop deadline reached; closing the remaining connections');
+        await closeRest();
+        process.exit(0);
+      },
+    );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -11,9 +11,9 @@
  *   delivery:{event}   a pending delivery, with until when a claim of it holds
  */
 import type { DurableObjectStorage } from 'cloudflare:workers';
-import type { DeliveryAttempt, PendingDelivery } from '../watches/delivery.ts';
+import type { DeliveryAttempt, DeliveryVerdict, PendingDelivery } from '../watches/delivery.ts';
 import type { WatchEvent, WatchRecord } from '../watches/model.ts';
-import { HISTORY_LIMIT, type WatchStore } from '../watches/ports.ts';
+import { HISTORY_LIMIT, type WatchCommit, type WatchStore } from '../watches/ports.ts';
 
 interface StoredDelivery extends PendingDelivery {
   leaseUntil: number;
@@ -32,14 +32,7 @@ function withoutLease({ leaseUntil: _, ...delivery }: StoredDelivery): PendingDe
 }
 
 export function durableWatchStore(storage: DurableObjectStorage): WatchStore {
-  const record = () => storage.get<WatchRecord>(WATCH);
-  const deliveries = async () => [...(await storage.list<StoredDelivery>({ prefix: 'delivery:' })).values()];
-
-  /** Deletes all but the latest `HISTORY_LIMIT` entries under `prefix`. */
-  async function trim(prefix: string): Promise<void> {
-    const keys = [...(await storage.list({ prefix, reverse: true })).keys()].slice(HISTORY_LIMIT);
-    if (keys.length > 0) await storage.delete(keys);
-  }
+  const record = () => recordIn(storage);
 
   return {
     async insert(watch) {
@@ -58,24 +51,7 @@ export function durableWatchStore(storage: DurableObjectStorage): WatchStore {
       await storage.deleteAll();
       return true;
     },
-    async commit({ watch, expectedVersion, events, deliveries: enqueued, dropPending }) {
-      const stored = await record();
-      if ((stored?.version ?? -1) !== expectedVersion) return false;
-      if (dropPending) await storage.delete([...(await storage.list({ prefix: 'delivery:' })).keys()]);
-      const gone = stored?.webhookGone === true;
-      const entries: Record<string, unknown> = {
-        [WATCH]: { ...watch, webhookGone: gone || watch.webhookGone },
-      };
-      for (const event of events)
-        entries[eventKey(Number(event.id.slice(event.id.lastIndexOf('_') + 1)))] = event;
-      if (!gone)
-        for (const delivery of enqueued)
-          entries[deliveryKey(delivery.eventId)] = { ...delivery, leaseUntil: 0 };
-      await storage.put(entries);
-      await storage.delete(LEASE);
-      await trim('event:');
-      return true;
-    },
+    commit: (commit) => commitTransition(storage, commit),
     async claimDue(now, limit, leaseMs) {
       const [watch, lease] = await Promise.all([record(), storage.get<number>(LEASE)]);
       if (limit < 1 || watch?.status !== 'active' || watch.dueAt > now || (lease ?? 0) > now) return [];
@@ -99,43 +75,14 @@ export function durableWatchStore(storage: DurableObjectStorage): WatchStore {
       const newestFirst = await storage.list<DeliveryAttempt>({ prefix: 'attempt:', reverse: true, limit });
       return [...newestFirst.values()].reverse();
     },
-    // The one watch's deliveries go one at a time: none while one is leased.
-    async claimDeliveries(now, limit, leaseMs) {
-      const pending = await deliveries();
-      if (limit < 1 || pending.some((delivery) => delivery.leaseUntil > now)) return [];
-      const [first] = pending.filter((delivery) => delivery.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
-      if (!first) return [];
-      await storage.put(deliveryKey(first.eventId), { ...first, leaseUntil: now + leaseMs });
-      return [withoutLease(first)];
-    },
+    claimDeliveries: (now, limit, leaseMs) => claimNextDelivery(storage, now, limit, leaseMs),
     async nextDeliveryAt() {
-      const pending = await deliveries();
+      const pending = await deliveriesIn(storage);
       if (pending.length === 0) return null;
       const leasedUntil = Math.max(0, ...pending.map((delivery) => delivery.leaseUntil));
       return Math.max(leasedUntil, Math.min(...pending.map((delivery) => delivery.dueAt)));
     },
-    async recordAttempt(delivery, attempt, verdict) {
-      const made = ((await storage.get<number>(ATTEMPTS_MADE)) ?? 0) + 1;
-      await storage.put<unknown>({ [ATTEMPTS_MADE]: made, [attemptKey(made)]: attempt });
-      const key = deliveryKey(delivery.eventId);
-      if (verdict.kind === 'retry') {
-        if (await storage.get(key)) {
-          await storage.put(key, {
-            ...delivery,
-            attempts: delivery.attempts + 1,
-            dueAt: verdict.dueAt,
-            leaseUntil: 0,
-          });
-        }
-      } else if (verdict.kind === 'gone') {
-        const watch = await record();
-        await storage.delete([...(await storage.list({ prefix: 'delivery:' })).keys()]);
-        if (watch) await storage.put(WATCH, { ...watch, webhookGone: true });
-      } else {
-        await storage.delete(key);
-      }
-      await trim('attempt:');
-    },
+    recordAttempt: (delivery, attempt, verdict) => recordAttemptIn(storage, delivery, attempt, verdict),
     async pendingOpenedBy(openedBy, limit) {
       const watch = await record();
       return limit > 0 && watch?.status === 'pending' && watch.createdAt <= openedBy ? [watch] : [];
@@ -148,4 +95,81 @@ export function durableWatchStore(storage: DurableObjectStorage): WatchStore {
     },
     async close() {},
   };
+}
+
+const recordIn = (storage: DurableObjectStorage) => storage.get<WatchRecord>(WATCH);
+const deliveriesIn = async (storage: DurableObjectStorage) => [
+  ...(await storage.list<StoredDelivery>({ prefix: 'delivery:' })).values(),
+];
+const dropDeliveries = async (storage: DurableObjectStorage) =>
+  storage.delete([...(await storage.list({ prefix: 'delivery:' })).keys()]);
+
+/** Deletes all but the latest `HISTORY_LIMIT` entries under `prefix`. */
+async function trim(storage: DurableObjectStorage, prefix: string): Promise<void> {
+  const keys = [...(await storage.list({ prefix, reverse: true })).keys()].slice(HISTORY_LIMIT);
+  if (keys.length > 0) await storage.delete(keys);
+}
+
+async function commitTransition(
+  storage: DurableObjectStorage,
+  { watch, expectedVersion, events, deliveries: enqueued, dropPending }: WatchCommit,
+): Promise<boolean> {
+  const stored = await recordIn(storage);
+  if ((stored?.version ?? -1) !== expectedVersion) return false;
+  if (dropPending) await dropDeliveries(storage);
+  const gone = stored?.webhookGone === true;
+  const entries: Record<string, unknown> = {
+    [WATCH]: { ...watch, webhookGone: gone || watch.webhookGone },
+  };
+  for (const event of events)
+    entries[eventKey(Number(event.id.slice(event.id.lastIndexOf('_') + 1)))] = event;
+  if (!gone)
+    for (const delivery of enqueued) entries[deliveryKey(delivery.eventId)] = { ...delivery, leaseUntil: 0 };
+  await storage.put(entries);
+  await storage.delete(LEASE);
+  await trim(storage, 'event:');
+  return true;
+}
+
+// The one watch's deliveries go one at a time: none while one is leased.
+async function claimNextDelivery(
+  storage: DurableObjectStorage,
+  now: number,
+  limit: number,
+  leaseMs: number,
+): Promise<PendingDelivery[]> {
+  const pending = await deliveriesIn(storage);
+  if (limit < 1 || pending.some((delivery) => delivery.leaseUntil > now)) return [];
+  const [first] = pending.filter((delivery) => delivery.dueAt <= now).sort((a, b) => a.dueAt - b.dueAt);
+  if (!first) return [];
+  await storage.put(deliveryKey(first.eventId), { ...first, leaseUntil: now + leaseMs });
+  return [withoutLease(first)];
+}
+
+async function recordAttemptIn(
+  storage: DurableObjectStorage,
+  delivery: PendingDelivery,
+  attempt: DeliveryAttempt,
+  verdict: DeliveryVerdict,
+): Promise<void> {
+  const made = ((await storage.get<number>(ATTEMPTS_MADE)) ?? 0) + 1;
+  await storage.put<unknown>({ [ATTEMPTS_MADE]: made, [attemptKey(made)]: attempt });
+  const key = deliveryKey(delivery.eventId);
+  if (verdict.kind === 'retry') {
+    if (await storage.get(key)) {
+      await storage.put(key, {
+        ...delivery,
+        attempts: delivery.attempts + 1,
+        dueAt: verdict.dueAt,
+        leaseUntil: 0,
+      });
+    }
+  } else if (verdict.kind === 'gone') {
+    const watch = await recordIn(storage);
+    await dropDeliveries(storage);
+    if (watch) await storage.put(WATCH, { ...watch, webhookGone: true });
+  } else {
+    await storage.delete(key);
+  }
+  await trim(storage, 'attempt:');
 }

@@ -18,7 +18,7 @@ import { sendProblem } from './send-problem.ts';
 import { type Problem, PROBLEM_CODES, PROBLEM_MEDIA_TYPE, problemBody } from '../vocabulary/problems.ts';
 import { headerChallenge } from '../payments/server/challenge-header.ts';
 import { PAYMENT_IN_FLIGHT } from '../payments/server/in-flight-lock.ts';
-import { type PaidCallRequest, UNPAID_REASON } from '../payments/server/paid-call.ts';
+import { type PaidCallOutcome, type PaidCallRequest, UNPAID_REASON } from '../payments/server/paid-call.ts';
 import {
   invalidPaymentIdentifier,
   PAYMENT_IDENTIFIER_CONFLICT,
@@ -113,14 +113,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
   // The unpaid challenge depends only on the operation (its resource URL aside): build it once.
   const unpaid = new Map<PaidOperation['id'], Promise<PaymentRequired>>();
 
-  /** The unpaid challenge under `t` (its `resource.url` is the route's; `forRequestedUrl` adds the query). */
-  const unpaidChallengeOf = (t: PaymentTerms) =>
-    payments.resourceServer.createPaymentRequiredResponse(
-      t.requirements,
-      t.resource,
-      UNPAID_REASON,
-      t.extensions,
-    );
+  const unpaidChallengeOf = (t: PaymentTerms) => unpaidChallengeUnder(payments, t);
 
   function unpaidChallenge(operation: PaidOperation): Promise<PaymentRequired> {
     let challenge = unpaid.get(operation.id);
@@ -135,33 +128,6 @@ export function createPaymentGate(payments: Payments): PaymentGate {
   // A fixed operation's unpaid 402 differs only by the request's query: its header and body are
   // written once per (operation, query) and kept, the whole answer bar the request's own headers.
   const unpaidAnswers = new LRUCache<string, ChallengeAnswer>({ max: 256 });
-
-  /** The unpaid 402 of this request; `cacheAs` names terms that never change. */
-  async function unpaidAnswer(
-    c: Context,
-    challenge: Promise<PaymentRequired>,
-    problem: () => Problem,
-    cacheAs?: string,
-  ): Promise<ChallengeAnswer> {
-    if (cacheAs === undefined) return challengeAnswer(c, await challenge, problem());
-    const { url } = c.req;
-    const at = url.indexOf('?');
-    const key = `${cacheAs}${at < 0 ? '' : url.slice(at)}`;
-    let answer = unpaidAnswers.get(key);
-    if (answer === undefined) {
-      answer = challengeAnswer(c, await challenge, problem());
-      unpaidAnswers.set(key, answer);
-    }
-    return answer;
-  }
-
-  function sendChallenge(
-    c: Context,
-    { header, body }: ChallengeAnswer,
-    headers: Readonly<Record<string, string>> = {},
-  ): Response {
-    return reply(c, body, 402, { ...PROBLEM_CONTENT, ...NO_STORE, 'payment-required': header, ...headers });
-  }
 
   function paidWith(
     spec: PaidSpec & { unpaidChallenge?: () => Promise<PaymentRequired>; cacheAs?: string },
@@ -178,7 +144,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
           return sendChallenge(c, challengeAnswer(c, await challengeOf(), x402V1Problem(cost)));
         return sendChallenge(
           c,
-          await unpaidAnswer(c, challengeOf(), () => unpaidProblem(cost), spec.cacheAs),
+          await unpaidAnswer(unpaidAnswers, c, challengeOf(), () => unpaidProblem(cost), spec.cacheAs),
         );
       }
       const outcome = await paidCall({
@@ -191,47 +157,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
         ...(afterSettlement ? { afterSettlement } : {}),
         ...(spec.keptResult ? { keptResult: true } : {}),
       });
-      const settled =
-        outcome.kind === 'delivered'
-          ? outcome.receipt
-          : outcome.kind === 'challenge'
-            ? outcome.settlement
-            : undefined;
-      c.set('payment', { outcome: outcome.kind, tx: settled?.transaction || undefined });
-      switch (outcome.kind) {
-        case 'challenge': {
-          const { paymentRequired, settlement } = outcome;
-          const problem = paymentRequiredProblem(
-            paymentRequired,
-            spec.priceUsd,
-            settlement !== undefined,
-            cost,
-          );
-          return sendChallenge(
-            c,
-            challengeAnswer(c, paymentRequired, problem),
-            settlement ? { 'payment-response': encodePaymentResponseHeader(settlement) } : {},
-          );
-        }
-        case 'in_flight':
-          return sendProblem(c, PAYMENT_IN_FLIGHT);
-        case 'invalid_identifier':
-          return sendProblem(c, invalidPaymentIdentifier(outcome.why));
-        case 'identifier_conflict':
-          return sendProblem(c, PAYMENT_IDENTIFIER_CONFLICT);
-        case 'payment_unavailable':
-        case 'client_gone':
-          return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
-        case 'stopping':
-          return sendProblem(c, SERVICE_STOPPING, RETRY_AFTER);
-        case 'not_run':
-          return sendProblem(c, outcomeProblem(outcome.outcome));
-        case 'delivered':
-          return replyJson(c, outcome.result, spec.status ?? 200, {
-            'payment-response': encodePaymentResponseHeader(outcome.receipt),
-            'cache-control': 'private, no-store',
-          });
-      }
+      return sendPaidOutcome(c, outcome, spec, cost);
     };
   }
 
@@ -240,6 +166,7 @@ export function createPaymentGate(payments: Payments): PaymentGate {
       async function paymentChallenge(c) {
         if (!(await facilitatorReady())) return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
         const { header } = await unpaidAnswer(
+          unpaidAnswers,
           c,
           unpaidChallenge(operation),
           () => unpaidProblem(checkCost(operation.priceUsd)),
@@ -258,6 +185,84 @@ export function createPaymentGate(payments: Payments): PaymentGate {
       }),
     paidWith: (spec) => paidWith(spec),
   };
+}
+
+/** The unpaid challenge under `t` (its `resource.url` is the route's; `forRequestedUrl` adds the query). */
+function unpaidChallengeUnder({ resourceServer }: Payments, t: PaymentTerms): Promise<PaymentRequired> {
+  return resourceServer.createPaymentRequiredResponse(
+    t.requirements,
+    t.resource,
+    UNPAID_REASON,
+    t.extensions,
+  );
+}
+
+/** The unpaid 402 of this request; `cacheAs` names terms that never change. */
+async function unpaidAnswer(
+  unpaidAnswers: LRUCache<string, ChallengeAnswer>,
+  c: Context,
+  challenge: Promise<PaymentRequired>,
+  problem: () => Problem,
+  cacheAs?: string,
+): Promise<ChallengeAnswer> {
+  if (cacheAs === undefined) return challengeAnswer(c, await challenge, problem());
+  const { url } = c.req;
+  const at = url.indexOf('?');
+  const key = `${cacheAs}${at < 0 ? '' : url.slice(at)}`;
+  let answer = unpaidAnswers.get(key);
+  if (answer === undefined) {
+    answer = challengeAnswer(c, await challenge, problem());
+    unpaidAnswers.set(key, answer);
+  }
+  return answer;
+}
+
+function sendChallenge(
+  c: Context,
+  { header, body }: ChallengeAnswer,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
+  return reply(c, body, 402, { ...PROBLEM_CONTENT, ...NO_STORE, 'payment-required': header, ...headers });
+}
+
+/** The paid call's outcome as HTTP: the result with its receipt, or the problem that says why not. */
+function sendPaidOutcome(c: Context, outcome: PaidCallOutcome, spec: PaidSpec, cost: string): Response {
+  const settled =
+    outcome.kind === 'delivered'
+      ? outcome.receipt
+      : outcome.kind === 'challenge'
+        ? outcome.settlement
+        : undefined;
+  c.set('payment', { outcome: outcome.kind, tx: settled?.transaction || undefined });
+  switch (outcome.kind) {
+    case 'challenge': {
+      const { paymentRequired, settlement } = outcome;
+      const problem = paymentRequiredProblem(paymentRequired, spec.priceUsd, settlement !== undefined, cost);
+      return sendChallenge(
+        c,
+        challengeAnswer(c, paymentRequired, problem),
+        settlement ? { 'payment-response': encodePaymentResponseHeader(settlement) } : {},
+      );
+    }
+    case 'in_flight':
+      return sendProblem(c, PAYMENT_IN_FLIGHT);
+    case 'invalid_identifier':
+      return sendProblem(c, invalidPaymentIdentifier(outcome.why));
+    case 'identifier_conflict':
+      return sendProblem(c, PAYMENT_IDENTIFIER_CONFLICT);
+    case 'payment_unavailable':
+    case 'client_gone':
+      return sendProblem(c, PAYMENT_UNAVAILABLE, RETRY_AFTER);
+    case 'stopping':
+      return sendProblem(c, SERVICE_STOPPING, RETRY_AFTER);
+    case 'not_run':
+      return sendProblem(c, outcomeProblem(outcome.outcome));
+    case 'delivered':
+      return replyJson(c, outcome.result, spec.status ?? 200, {
+        'payment-response': encodePaymentResponseHeader(outcome.receipt),
+        'cache-control': 'private, no-store',
+      });
+  }
 }
 
 /**

@@ -65,22 +65,8 @@ export function createPrometheusMetrics({ processMetrics = true } = {}): Prometh
   const registry = new Registry();
   if (processMetrics) collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  const answered = countAnswers(registers);
 
-  // Counted in plain maps and handed to the counter at scrape time: a labelled `inc` per request
-  // hashes its labels, a few hundred nanoseconds of every small request.
-  const answered = new Map<string, Map<number, number>>();
-  new Counter({
-    name: `${PREFIX}http_requests_total`,
-    help: 'HTTP requests answered, by route and status.',
-    labelNames: ['route', 'status'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const [route, byStatus] of answered) {
-        for (const [status, count] of byStatus) this.inc({ route, status: String(status) }, count);
-      }
-    },
-  });
   const checks = new Histogram({
     name: `${PREFIX}check_duration_seconds`,
     help: 'Duration of check runs, by operation and outcome.',
@@ -123,21 +109,81 @@ export function createPrometheusMetrics({ processMetrics = true } = {}): Prometh
     registers,
   });
   let breakerStates: () => Iterable<[string, BreakerState]> = () => [];
+  gaugeBreakers(registers, () => breakerStates());
+
+  let readiness: (() => Promise<ReadinessSample>) | undefined;
+  gaugeReadiness(registers, () => readiness);
+
+  return {
+    registry,
+    watchBreakers(states) {
+      breakerStates = states;
+    },
+    watchReadiness(report) {
+      readiness = report;
+    },
+    request(route, status) {
+      let byStatus = answered.get(route);
+      if (!byStatus) answered.set(route, (byStatus = new Map()));
+      byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
+    },
+    check: (operation, outcome, seconds) => checks.observe({ operation, outcome }, seconds),
+    upstream(source, outcome, seconds) {
+      upstreams.observe({ source, outcome }, seconds);
+      if (outcome === 'cached') cacheHits.inc({ source });
+    },
+    payment(event, atomicAmount) {
+      payments.inc({ outcome: event });
+      // Counters are doubles: exact to 2^53 atomic units (9e9 USDC), ample for one process's life.
+      if (event === 'settled' && atomicAmount) settledAtomic.inc(Number(atomicAmount));
+    },
+    paidInFlight: (delta) => inFlight.inc(delta),
+    rateLimited: () => limited.inc(),
+  };
+}
+
+/** The answered-requests counter, reporting the counts by route and status in the map it returns. */
+function countAnswers(registers: Registry[]): Map<string, Map<number, number>> {
+  // Counted in plain maps and handed to the counter at scrape time: a labelled `inc` per request
+  // hashes its labels, a few hundred nanoseconds of every small request.
+  const answered = new Map<string, Map<number, number>>();
+  new Counter({
+    name: `${PREFIX}http_requests_total`,
+    help: 'HTTP requests answered, by route and status.',
+    labelNames: ['route', 'status'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [route, byStatus] of answered) {
+        for (const [status, count] of byStatus) this.inc({ route, status: String(status) }, count);
+      }
+    },
+  });
+  return answered;
+}
+
+/** The breakers' state gauge, read from `states()` at each scrape. */
+function gaugeBreakers(registers: Registry[], states: () => Iterable<[string, BreakerState]>): void {
   new Gauge({
     name: `${PREFIX}circuit_breaker_state`,
     help: 'Upstream circuit breaker state by source: 0 closed, 1 open, 2 half-open.',
     labelNames: ['source'] as const,
     registers,
     collect() {
-      for (const [source, state] of breakerStates()) this.set({ source }, BREAKER_VALUE[state]);
+      for (const [source, state] of states()) this.set({ source }, BREAKER_VALUE[state]);
     },
   });
+}
 
-  let readiness: (() => Promise<ReadinessSample>) | undefined;
+/** The readiness gauges, judged at each scrape by the report `readiness()` names then. */
+function gaugeReadiness(
+  registers: Registry[],
+  readiness: () => (() => Promise<ReadinessSample>) | undefined,
+): void {
   // One judgement per scrape, shared by the three gauges.
   let sample: Promise<ReadinessSample | undefined> | undefined;
   const sampled = () =>
-    (sample ??= (readiness?.() ?? Promise.resolve(undefined)).finally(() => {
+    (sample ??= (readiness()?.() ?? Promise.resolve(undefined)).finally(() => {
       sample = undefined;
     }));
   new Gauge({
@@ -168,31 +214,4 @@ export function createPrometheusMetrics({ processMetrics = true } = {}): Prometh
       if (skew !== undefined) this.set(skew);
     },
   });
-
-  return {
-    registry,
-    watchBreakers(states) {
-      breakerStates = states;
-    },
-    watchReadiness(report) {
-      readiness = report;
-    },
-    request(route, status) {
-      let byStatus = answered.get(route);
-      if (!byStatus) answered.set(route, (byStatus = new Map()));
-      byStatus.set(status, (byStatus.get(status) ?? 0) + 1);
-    },
-    check: (operation, outcome, seconds) => checks.observe({ operation, outcome }, seconds),
-    upstream(source, outcome, seconds) {
-      upstreams.observe({ source, outcome }, seconds);
-      if (outcome === 'cached') cacheHits.inc({ source });
-    },
-    payment(event, atomicAmount) {
-      payments.inc({ outcome: event });
-      // Counters are doubles: exact to 2^53 atomic units (9e9 USDC), ample for one process's life.
-      if (event === 'settled' && atomicAmount) settledAtomic.inc(Number(atomicAmount));
-    },
-    paidInFlight: (delta) => inFlight.inc(delta),
-    rateLimited: () => limited.inc(),
-  };
 }

@@ -33,7 +33,12 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { keepRenewed } from '../payments/server/lock-lease.ts';
 import { SETTLEMENT_MAX_MS } from '../payments/facilitator/settlement.ts';
-import { nonceTaken, type SettlerNoncesFor, singleFlight } from '../payments/facilitator/settler-nonces.ts';
+import {
+  nonceTaken,
+  type SettlerNoncesFor,
+  type SignedTransaction,
+  singleFlight,
+} from '../payments/facilitator/settler-nonces.ts';
 import { luaScript, releaseIfHeld, renewIfHeld, type SharedStore } from './connection.ts';
 
 /**
@@ -97,112 +102,148 @@ return released`);
 export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerNoncesFor {
   const { redis } = store;
   return (wallet, chain) => {
-    const { fill } = chain;
-    // Settlements starting together share one read of the chain's count: it is only a floor, the
-    // store's next nonce covering what was allocated since.
-    const pendingNonce = singleFlight(chain.pendingNonce);
     const base = `wallet:${wallet.chainId}:${wallet.address.toLowerCase()}`;
-    const nextKey = `${base}:next`;
-    const noncePrefix = `${base}:nonce:`;
-    const nonceKey = (nonce: number) => `${noncePrefix}${nonce}`;
-    const sent = (nonce: number, token: string) => renewIfHeld(redis, [nonceKey(nonce)], token, SENT_MS);
-    /** One past the highest nonce allocated here. */
-    let ownNext = 0;
-
-    /** Fills each claimed nonce; one not filled is released, for the next look to try again. */
-    async function fillAll(nonces: readonly number[], token: string): Promise<void> {
-      await Promise.all(
-        nonces.map(async (nonce) => {
-          try {
-            await fill(nonce);
-            await sent(nonce, token);
-          } catch (error) {
-            logger.warn({ err: error, nonce }, 'could not fill a settler nonce gap');
-            await releaseIfHeld(redis, [nonceKey(nonce)], token).catch(() => {});
-          }
-        }),
-      );
-    }
-
-    /**
-     * The script that leased nonces to `token` got no answer, though the server may run it once it
-     * answers again: whatever it leased is released then, until the lease would have ended anyway.
-     */
-    async function releaseLost(token: string): Promise<void> {
-      const until = Date.now() + NONCE_LEASE_MS;
-      while (Date.now() < until) {
-        try {
-          await releaseAllocation(redis, [nextKey, noncePrefix], token);
-          return;
-        } catch {
-          await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS));
-        }
-      }
-    }
-
-    /** Runs a script that leases nonces to `token`; should its answer be lost, they are released again. */
-    async function leasing(token: string, script: () => Promise<unknown>): Promise<number[]> {
-      try {
-        return (await script()) as number[];
-      } catch (error) {
-        void releaseLost(token);
-        throw error;
-      }
-    }
-
+    const nonces: WalletNonces = {
+      redis,
+      logger,
+      fill: chain.fill,
+      // Settlements starting together share one read of the chain's count: it is only a floor, the
+      // store's next nonce covering what was allocated since.
+      pendingNonce: singleFlight(chain.pendingNonce),
+      nextKey: `${base}:next`,
+      noncePrefix: `${base}:nonce:`,
+      ownNext: 0,
+    };
     return {
-      async send(sign, broadcast) {
-        const pending = await pendingNonce();
-        const token = randomUUID();
-        const [nonce, ...abandoned] = await leasing(token, () =>
-          allocate(redis, [nextKey, noncePrefix], pending, token, NONCE_LEASE_MS, NEXT_NONCE_TTL_MS, ownNext),
-        );
-        ownNext = Math.max(ownNext, nonce! + 1);
-        const stop = keepRenewed(
-          () => renewIfHeld(redis, [nonceKey(nonce!)], token, NONCE_LEASE_MS),
-          (error) => logger.warn({ err: error }, 'could not renew a settler nonce lease'),
-          NONCE_RENEW_MS,
-        );
-        const filled = fillAll(abandoned, token);
-        try {
-          const raw = await sign(nonce!);
-          const handed = await broadcast(raw).then(
-            () => true,
-            (error: unknown) => error,
-          );
-          stop();
-          // Sent: left to its settlement, which re-sends it while reconciling and gives it back if it
-          // gives up (`reissue`); held by another transaction: not ours to fill. Not sent, or the
-          // node's answer lost: given back at once, so no later settlement waits behind it; if the
-          // node has it after all, the chain counts it and nobody fills it. A lease the store did not
-          // get to change ends on its own.
-          await (
-            handed === true || nonceTaken(handed)
-              ? sent(nonce!, token)
-              : releaseIfHeld(redis, [nonceKey(nonce!)], token)
-          ).catch((error: unknown) => logger.warn({ err: error }, 'could not record a settler nonce sent'));
-          if (handed !== true) throw handed;
-          return raw;
-        } finally {
-          stop();
-          await filled;
-        }
-      },
+      send: (sign, broadcast) => send(nonces, sign, broadcast),
       fillAbandoned: singleFlight(async () => {
         const token = randomUUID();
-        const pending = await pendingNonce();
-        const claimed = await leasing(token, () =>
-          claimAbandoned(redis, [nextKey, noncePrefix], pending, token, NONCE_LEASE_MS),
+        const pending = await nonces.pendingNonce();
+        const claimed = await leasing(nonces, token, () =>
+          claimAbandoned(redis, [nonces.nextKey, nonces.noncePrefix], pending, token, NONCE_LEASE_MS),
         );
-        await fillAll(claimed, token);
+        await fillAll(nonces, claimed, token);
       }),
       async reissue(nonce) {
         // Mined or replaced meanwhile: nothing left to fill.
-        if (nonce < (await pendingNonce())) return;
+        if (nonce < (await nonces.pendingNonce())) return;
         const token = randomUUID();
-        await redis.set(nonceKey(nonce), token, 'PX', NONCE_LEASE_MS);
-        await fillAll([nonce], token);
+        await redis.set(nonceKey(nonces, nonce), token, 'PX', NONCE_LEASE_MS);
+        await fillAll(nonces, [nonce], token);
       },
     };
   };
+}
+
+/** One wallet's nonces in the store, and what filling a gap asks of the chain. */
+interface WalletNonces {
+  redis: SharedStore['redis'];
+  logger: Logger;
+  fill: (nonce: number) => Promise<unknown>;
+  pendingNonce: () => Promise<number>;
+  nextKey: string;
+  noncePrefix: string;
+  /** One past the highest nonce allocated here. */
+  ownNext: number;
+}
+
+const nonceKey = ({ noncePrefix }: WalletNonces, nonce: number) => `${noncePrefix}${nonce}`;
+const sent = (nonces: WalletNonces, nonce: number, token: string) =>
+  renewIfHeld(nonces.redis, [nonceKey(nonces, nonce)], token, SENT_MS);
+
+/** Signs and broadcasts with the next nonce, leased while it is under way (`SettlerNonces.send`). */
+async function send(
+  nonces: WalletNonces,
+  sign: (nonce: number) => Promise<SignedTransaction>,
+  broadcast: (raw: SignedTransaction) => Promise<unknown>,
+): Promise<SignedTransaction> {
+  const { redis, logger, nextKey, noncePrefix } = nonces;
+  const pending = await nonces.pendingNonce();
+  const token = randomUUID();
+  const [nonce, ...abandoned] = await leasing(nonces, token, () =>
+    allocate(
+      redis,
+      [nextKey, noncePrefix],
+      pending,
+      token,
+      NONCE_LEASE_MS,
+      NEXT_NONCE_TTL_MS,
+      nonces.ownNext,
+    ),
+  );
+  nonces.ownNext = Math.max(nonces.ownNext, nonce! + 1);
+  const stop = keepRenewed(
+    () => renewIfHeld(redis, [nonceKey(nonces, nonce!)], token, NONCE_LEASE_MS),
+    (error) => logger.warn({ err: error }, 'could not renew a settler nonce lease'),
+    NONCE_RENEW_MS,
+  );
+  const filled = fillAll(nonces, abandoned, token);
+  try {
+    const raw = await sign(nonce!);
+    const handed = await broadcast(raw).then(
+      () => true,
+      (error: unknown) => error,
+    );
+    stop();
+    // Sent: left to its settlement, which re-sends it while reconciling and gives it back if it
+    // gives up (`reissue`); held by another transaction: not ours to fill. Not sent, or the
+    // node's answer lost: given back at once, so no later settlement waits behind it; if the
+    // node has it after all, the chain counts it and nobody fills it. A lease the store did not
+    // get to change ends on its own.
+    await (
+      handed === true || nonceTaken(handed)
+        ? sent(nonces, nonce!, token)
+        : releaseIfHeld(redis, [nonceKey(nonces, nonce!)], token)
+    ).catch((error: unknown) => logger.warn({ err: error }, 'could not record a settler nonce sent'));
+    if (handed !== true) throw handed;
+    return raw;
+  } finally {
+    stop();
+    await filled;
+  }
+}
+
+/** Fills each claimed nonce; one not filled is released, for the next look to try again. */
+async function fillAll(nonces: WalletNonces, claimed: readonly number[], token: string): Promise<void> {
+  await Promise.all(
+    claimed.map(async (nonce) => {
+      try {
+        await nonces.fill(nonce);
+        await sent(nonces, nonce, token);
+      } catch (error) {
+        nonces.logger.warn({ err: error, nonce }, 'could not fill a settler nonce gap');
+        await releaseIfHeld(nonces.redis, [nonceKey(nonces, nonce)], token).catch(() => {});
+      }
+    }),
+  );
+}
+
+/**
+ * The script that leased nonces to `token` got no answer, though the server may run it once it
+ * answers again: whatever it leased is released then, until the lease would have ended anyway.
+ */
+async function releaseLost({ redis, nextKey, noncePrefix }: WalletNonces, token: string): Promise<void> {
+  const until = Date.now() + NONCE_LEASE_MS;
+  while (Date.now() < until) {
+    try {
+      await releaseAllocation(redis, [nextKey, noncePrefix], token);
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, RELEASE_RETRY_MS));
+    }
+  }
+}
+
+/** Runs a script that leases nonces to `token`; should its answer be lost, they are released again. */
+async function leasing(
+  nonces: WalletNonces,
+  token: string,
+  script: () => Promise<unknown>,
+): Promise<number[]> {
+  try {
+    return (await script()) as number[];
+  } catch (error) {
+    void releaseLost(nonces, token);
+    throw error;
+  }
 }

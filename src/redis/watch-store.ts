@@ -25,6 +25,7 @@
  * end) the other deliveries of a watch whose delivery is leased; recording the attempt ends the
  * lease and puts them back at their due times.
  */
+import type { Redis } from 'ioredis';
 import type { DeliveryAttempt, DeliveryVerdict, PendingDelivery } from '../watches/delivery.ts';
 import type { WatchEvent, WatchRecord } from '../watches/model.ts';
 import { HISTORY_LIMIT, type WatchCommit, type WatchStore } from '../watches/ports.ts';
@@ -195,17 +196,11 @@ const CLAIM_SCAN = 4;
 /** A watch's sequence number of `event` (its id ends with it). */
 const seqOf = (event: WatchEvent) => Number(event.id.slice(event.id.lastIndexOf('_') + 1));
 
+/** Stored JSON values, parsed. */
+const parse = <T>(values: unknown): T[] => (values as string[]).map((value) => JSON.parse(value) as T);
+
 export function redisWatchStore(store: SharedStore): WatchStore {
   const { redis } = store;
-  const parse = <T>(values: unknown): T[] => (values as string[]).map((value) => JSON.parse(value) as T);
-
-  /** Records as stored, with `webhookGone` set for those whose webhook answered 410 since. */
-  async function withGone(records: string[]): Promise<WatchRecord[]> {
-    if (records.length === 0) return [];
-    const watches = records.map((value) => JSON.parse(value) as WatchRecord);
-    const gone = await redis.hmget(GONE, ...watches.map((watch) => watch.id));
-    return watches.map((watch, i) => (gone[i] === null ? watch : { ...watch, webhookGone: true }));
-  }
 
   return {
     async insert(watch) {
@@ -221,60 +216,22 @@ export function redisWatchStore(store: SharedStore): WatchStore {
     },
     async get(id) {
       const record = await redis.hget(WATCHES, id);
-      return record === null ? null : ((await withGone([record]))[0] ?? null);
+      return record === null ? null : ((await withGone(redis, [record]))[0] ?? null);
     },
     async discardPending(id) {
       return (await discardPendingWatch(redis, [WATCHES, VERSIONS, STATUSES, COUNTS, PENDING], id)) === 1;
     },
-    async commit({ watch, expectedVersion, events, deliveries, dropPending }: WatchCommit) {
-      const written = await commitWatch(
-        redis,
-        [
-          WATCHES,
-          VERSIONS,
-          STATUSES,
-          COUNTS,
-          DUE,
-          eventsKey(watch.id),
-          pendingKey(watch.id),
-          DELIVERIES,
-          DELIVERIES_DUE,
-          GONE,
-          PENDING,
-          DELIVERIES_BUSY,
-        ],
-        watch.id,
-        expectedVersion,
-        JSON.stringify(watch),
-        watch.version,
-        watch.status,
-        watch.dueAt,
-        HISTORY_LIMIT,
-        events.length,
-        dropPending ? '1' : '0',
-        ...events.flatMap((event) => [seqOf(event), JSON.stringify(event)]),
-        ...deliveries.flatMap((delivery) => [delivery.eventId, JSON.stringify(delivery), delivery.dueAt]),
-      );
-      return written === 1;
+    async commit(commit) {
+      return (await commitTransition(redis, commit)) === 1;
     },
     async claimDue(now, limit, leaseMs) {
-      return withGone((await claim(redis, [DUE, WATCHES], now, limit, now + leaseMs)) as string[]);
+      return withGone(redis, (await claim(redis, [DUE, WATCHES], now, limit, now + leaseMs)) as string[]);
     },
     async nextDueAt() {
       return earliestScore(await redis.zrange(DUE, '0', '0', 'WITHSCORES'));
     },
     async events(watchId, afterSeq, limit) {
-      const newestFirst = await redis.zrange(
-        eventsKey(watchId),
-        '+inf',
-        `(${afterSeq}`,
-        'BYSCORE',
-        'REV',
-        'LIMIT',
-        0,
-        limit,
-      );
-      return parse<WatchEvent>(newestFirst).reverse();
+      return latestEvents(redis, watchId, afterSeq, limit);
     },
     async attempts(watchId, limit) {
       return parse<DeliveryAttempt>(await redis.lrange(attemptsKey(watchId), -limit, -1));
@@ -294,37 +251,17 @@ export function redisWatchStore(store: SharedStore): WatchStore {
     async nextDeliveryAt() {
       return earliestScore(await redis.zrange(DELIVERIES_DUE, '0', '0', 'WITHSCORES'));
     },
-    async recordAttempt(delivery, attempt, verdict: DeliveryVerdict) {
-      const retry =
-        verdict.kind === 'retry'
-          ? [
-              JSON.stringify({ ...delivery, attempts: delivery.attempts + 1, dueAt: verdict.dueAt }),
-              verdict.dueAt,
-            ]
-          : ['', ''];
-      await recordDeliveryAttempt(
-        redis,
-        [
-          DELIVERIES,
-          DELIVERIES_DUE,
-          pendingKey(delivery.watchId),
-          attemptsKey(delivery.watchId),
-          GONE,
-          DELIVERIES_BUSY,
-        ],
-        delivery.eventId,
-        JSON.stringify(attempt),
-        HISTORY_LIMIT,
-        verdict.kind,
-        ...retry,
-        delivery.watchId,
-      );
+    async recordAttempt(delivery, attempt, verdict) {
+      await recordAttemptOf(redis, delivery, attempt, verdict);
     },
     async pendingOpenedBy(openedBy, limit) {
       const ids = await redis.zrange(PENDING, '-inf', String(openedBy), 'BYSCORE', 'LIMIT', 0, limit);
       if (ids.length === 0) return [];
       const records = await redis.hmget(WATCHES, ...ids);
-      return withGone(records.filter((record): record is string => record !== null));
+      return withGone(
+        redis,
+        records.filter((record): record is string => record !== null),
+      );
     },
     async countByStatus() {
       const counts = await redis.hmget(COUNTS, ...STATUS_NAMES);
@@ -336,6 +273,102 @@ export function redisWatchStore(store: SharedStore): WatchStore {
     // The connection is the platform's: `RedisPlatform.close` ends it.
     async close() {},
   };
+}
+
+/** A watch's latest `limit` events after `afterSeq`, oldest of them first. */
+async function latestEvents(
+  redis: Redis,
+  watchId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<WatchEvent[]> {
+  const newestFirst = await redis.zrange(
+    eventsKey(watchId),
+    '+inf',
+    `(${afterSeq}`,
+    'BYSCORE',
+    'REV',
+    'LIMIT',
+    0,
+    limit,
+  );
+  return parse<WatchEvent>(newestFirst).reverse();
+}
+
+/** Records as stored, with `webhookGone` set for those whose webhook answered 410 since. */
+async function withGone(redis: Redis, records: string[]): Promise<WatchRecord[]> {
+  if (records.length === 0) return [];
+  const watches = records.map((value) => JSON.parse(value) as WatchRecord);
+  const gone = await redis.hmget(GONE, ...watches.map((watch) => watch.id));
+  return watches.map((watch, i) => (gone[i] === null ? watch : { ...watch, webhookGone: true }));
+}
+
+/** Runs a watch's transition; 1 when the watch was still at `expectedVersion`. */
+function commitTransition(
+  redis: Redis,
+  { watch, expectedVersion, events, deliveries, dropPending }: WatchCommit,
+): Promise<unknown> {
+  return commitWatch(
+    redis,
+    [
+      WATCHES,
+      VERSIONS,
+      STATUSES,
+      COUNTS,
+      DUE,
+      eventsKey(watch.id),
+      pendingKey(watch.id),
+      DELIVERIES,
+      DELIVERIES_DUE,
+      GONE,
+      PENDING,
+      DELIVERIES_BUSY,
+    ],
+    watch.id,
+    expectedVersion,
+    JSON.stringify(watch),
+    watch.version,
+    watch.status,
+    watch.dueAt,
+    HISTORY_LIMIT,
+    events.length,
+    dropPending ? '1' : '0',
+    ...events.flatMap((event) => [seqOf(event), JSON.stringify(event)]),
+    ...deliveries.flatMap((delivery) => [delivery.eventId, JSON.stringify(delivery), delivery.dueAt]),
+  );
+}
+
+/** Records a delivery's attempt and applies its verdict, in one script. */
+async function recordAttemptOf(
+  redis: Redis,
+  delivery: PendingDelivery,
+  attempt: DeliveryAttempt,
+  verdict: DeliveryVerdict,
+): Promise<void> {
+  const retry =
+    verdict.kind === 'retry'
+      ? [
+          JSON.stringify({ ...delivery, attempts: delivery.attempts + 1, dueAt: verdict.dueAt }),
+          verdict.dueAt,
+        ]
+      : ['', ''];
+  await recordDeliveryAttempt(
+    redis,
+    [
+      DELIVERIES,
+      DELIVERIES_DUE,
+      pendingKey(delivery.watchId),
+      attemptsKey(delivery.watchId),
+      GONE,
+      DELIVERIES_BUSY,
+    ],
+    delivery.eventId,
+    JSON.stringify(attempt),
+    HISTORY_LIMIT,
+    verdict.kind,
+    ...retry,
+    delivery.watchId,
+  );
 }
 
 function earliestScore(withScores: string[]): number | null {

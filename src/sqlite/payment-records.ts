@@ -86,6 +86,16 @@ export function openSqlitePaymentRecords(
   path: string,
   { now = Date.now, maxRecords = MAX_PAYMENT_RECORDS }: PaymentRecordsOptions = {},
 ): SqlitePaymentRecords {
+  const db = openDatabase(path);
+  return {
+    undelivered: lostResults(db, now, maxRecords),
+    identified: identifiedAnswers(db, now, maxRecords),
+    close: () => db.close(),
+  };
+}
+
+/** The database at `path` with the schema in place and the identifiers of a previous process free. */
+function openDatabase(path: string): DatabaseSync {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
@@ -97,7 +107,11 @@ export function openSqlitePaymentRecords(
   // One process owns this file: an identifier held by a call of a killed predecessor is free again
   // now, not once its lease runs out. Settling records stay: they are what that call left to claim.
   db.exec('DELETE FROM identified_answers WHERE answer IS NULL');
+  return db;
+}
 
+/** The settling records and lost results, in the `undelivered` table. */
+function lostResults(db: DatabaseSync, now: () => number, maxRecords: number): Undelivered {
   const lost = {
     purge: db.prepare('DELETE FROM undelivered WHERE until <= ?'),
     count: db.prepare('SELECT COUNT(*) AS n FROM undelivered WHERE key <> ?'),
@@ -109,22 +123,7 @@ export function openSqlitePaymentRecords(
     ),
     drop: db.prepare('DELETE FROM undelivered WHERE key = ?'),
   };
-  const answers = {
-    purge: db.prepare('DELETE FROM identified_answers WHERE until <= ?'),
-    usage: db.prepare(
-      'SELECT COUNT(*) AS n, TOTAL(LENGTH(answer)) AS bytes FROM identified_answers WHERE key <> ?',
-    ),
-    take: db.prepare(
-      'INSERT OR REPLACE INTO identified_answers (key, binding, token, answer, until) VALUES (?, ?, ?, NULL, ?)',
-    ),
-    get: db.prepare('SELECT binding, token, answer FROM identified_answers WHERE key = ? AND until > ?'),
-    answer: db.prepare(
-      'UPDATE identified_answers SET token = NULL, answer = ?, until = ? WHERE key = ? AND token = ? AND until > ?',
-    ),
-    release: db.prepare('DELETE FROM identified_answers WHERE key = ? AND token = ?'),
-  };
-
-  const undelivered: Undelivered = {
+  return {
     async settling(key, signature, resource) {
       lost.purge.run(now());
       if (Number(lost.count.get(key)?.n) >= maxRecords) throw new PaymentRecordsFull('undelivered');
@@ -157,8 +156,25 @@ export function openSqlitePaymentRecords(
       return claimOf(entry, signatureDigest(signature), resource);
     },
   };
+}
 
-  const identified: IdentifiedAnswers = {
+/** The answers kept by payment identifier, in the `identified_answers` table. */
+function identifiedAnswers(db: DatabaseSync, now: () => number, maxRecords: number): IdentifiedAnswers {
+  const answers = {
+    purge: db.prepare('DELETE FROM identified_answers WHERE until <= ?'),
+    usage: db.prepare(
+      'SELECT COUNT(*) AS n, TOTAL(LENGTH(answer)) AS bytes FROM identified_answers WHERE key <> ?',
+    ),
+    take: db.prepare(
+      'INSERT OR REPLACE INTO identified_answers (key, binding, token, answer, until) VALUES (?, ?, ?, NULL, ?)',
+    ),
+    get: db.prepare('SELECT binding, token, answer FROM identified_answers WHERE key = ? AND until > ?'),
+    answer: db.prepare(
+      'UPDATE identified_answers SET token = NULL, answer = ?, until = ? WHERE key = ? AND token = ? AND until > ?',
+    ),
+    release: db.prepare('DELETE FROM identified_answers WHERE key = ? AND token = ?'),
+  };
+  return {
     async begin(key, binding) {
       const row = answers.get.get(key, now());
       const found = begun(
@@ -187,6 +203,4 @@ export function openSqlitePaymentRecords(
       answers.release.run(key, token);
     },
   };
-
-  return { undelivered, identified, close: () => db.close() };
 }

@@ -46,62 +46,11 @@ export function watchTermsFor(
 ): WatchTerms {
   const built = new Map<string, Promise<PaymentTerms>>();
 
-  async function build(days: number, bought: Bought): Promise<PaymentTerms> {
-    const { network, asset, payTo } = config.x402;
-    if (!payTo) throw new Error('No payment recipient for watches: set X402_PAY_TO.');
-    const amount = watchPriceAtomic(config.watches.pricePer30DaysUsd, days);
-    const requirements = await resourceServer.buildPaymentRequirementsFromOptions(
-      [
-        {
-          scheme: 'exact',
-          network,
-          payTo,
-          price: { amount, asset, extra: { ...USDC_EIP712_DOMAIN } },
-          maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
-        },
-      ],
-      {} as HTTPRequestContext,
-    );
-    const example = { domain: EXAMPLE_DOMAIN, days };
-    if (transport === 'http') {
-      const context = { method: 'POST', adapter: {}, path: WATCHES_ROUTE } as HTTPRequestContext;
-      const declared = declareDiscoveryExtension({
-        bodyType: 'json',
-        input: example,
-        inputSchema: WATCH_INPUT_JSON_SCHEMA,
-        output: OUTPUTS[bought],
-      });
-      return {
-        requirements,
-        resource: listedResource(config, WATCH_LISTING, `${config.publicBaseUrl}${WATCHES_ROUTE}`),
-        extensions: {
-          ...resourceServer.enrichExtensions(declared, context),
-          ...PAYMENT_IDENTIFIER_DECLARATION,
-        },
-      };
-    }
-    return {
-      requirements,
-      resource: listedResource(config, WATCH_LISTING, toolResourceUrl(create.tool)),
-      extensions: {
-        ...declareDiscoveryExtension({
-          toolName: create.tool,
-          description: create.description,
-          transport: 'streamable-http',
-          inputSchema: WATCH_INPUT_JSON_SCHEMA,
-          example,
-          output: OUTPUTS[bought],
-        }),
-        ...PAYMENT_IDENTIFIER_DECLARATION,
-      },
-    };
-  }
-
   const termsOf = (days: number, bought: Bought) => {
     const key = `${bought} ${days}`;
     let terms = built.get(key);
     if (!terms) {
-      terms = build(days, bought);
+      terms = buildTerms(resourceServer, config, transport, days, bought);
       built.set(key, terms);
       terms.catch(() => built.delete(key));
     }
@@ -132,6 +81,64 @@ export function watchTermsFor(
           description: `${days} more days of watching`,
         },
       };
+    },
+  };
+}
+
+/** The terms of a payment for `days` of watching on `transport`: a purchase's or an extension's. */
+async function buildTerms(
+  resourceServer: x402ResourceServer,
+  config: Config,
+  transport: PaymentTransport,
+  days: number,
+  bought: Bought,
+): Promise<PaymentTerms> {
+  const { network, asset, payTo } = config.x402;
+  if (!payTo) throw new Error('No payment recipient for watches: set X402_PAY_TO.');
+  const amount = watchPriceAtomic(config.watches.pricePer30DaysUsd, days);
+  const requirements = await resourceServer.buildPaymentRequirementsFromOptions(
+    [
+      {
+        scheme: 'exact',
+        network,
+        payTo,
+        price: { amount, asset, extra: { ...USDC_EIP712_DOMAIN } },
+        maxTimeoutSeconds: MAX_TIMEOUT_SECONDS,
+      },
+    ],
+    {} as HTTPRequestContext,
+  );
+  const example = { domain: EXAMPLE_DOMAIN, days };
+  if (transport === 'http') {
+    const context = { method: 'POST', adapter: {}, path: WATCHES_ROUTE } as HTTPRequestContext;
+    const declared = declareDiscoveryExtension({
+      bodyType: 'json',
+      input: example,
+      inputSchema: WATCH_INPUT_JSON_SCHEMA,
+      output: OUTPUTS[bought],
+    });
+    return {
+      requirements,
+      resource: listedResource(config, WATCH_LISTING, `${config.publicBaseUrl}${WATCHES_ROUTE}`),
+      extensions: {
+        ...resourceServer.enrichExtensions(declared, context),
+        ...PAYMENT_IDENTIFIER_DECLARATION,
+      },
+    };
+  }
+  return {
+    requirements,
+    resource: listedResource(config, WATCH_LISTING, toolResourceUrl(create.tool)),
+    extensions: {
+      ...declareDiscoveryExtension({
+        toolName: create.tool,
+        description: create.description,
+        transport: 'streamable-http',
+        inputSchema: WATCH_INPUT_JSON_SCHEMA,
+        example,
+        output: OUTPUTS[bought],
+      }),
+      ...PAYMENT_IDENTIFIER_DECLARATION,
     },
   };
 }

@@ -174,153 +174,37 @@ function checkOutcome(outcome: Awaited<ReturnType<WatchCheck>>): CheckOutcome {
   return { ok: false, reason: outcome.type === 'invalid_input' ? outcome.reason.code : outcome.type };
 }
 
+/** The deps with every default filled in: what the rounds read. */
+type Scheduling = Required<SchedulerDeps>;
+
+function withDefaults(deps: SchedulerDeps): Scheduling {
+  return {
+    ...deps,
+    metrics: deps.metrics ?? noWatchMetrics,
+    now: deps.now ?? Date.now,
+    concurrency: deps.concurrency ?? 4,
+    deliveryConcurrency: deps.deliveryConcurrency ?? DELIVERY_CONCURRENCY,
+    hostConcurrency: deps.hostConcurrency ?? HOST_CONCURRENCY,
+    batch: deps.batch ?? 256,
+    leaseMs: deps.leaseMs ?? 300_000,
+    maxSleepMs: deps.maxSleepMs ?? 30_000,
+  };
+}
+
 export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
-  const { store, check, send, secrets, dayS, logger } = deps;
-  const metrics = deps.metrics ?? noWatchMetrics;
-  const now = deps.now ?? Date.now;
-  const batch = deps.batch ?? 256;
-  const leaseMs = deps.leaseMs ?? 300_000;
-  const maxSleepMs = deps.maxSleepMs ?? 30_000;
-
-  async function runCheck(domain: string): Promise<CheckOutcome> {
-    try {
-      const outcome = checkOutcome(await check(domain));
-      metrics.check(outcome.ok ? 'result' : outcome.reason);
-      return outcome;
-    } catch (error) {
-      logger.error({ err: error, domain }, 'watch check threw');
-      metrics.check('error');
-      return { ok: false, reason: 'internal_error' };
-    }
-  }
-
-  async function moveOn(watch: WatchRecord, checked: Checked | undefined): Promise<boolean> {
-    const at = now();
-    const { watch: next, events } = advance(watch, checked?.outcome, at, dayS, checked?.at);
-    const deliveries = deliveriesFor(next, events, at);
-    const committed = await store.commit({ watch: next, expectedVersion: watch.version, events, deliveries });
-    if (!committed) return false;
-    for (const event of events) metrics.event(event.type);
-    return deliveries.length > 0;
-  }
-
+  const scheduling = withDefaults(deps);
+  const { store, now, maxSleepMs, logger } = scheduling;
   /** Recent outcomes by domain, oldest first: what a later claim of the domain takes while kept. */
   const recent = new Map<string, Checked>();
-
-  function forget(at: number): void {
-    for (const [domain, checked] of recent) {
-      if (checked.keptUntil > at && recent.size <= RECENT_OUTCOMES) break;
-      recent.delete(domain);
-    }
-  }
-
-  /** The outcome for the `checking` watches of `domain`: a recent one while kept, else a check. */
-  async function roundOutcome(domain: string, checking: WatchRecord[], claimedAt: number): Promise<Checked> {
-    const earlier = recent.get(domain);
-    if (earlier && claimedAt < earlier.keptUntil) return earlier;
-    const windowMs = roundWindowMs(Math.min(...checking.map((watch) => watch.intervalS)));
-    const at = now();
-    const outcome = await runCheck(domain);
-    const checked = { outcome, at, keptUntil: at + keptFor(outcome.ok, windowMs) };
-    recent.delete(domain);
-    recent.set(domain, checked);
-    return checked;
-  }
-
-  async function checkRound(): Promise<Round> {
-    const claimedAt = now();
-    const claimed = await store.claimDue(claimedAt, batch, leaseMs);
-    if (claimed.length === 0) return 'sleep';
-    const byDomain = new Map<string, WatchRecord[]>();
-    for (const watch of claimed) {
-      const same = byDomain.get(watch.domain);
-      if (same) same.push(watch);
-      else byDomain.set(watch.domain, [watch]);
-    }
-    forget(claimedAt);
-    let enqueued = false;
-    await pool([...byDomain], deps.concurrency ?? 4, async ([domain, watches]) => {
-      const checking = watches.filter((watch) => checkDue(watch, claimedAt));
-      for (const watch of checking) metrics.checkLag(Math.max(0, claimedAt - watch.nextCheckAt) / 1000);
-      const checked = checking.length > 0 ? await roundOutcome(domain, checking, claimedAt) : undefined;
-      for (const watch of watches) {
-        const moved = await moveOn(watch, checking.includes(watch) ? checked : undefined).catch(
-          (error: unknown) => {
-            logger.error({ err: error, watch: watch.id }, 'could not commit a watch check');
-            return false;
-          },
-        );
-        enqueued ||= moved;
-      }
-    });
-    if (enqueued) deliveryLoop.wake();
-    return claimed.length === batch ? 'more' : 'sleep';
-  }
-
-  async function deliver(delivery: PendingDelivery): Promise<void> {
-    const at = now();
-    metrics.deliveryLag(Math.max(0, at - delivery.dueAt) / 1000);
-    const watch = await store.get(delivery.watchId);
-    const secret = await secrets.webhookSecret(delivery.watchId, signingGeneration(watch, delivery.body));
-    const headers = await webhookHeaders(secret, delivery.eventId, Math.floor(at / 1000), delivery.body);
-    const outcome = await send({ url: delivery.url, headers: { ...headers }, body: delivery.body });
-    const { verdict, attempt } = judgeAttempt(delivery, outcome, now(), dayS);
-    await store.recordAttempt(delivery, attempt, verdict);
-    metrics.delivery(verdict.kind);
-  }
-
-  const maxInFlight = deps.deliveryConcurrency ?? DELIVERY_CONCURRENCY;
-  const hostLimit = deps.hostConcurrency ?? HOST_CONCURRENCY;
-  const inFlight = new Set<Promise<void>>();
-  const perHost = new Map<string, number>();
-  /** Claimed deliveries whose host has its bound in flight, by host: each starts as one there ends. */
-  const waiting = new Map<string, PendingDelivery[]>();
-  /** Deliveries this instance holds: in flight or waiting. */
-  let held = 0;
-
-  function start(delivery: PendingDelivery, host: string): void {
-    perHost.set(host, (perHost.get(host) ?? 0) + 1);
-    const run = deliver(delivery)
-      .catch((error: unknown) => {
-        logger.error({ err: error, event: delivery.eventId }, 'webhook delivery failed to record');
-      })
-      .finally(() => {
-        inFlight.delete(run);
-        held -= 1;
-        const left = (perHost.get(host) ?? 1) - 1;
-        if (left > 0) perHost.set(host, left);
-        else perHost.delete(host);
-        const queue = waiting.get(host);
-        const next = queue?.shift();
-        if (queue?.length === 0) waiting.delete(host);
-        if (next) start(next, host);
-        deliveryLoop.wake();
-      });
-    inFlight.add(run);
-  }
-
-  function dispatch(delivery: PendingDelivery): void {
-    held += 1;
-    const host = receiverHost(delivery);
-    if ((perHost.get(host) ?? 0) < hostLimit) return start(delivery, host);
-    const queue = waiting.get(host);
-    if (queue) queue.push(delivery);
-    else waiting.set(host, [delivery]);
-  }
-
-  /** Claims what is due and starts it at once: no delivery waits for another to end but its own watch's. */
-  async function deliveryRound(): Promise<Round> {
-    const room = Math.min(batch, maxInFlight - held);
-    if (room <= 0) return 'wait';
-    const claimed = await store.claimDeliveries(now(), room, leaseMs);
-    for (const delivery of claimed) dispatch(delivery);
-    return claimed.length === room ? 'more' : 'sleep';
-  }
-
-  /** Resolves once every delivery this instance holds has been attempted. */
-  async function drained(): Promise<void> {
-    while (inFlight.size > 0) await Promise.all(inFlight);
-  }
+  const deliveries: Deliveries = {
+    inFlight: new Set(),
+    perHost: new Map(),
+    waiting: new Map(),
+    held: 0,
+    wake: () => deliveryLoop.wake(),
+  };
+  const checkRound = () => checkRoundOf(scheduling, recent, deliveries.wake);
+  const deliveryRound = () => deliveryRoundOf(scheduling, deliveries);
 
   const checkLoop = createLoop(checkRound, () => store.nextDueAt(), now, maxSleepMs, logger);
   const deliveryLoop = createLoop(deliveryRound, () => store.nextDeliveryAt(), now, maxSleepMs, logger);
@@ -336,12 +220,182 @@ export function createWatchScheduler(deps: SchedulerDeps): WatchScheduler {
     },
     async stop() {
       await Promise.all([checkLoop.stop(), deliveryLoop.stop()]);
-      await drained();
+      await drained(deliveries);
     },
     async runOnce() {
       await checkRound();
       await deliveryRound();
-      await drained();
+      await drained(deliveries);
     },
   };
+}
+
+async function runCheck({ check, metrics, logger }: Scheduling, domain: string): Promise<CheckOutcome> {
+  try {
+    const outcome = checkOutcome(await check(domain));
+    metrics.check(outcome.ok ? 'result' : outcome.reason);
+    return outcome;
+  } catch (error) {
+    logger.error({ err: error, domain }, 'watch check threw');
+    metrics.check('error');
+    return { ok: false, reason: 'internal_error' };
+  }
+}
+
+/** Commits `watch`'s next state; true when that enqueued deliveries. */
+async function moveOn(
+  { store, now, dayS, metrics }: Scheduling,
+  watch: WatchRecord,
+  checked: Checked | undefined,
+): Promise<boolean> {
+  const at = now();
+  const { watch: next, events } = advance(watch, checked?.outcome, at, dayS, checked?.at);
+  const deliveries = deliveriesFor(next, events, at);
+  const committed = await store.commit({ watch: next, expectedVersion: watch.version, events, deliveries });
+  if (!committed) return false;
+  for (const event of events) metrics.event(event.type);
+  return deliveries.length > 0;
+}
+
+function forget(recent: Map<string, Checked>, at: number): void {
+  for (const [domain, checked] of recent) {
+    if (checked.keptUntil > at && recent.size <= RECENT_OUTCOMES) break;
+    recent.delete(domain);
+  }
+}
+
+/** The outcome for the `checking` watches of `domain`: a recent one while kept, else a check. */
+async function roundOutcome(
+  scheduling: Scheduling,
+  recent: Map<string, Checked>,
+  domain: string,
+  checking: WatchRecord[],
+  claimedAt: number,
+): Promise<Checked> {
+  const earlier = recent.get(domain);
+  if (earlier && claimedAt < earlier.keptUntil) return earlier;
+  const windowMs = roundWindowMs(Math.min(...checking.map((watch) => watch.intervalS)));
+  const at = scheduling.now();
+  const outcome = await runCheck(scheduling, domain);
+  const checked = { outcome, at, keptUntil: at + keptFor(outcome.ok, windowMs) };
+  recent.delete(domain);
+  recent.set(domain, checked);
+  return checked;
+}
+
+/** Claims the watches due, checks each domain once and moves its watches on; `enqueued` when that made deliveries. */
+async function checkRoundOf(
+  scheduling: Scheduling,
+  recent: Map<string, Checked>,
+  enqueued: () => void,
+): Promise<Round> {
+  const { store, now, batch, leaseMs, metrics, logger } = scheduling;
+  const claimedAt = now();
+  const claimed = await store.claimDue(claimedAt, batch, leaseMs);
+  if (claimed.length === 0) return 'sleep';
+  const byDomain = new Map<string, WatchRecord[]>();
+  for (const watch of claimed) {
+    const same = byDomain.get(watch.domain);
+    if (same) same.push(watch);
+    else byDomain.set(watch.domain, [watch]);
+  }
+  forget(recent, claimedAt);
+  let moved = false;
+  await pool([...byDomain], scheduling.concurrency, async ([domain, watches]) => {
+    const checking = watches.filter((watch) => checkDue(watch, claimedAt));
+    for (const watch of checking) metrics.checkLag(Math.max(0, claimedAt - watch.nextCheckAt) / 1000);
+    const checked =
+      checking.length > 0 ? await roundOutcome(scheduling, recent, domain, checking, claimedAt) : undefined;
+    for (const watch of watches) {
+      const enqueuedSome = await moveOn(
+        scheduling,
+        watch,
+        checking.includes(watch) ? checked : undefined,
+      ).catch((error: unknown) => {
+        logger.error({ err: error, watch: watch.id }, 'could not commit a watch check');
+        return false;
+      });
+      moved ||= enqueuedSome;
+    }
+  });
+  if (moved) enqueued();
+  return claimed.length === batch ? 'more' : 'sleep';
+}
+
+/** The deliveries one instance holds, and the delivery loop to wake as one ends. */
+interface Deliveries {
+  inFlight: Set<Promise<void>>;
+  perHost: Map<string, number>;
+  /** Claimed deliveries whose host has its bound in flight, by host: each starts as one there ends. */
+  waiting: Map<string, PendingDelivery[]>;
+  /** Deliveries this instance holds: in flight or waiting. */
+  held: number;
+  wake: () => void;
+}
+
+async function deliver(
+  { store, secrets, send, now, dayS, metrics }: Scheduling,
+  delivery: PendingDelivery,
+): Promise<void> {
+  const at = now();
+  metrics.deliveryLag(Math.max(0, at - delivery.dueAt) / 1000);
+  const watch = await store.get(delivery.watchId);
+  const secret = await secrets.webhookSecret(delivery.watchId, signingGeneration(watch, delivery.body));
+  const headers = await webhookHeaders(secret, delivery.eventId, Math.floor(at / 1000), delivery.body);
+  const outcome = await send({ url: delivery.url, headers: { ...headers }, body: delivery.body });
+  const { verdict, attempt } = judgeAttempt(delivery, outcome, now(), dayS);
+  await store.recordAttempt(delivery, attempt, verdict);
+  metrics.delivery(verdict.kind);
+}
+
+function start(
+  scheduling: Scheduling,
+  deliveries: Deliveries,
+  delivery: PendingDelivery,
+  host: string,
+): void {
+  const { inFlight, perHost, waiting } = deliveries;
+  perHost.set(host, (perHost.get(host) ?? 0) + 1);
+  const run = deliver(scheduling, delivery)
+    .catch((error: unknown) => {
+      scheduling.logger.error({ err: error, event: delivery.eventId }, 'webhook delivery failed to record');
+    })
+    .finally(() => {
+      inFlight.delete(run);
+      deliveries.held -= 1;
+      const left = (perHost.get(host) ?? 1) - 1;
+      if (left > 0) perHost.set(host, left);
+      else perHost.delete(host);
+      const queue = waiting.get(host);
+      const next = queue?.shift();
+      if (queue?.length === 0) waiting.delete(host);
+      if (next) start(scheduling, deliveries, next, host);
+      deliveries.wake();
+    });
+  inFlight.add(run);
+}
+
+function dispatch(scheduling: Scheduling, deliveries: Deliveries, delivery: PendingDelivery): void {
+  deliveries.held += 1;
+  const host = receiverHost(delivery);
+  if ((deliveries.perHost.get(host) ?? 0) < scheduling.hostConcurrency)
+    return start(scheduling, deliveries, delivery, host);
+  const queue = deliveries.waiting.get(host);
+  if (queue) queue.push(delivery);
+  else deliveries.waiting.set(host, [delivery]);
+}
+
+/** Claims what is due and starts it at once: no delivery waits for another to end but its own watch's. */
+async function deliveryRoundOf(scheduling: Scheduling, deliveries: Deliveries): Promise<Round> {
+  const { store, now, batch, leaseMs, deliveryConcurrency } = scheduling;
+  const room = Math.min(batch, deliveryConcurrency - deliveries.held);
+  if (room <= 0) return 'wait';
+  const claimed = await store.claimDeliveries(now(), room, leaseMs);
+  for (const delivery of claimed) dispatch(scheduling, deliveries, delivery);
+  return claimed.length === room ? 'more' : 'sleep';
+}
+
+/** Resolves once every delivery this instance holds has been attempted. */
+async function drained({ inFlight }: Deliveries): Promise<void> {
+  while (inFlight.size > 0) await Promise.all(inFlight);
 }

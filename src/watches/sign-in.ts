@@ -72,6 +72,38 @@ function refused(reason: string): SignInResult {
   return { ok: false, reason };
 }
 
+/** The service's key for the nonces' MACs, as `crypto.subtle.importKey` gives it. */
+type NonceKey = ReturnType<typeof crypto.subtle.importKey>;
+
+/** The MAC of a nonce's `body` under the service's key, cut to 16 bytes. */
+async function nonceMac(hmacKey: NonceKey, body: string): Promise<string> {
+  return hex(
+    await crypto.subtle.sign('HMAC', await hmacKey, encoder.encode(`website-checks/sign-in-nonce\0${body}`)),
+  ).slice(0, 32);
+}
+
+async function issueNonce(hmacKey: NonceKey, expiresS: number): Promise<string> {
+  const body = `${hex(crypto.getRandomValues(new Uint8Array(12)))}${expiresS.toString(16).padStart(10, '0')}`;
+  return `${body}${await nonceMac(hmacKey, body)}`;
+}
+
+/** The nonce's expiry (epoch ms) when this service issued it, else null. */
+async function issuedNonceExpiry(hmacKey: NonceKey, nonce: string): Promise<number | null> {
+  const match = NONCE.exec(nonce);
+  if (!match?.[1] || !match[2] || !match[3]) return null;
+  // Compared as MACs of the same length; a mismatch in any place is a refusal.
+  if ((await nonceMac(hmacKey, `${match[1]}${match[2]}`)) !== match[3]) return null;
+  return Number.parseInt(match[2], 16) * 1000;
+}
+
+/** The later of this server's clock and the chain's latest block: a message expired on either is expired. */
+async function latestNow(now: () => number, chain: SignInDeps['chain']): Promise<number> {
+  const local = now();
+  if (!chain) return local;
+  const block = await chain.latestBlockTime().catch(() => null);
+  return block === null ? local : Math.max(local, Number(block) * 1000);
+}
+
 export function createSignIn(deps: SignInDeps): SignIn {
   const { network, chain, ledger } = deps;
   const now = deps.now ?? Date.now;
@@ -83,37 +115,6 @@ export function createSignIn(deps: SignInDeps): SignIn {
     false,
     ['sign'],
   );
-  const mac = async (body: string) =>
-    hex(
-      await crypto.subtle.sign(
-        'HMAC',
-        await hmacKey,
-        encoder.encode(`website-checks/sign-in-nonce\0${body}`),
-      ),
-    ).slice(0, 32);
-
-  async function issueNonce(expiresS: number): Promise<string> {
-    const body = `${hex(crypto.getRandomValues(new Uint8Array(12)))}${expiresS.toString(16).padStart(10, '0')}`;
-    return `${body}${await mac(body)}`;
-  }
-
-  /** The nonce's expiry (epoch ms) when this service issued it, else null. */
-  async function issuedNonceExpiry(nonce: string): Promise<number | null> {
-    const match = NONCE.exec(nonce);
-    if (!match?.[1] || !match[2] || !match[3]) return null;
-    // Compared as MACs of the same length; a mismatch in any place is a refusal.
-    if ((await mac(`${match[1]}${match[2]}`)) !== match[3]) return null;
-    return Number.parseInt(match[2], 16) * 1000;
-  }
-
-  /** The later of this server's clock and the chain's latest block: a message expired on either is expired. */
-  async function latestNow(): Promise<number> {
-    const local = now();
-    if (!chain) return local;
-    const block = await chain.latestBlockTime().catch(() => null);
-    return block === null ? local : Math.max(local, Number(block) * 1000);
-  }
-
   return {
     async challenge(resourceUrl) {
       const issuedAt = now();
@@ -125,7 +126,7 @@ export function createSignIn(deps: SignInDeps): SignIn {
           uri: resource,
           version: '1',
           statement: 'Sign in with the wallet that paid, to manage the watches it bought.',
-          nonce: await issueNonce(expires),
+          nonce: await issueNonce(hmacKey, expires),
           issuedAt: new Date(issuedAt).toISOString(),
           expirationTime: new Date(expires * 1000).toISOString(),
           resources: [resource],
@@ -151,11 +152,11 @@ export function createSignIn(deps: SignInDeps): SignIn {
         maxAge: CHALLENGE_TTL_S * 1000,
       });
       if (!validated.isValid) return refused(validated.invalidMessage);
-      const nonceExpiry = await issuedNonceExpiry(payload.nonce);
+      const nonceExpiry = await issuedNonceExpiry(hmacKey, payload.nonce);
       if (nonceExpiry === null) return refused('The nonce was not issued by this service.');
       if (!payload.expirationTime) return refused('The message has no expirationTime.');
       const expiresAt = Math.min(Date.parse(payload.expirationTime), nonceExpiry);
-      const at = await latestNow();
+      const at = await latestNow(now, chain);
       if (at >= expiresAt) return refused('The message has expired.');
       const verified = await verifySIWxSignature(
         payload,

@@ -120,7 +120,6 @@ export function assessCertificates(
     ...(otherCa?.relation === 'move_not_deployed' ? [otherCaNotServedFinding(otherCa, domain)] : []),
   ];
   const renewBy = byAri?.renewBy ?? byCadence.renewBy;
-  const newestFirst = [...issuances].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
   const servedChain = !chain ? 'not_read' : chain.refusal ? 'refused' : 'verified';
   return {
     certificate: described ? describeCertificate(described, domain, now) : null,
@@ -144,15 +143,21 @@ export function assessCertificates(
       stall,
       ari: current && ariAnswer ? ariField(ariAnswer) : null,
     },
-    history: newestFirst.slice(0, HISTORY_MAX).map((issuance) => ({
-      issuer: issuance.issuer,
-      serial: issuance.serial,
-      not_before: toTimestamp(issuance.notBefore),
-      not_after: toTimestamp(issuance.notAfter),
-    })),
+    history: historyField(issuances),
     findings,
     live_probe: { ...probe, serves_newest: servesNewest },
   };
+}
+
+/** The result's `history`: the newest issuances, newest first. */
+function historyField(issuances: readonly Issuance[]): CertResult['history'] {
+  const newestFirst = [...issuances].sort((a, b) => b.notBefore.getTime() - a.notBefore.getTime());
+  return newestFirst.slice(0, HISTORY_MAX).map((issuance) => ({
+    issuer: issuance.issuer,
+    serial: issuance.serial,
+    not_before: toTimestamp(issuance.notBefore),
+    not_after: toTimestamp(issuance.notAfter),
+  }));
 }
 
 /** The result's `renewal.ari` for the CA's answer. */

@@ -289,14 +289,18 @@ const notFoundResponse = problemResponse(
   'not_found: no watch with this id is managed by this token (a wrong token and an unknown id are alike).',
 );
 
-/** The watch operations: a paid POST priced pro rata of `days`, and two free token-managed calls. */
-function watchPathItems(): Record<string, JsonObject> {
-  const create = watchOperation('v1_watch_create');
-  const status = watchOperation('v1_watch_status');
-  const cancel = watchOperation('v1_watch_cancel');
-  const extend = watchOperation('v1_watch_extend');
-  const price = (days: number) => watchPriceUsd(DEFAULT_PRICE_PER_30_DAYS_USD, days);
-  const managed = (operation: WatchOperation, description: string, schema = 'WatchStatus'): JsonObject => ({
+/** A watch's price for `days`, at the default price per 30 days. */
+const price = (days: number) => watchPriceUsd(DEFAULT_PRICE_PER_30_DAYS_USD, days);
+
+/** A paid watch call's price, as the `x-payment-info` of discovery: pro rata of `days`. */
+const dynamicPaymentInfo = () => ({
+  price: { mode: 'dynamic', currency: 'USD', min: price(MIN_DAYS), max: price(MAX_DAYS) },
+  protocols: [{ x402: {} }],
+});
+
+/** A call on one watch, by its token or a sign-in of the wallet that paid for it. */
+function managed(operation: WatchOperation, description: string, schema = 'WatchStatus'): JsonObject {
+  return {
     ...operationHeader(operation, 'watches'),
     security: [{ [WATCH_TOKEN_SCHEME]: [] }, { [WALLET_SIGN_IN_SCHEME]: [] }],
     responses: {
@@ -305,59 +309,103 @@ function watchPathItems(): Record<string, JsonObject> {
       '404': notFoundResponse,
       '429': rateLimitedResponse,
     },
-  });
+  };
+}
+
+/** The signed-in wallet's watches, a page at a time. */
+function watchListOperation(): JsonObject {
+  return {
+    ...operationHeader(watchOperation('v1_watch_list'), 'watches'),
+    security: [{ [WALLET_SIGN_IN_SCHEME]: [] }],
+    parameters: [
+      {
+        name: 'cursor',
+        in: 'query',
+        required: false,
+        description: 'The next_cursor of the previous page.',
+        schema: { type: 'string', maxLength: 80 },
+      },
+    ],
+    responses: {
+      '200': {
+        description: "The signed-in wallet's watches, newest first.",
+        content: { 'application/json': { schema: ref('WalletWatches') } },
+      },
+      '400': problemResponse('invalid_cursor: not a next_cursor this service gave out.'),
+      ...signInResponses,
+      '429': rateLimitedResponse,
+    },
+  };
+}
+
+/** The paid POST that buys a watch. */
+function watchCreateOperation(create: WatchOperation): JsonObject {
+  return {
+    ...operationHeader(create, 'watches'),
+    parameters: [paymentSignatureParameter],
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: ref('WatchRequest') } },
+    },
+    'x-payment-info': dynamicPaymentInfo(),
+    responses: {
+      '201': settledResponse(
+        'The watch, with its token and webhook secret (shown only here); payment settled.',
+        'WatchCreated',
+      ),
+      '400': problemResponse(
+        'invalid_body, missing_domain, invalid_domain, invalid_webhook_url or invalid_days, decided before payment; never charged.',
+      ),
+      ...paymentResponses(`$${price(30)} per 30 days, pro rata of days`),
+    },
+  };
+}
+
+/** The paid POST that adds days to a watch, managed like the free calls. */
+function watchExtendOperation(extend: WatchOperation): JsonObject {
   const extension = managed(extend, 'The extended watch; payment settled.') as JsonObject & {
     responses: JsonObject;
   };
-  const list = watchOperation('v1_watch_list');
-  const rotations = [watchOperation('v1_watch_rotate_secret'), watchOperation('v1_watch_rotate_token')];
   return {
-    [openApiPath(create.route)]: {
-      get: {
-        ...operationHeader(list, 'watches'),
-        security: [{ [WALLET_SIGN_IN_SCHEME]: [] }],
-        parameters: [
-          {
-            name: 'cursor',
-            in: 'query',
-            required: false,
-            description: 'The next_cursor of the previous page.',
-            schema: { type: 'string', maxLength: 80 },
+    ...extension,
+    parameters: [paymentSignatureParameter],
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: {
+            type: 'object',
+            required: ['days'],
+            properties: { days: { type: 'integer', minimum: MIN_DAYS, maximum: MAX_DAYS } },
           },
-        ],
-        responses: {
-          '200': {
-            description: "The signed-in wallet's watches, newest first.",
-            content: { 'application/json': { schema: ref('WalletWatches') } },
-          },
-          '400': problemResponse('invalid_cursor: not a next_cursor this service gave out.'),
-          ...signInResponses,
-          '429': rateLimitedResponse,
-        },
-      },
-      post: {
-        ...operationHeader(create, 'watches'),
-        parameters: [paymentSignatureParameter],
-        requestBody: {
-          required: true,
-          content: { 'application/json': { schema: ref('WatchRequest') } },
-        },
-        'x-payment-info': {
-          price: { mode: 'dynamic', currency: 'USD', min: price(MIN_DAYS), max: price(MAX_DAYS) },
-          protocols: [{ x402: {} }],
-        },
-        responses: {
-          '201': settledResponse(
-            'The watch, with its token and webhook secret (shown only here); payment settled.',
-            'WatchCreated',
-          ),
-          '400': problemResponse(
-            'invalid_body, missing_domain, invalid_domain, invalid_webhook_url or invalid_days, decided before payment; never charged.',
-          ),
-          ...paymentResponses(`$${price(30)} per 30 days, pro rata of days`),
         },
       },
     },
+    'x-payment-info': dynamicPaymentInfo(),
+    responses: {
+      ...extension.responses,
+      '400': problemResponse('invalid_body or invalid_days, decided before payment; never charged.'),
+      ...paymentResponses(`$${price(30)} per 30 days, pro rata of days`),
+      '402': {
+        description: `Payment required (PAYMENT-REQUIRED: $${price(30)} per 30 days, pro rata of days), or sign_in_required (neither a token nor a sign-in: the x402 auth-only challenge, no payment).`,
+        headers: { 'PAYMENT-REQUIRED': { required: true, schema: { type: 'string' } } },
+      },
+      '409': problemResponse(
+        'watch_not_active: the watch has ended or was cancelled; or payment_in_flight. Never charged.',
+      ),
+    },
+  };
+}
+
+/** The watch operations: a paid POST priced pro rata of `days`, and two free token-managed calls. */
+function watchPathItems(): Record<string, JsonObject> {
+  const create = watchOperation('v1_watch_create');
+  const status = watchOperation('v1_watch_status');
+  const cancel = watchOperation('v1_watch_cancel');
+  const extend = watchOperation('v1_watch_extend');
+  const rotations = [watchOperation('v1_watch_rotate_secret'), watchOperation('v1_watch_rotate_token')];
+  return {
+    [openApiPath(create.route)]: { get: watchListOperation(), post: watchCreateOperation(create) },
     [openApiPath(status.route)]: {
       parameters: [watchIdParameter],
       get: {
@@ -374,41 +422,7 @@ function watchPathItems(): Record<string, JsonObject> {
       },
       delete: managed(cancel, 'The cancelled watch (no refund).'),
     },
-    [openApiPath(extend.route)]: {
-      parameters: [watchIdParameter],
-      post: {
-        ...extension,
-        parameters: [paymentSignatureParameter],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['days'],
-                properties: { days: { type: 'integer', minimum: MIN_DAYS, maximum: MAX_DAYS } },
-              },
-            },
-          },
-        },
-        'x-payment-info': {
-          price: { mode: 'dynamic', currency: 'USD', min: price(MIN_DAYS), max: price(MAX_DAYS) },
-          protocols: [{ x402: {} }],
-        },
-        responses: {
-          ...extension.responses,
-          '400': problemResponse('invalid_body or invalid_days, decided before payment; never charged.'),
-          ...paymentResponses(`$${price(30)} per 30 days, pro rata of days`),
-          '402': {
-            description: `Payment required (PAYMENT-REQUIRED: $${price(30)} per 30 days, pro rata of days), or sign_in_required (neither a token nor a sign-in: the x402 auth-only challenge, no payment).`,
-            headers: { 'PAYMENT-REQUIRED': { required: true, schema: { type: 'string' } } },
-          },
-          '409': problemResponse(
-            'watch_not_active: the watch has ended or was cancelled; or payment_in_flight. Never charged.',
-          ),
-        },
-      },
-    },
+    [openApiPath(extend.route)]: { parameters: [watchIdParameter], post: watchExtendOperation(extend) },
     ...Object.fromEntries(
       rotations.map((operation) => [
         openApiPath(operation.route),

@@ -47,6 +47,15 @@ function invalid(c: Context<WatchEnv>, code: string, detail: string) {
 
 type WatchEnv = { Variables: RequestLogVariables };
 
+/** The request's body parsed as JSON; undefined when it is not JSON. */
+async function jsonBody(c: Context<WatchEnv>): Promise<{ value: unknown } | undefined> {
+  try {
+    return { value: JSON.parse(await c.req.text()) };
+  } catch {
+    return undefined;
+  }
+}
+
 export function watchRoutes({ config, watches, payments, gate, logger }: WatchRoutesDeps): Hono<WatchEnv> {
   const { service } = watches;
   const app = new Hono<WatchEnv>();
@@ -56,13 +65,10 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
   const readExtension = extensionReader(watchInputBoundsOf(config));
 
   app.post(WATCHES_ROUTE, async function buyWatch(c) {
-    let body: unknown;
-    try {
-      body = JSON.parse(await c.req.text());
-    } catch {
+    const body = await jsonBody(c);
+    if (!body)
       return invalid(c, WATCH_INPUT_CODES.invalidBody, 'The body must be JSON: { "domain": "example.com" }.');
-    }
-    const checked = readRequest(body);
+    const checked = readRequest(body.value);
     if (!checked.ok) return invalid(c, checked.reason.code, checked.reason.message);
     const { days, webhookUrl } = checked.request;
     const unreachable = webhookUrl === null ? null : await watches.reach(webhookUrl);
@@ -85,13 +91,9 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
     const guarded = await guard(c, access, c.req.header('payment-signature') !== undefined);
     if ('response' in guarded) return guarded.response;
     const { watch } = guarded;
-    let body: unknown;
-    try {
-      body = JSON.parse(await c.req.text());
-    } catch {
-      return invalid(c, WATCH_INPUT_CODES.invalidBody, 'The body must be JSON: { "days": 30 }.');
-    }
-    const checked = readExtension(body);
+    const body = await jsonBody(c);
+    if (!body) return invalid(c, WATCH_INPUT_CODES.invalidBody, 'The body must be JSON: { "days": 30 }.');
+    const checked = readExtension(body.value);
     if (!checked.ok) return invalid(c, checked.reason.code, checked.reason.message);
     if (watch.status !== 'active') return sendProblem(c, NOT_ACTIVE);
     const { days } = checked;

@@ -48,6 +48,7 @@ const extendConfig = toolConfig(
   readByHandler,
 );
 
+// eslint-disable-next-line max-lines-per-function -- a table of the four watch tools over one set of closure state (terms, access, the input readers); a module-level call per tool would take that state as five parameters each and scatter the table
 export function watchTools(deps: {
   config: Config;
   watches: Watches;

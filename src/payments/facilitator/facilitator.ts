@@ -137,9 +137,12 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
   }).extend(publicActions);
   const broadcasts = createBroadcastJournal();
 
-  /** `request` from the settler, with its fees, gas and type; the nonce is taken apart. */
-  const prepare = (request: { to: `0x${string}`; data?: `0x${string}`; value?: bigint }) =>
-    wallet.prepareTransactionRequest({
+  /**
+   * `request` from the settler, with its fees, gas and type, then signed at whichever nonce it is
+   * given: the nonce is taken apart.
+   */
+  const signerFor = async (request: { to: `0x${string}`; data?: `0x${string}`; value?: bigint }) => {
+    const prepared = await wallet.prepareTransactionRequest({
       account,
       chain,
       ...request,
@@ -148,9 +151,10 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       chainId: chain.id,
       parameters: ['fees', 'gas', 'type'],
     });
-  // Signed by the account itself: the wallet action would ask the node for its chain id again.
-  const signAt = (prepared: Awaited<ReturnType<typeof prepare>>, nonce: number) =>
-    account.signTransaction({ ...prepared, nonce } as Parameters<typeof account.signTransaction>[0]);
+    // Signed by the account itself: the wallet action would ask the node for its chain id again.
+    return (nonce: number) =>
+      account.signTransaction({ ...prepared, nonce } as Parameters<typeof account.signTransaction>[0]);
+  };
   const sendRaw = (signed: SignedTransaction) => wallet.sendRawTransaction({ serializedTransaction: signed });
 
   // One nonce sequence per settler: concurrent settlements never share one.
@@ -158,41 +162,10 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     { address: account.address, chainId: chain.id },
     {
       pendingNonce: () => wallet.getTransactionCount({ address: account.address, blockTag: 'pending' }),
-      fill: async (nonce) => sendRaw(await signAt(await prepare({ to: account.address, value: 0n }), nonce)),
+      fill: async (nonce) => sendRaw(await (await signerFor({ to: account.address, value: 0n }))(nonce)),
     },
   );
-
-  /** Signs, journals, then sends: the hash is known whatever becomes of the send. */
-  async function signAndSend(args: WriteArgs): Promise<`0x${string}`> {
-    const data = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args });
-    const prepared = await prepare({
-      to: args.address,
-      data: args.dataSuffix ? concat([data, args.dataSuffix]) : data,
-    });
-    const raw = await sendOnOwnNonce(
-      nonces,
-      async (nonce) => {
-        const signed = await signAt(prepared, nonce);
-        const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
-        if (typeof from === 'string' && typeof authorizationNonce === 'string') {
-          broadcasts.record(authorizationKey(from, authorizationNonce), {
-            hash: keccak256(signed),
-            raw: signed,
-            nonce,
-          });
-        }
-        return signed;
-      },
-      sendRaw,
-    );
-    return keccak256(raw);
-  }
-
-  /** Any other transaction of the settler (a smart wallet's deployment), numbered by the same owner. */
-  async function send(args: { to: `0x${string}`; data: `0x${string}` }): Promise<`0x${string}`> {
-    const prepared = await prepare(args);
-    return keccak256(await sendOnOwnNonce(nonces, (nonce) => signAt(prepared, nonce), sendRaw));
-  }
+  const sending: Sending = { nonces, broadcasts, signerFor, sendRaw };
 
   const code = memo<Awaited<ReturnType<typeof wallet.getCode>>>(CODE_TTL_MS);
   const signatures = memo<boolean>(SIGNATURE_TTL_MS);
@@ -204,8 +177,8 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       signatures(keyOf(args), () =>
         tracked(() => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0])),
       ),
-    writeContract: (args) => tracked(() => signAndSend(args as WriteArgs)),
-    sendTransaction: (args) => tracked(() => send(args)),
+    writeContract: (args) => tracked(() => signAndSend(sending, args as WriteArgs)),
+    sendTransaction: (args) => tracked(() => send(sending, args)),
     waitForTransactionReceipt: (args) =>
       tracked(() =>
         fillingGapsMeanwhile(wallet.waitForTransactionReceipt({ ...args, timeout: RECEIPT_WAIT_MS }), nonces),
@@ -231,6 +204,55 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     broadcasts,
     onAbandoned: (nonce) => nonces.reissue(nonce),
   };
+}
+
+/** How the settler's transactions are numbered, journaled, signed and sent. */
+interface Sending {
+  nonces: SettlerNonces;
+  broadcasts: BroadcastJournal;
+  /** `request` prepared, then signed at whichever nonce it is given. */
+  signerFor: (request: {
+    to: `0x${string}`;
+    data?: `0x${string}`;
+  }) => Promise<(nonce: number) => Promise<SignedTransaction>>;
+  sendRaw: (signed: SignedTransaction) => Promise<unknown>;
+}
+
+/** Signs, journals, then sends: the hash is known whatever becomes of the send. */
+async function signAndSend(
+  { nonces, broadcasts, signerFor, sendRaw }: Sending,
+  args: WriteArgs,
+): Promise<`0x${string}`> {
+  const data = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args });
+  const sign = await signerFor({
+    to: args.address,
+    data: args.dataSuffix ? concat([data, args.dataSuffix]) : data,
+  });
+  const raw = await sendOnOwnNonce(
+    nonces,
+    async (nonce) => {
+      const signed = await sign(nonce);
+      const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
+      if (typeof from === 'string' && typeof authorizationNonce === 'string') {
+        broadcasts.record(authorizationKey(from, authorizationNonce), {
+          hash: keccak256(signed),
+          raw: signed,
+          nonce,
+        });
+      }
+      return signed;
+    },
+    sendRaw,
+  );
+  return keccak256(raw);
+}
+
+/** Any other transaction of the settler (a smart wallet's deployment), numbered by the same owner. */
+async function send(
+  { nonces, signerFor, sendRaw }: Sending,
+  args: { to: `0x${string}`; data: `0x${string}` },
+): Promise<`0x${string}`> {
+  return keccak256(await sendOnOwnNonce(nonces, await signerFor(args), sendRaw));
 }
 
 /**

@@ -116,13 +116,12 @@ export function createSettlement(deps: SettlementDeps): Settle {
     // While the chain cannot be read, answer by `bound`; while it can, go on to `deadline`.
     const bound = now() + deadlineMs;
     const deadline = Math.max(bound, provenUnusableAt + 2_000);
-    /** `at` on our clock, as a wall-clock time for the RPC requests' deadline. */
-    const wallClock = (at: number) => Date.now() + (at - now());
     let response: SettleResponse | undefined;
     let faulted = true;
     try {
-      ({ value: response, faulted } = await withRpcDeadline(wallClock(bound - RECONCILE_RESERVE_MS), () =>
-        faultScope(() => resourceServer.settlePayment(payload, requirements, extensions)),
+      ({ value: response, faulted } = await withRpcDeadline(
+        wallClock(now, bound - RECONCILE_RESERVE_MS),
+        () => faultScope(() => resourceServer.settlePayment(payload, requirements, extensions)),
       ));
     } catch (error) {
       // A facilitator that answered with a refusal; anything else leaves `response` undefined.
@@ -146,9 +145,14 @@ export function createSettlement(deps: SettlementDeps): Settle {
         : { status: 'refused', reason: response.errorReason ?? 'settlement_failed' };
     }
     const payer = authorization?.from ?? response?.payer;
-    if (!chain || !authorization) return unconfirmed(hash, payer);
+    if (!chain || !authorization) return unconfirmed(hash, payer, network);
 
-    const verdict = await reconcile(authorization, hash, signed);
+    const verdict = await reconcile(
+      { chain, asset: requirements.asset as `0x${string}`, now, sleep, pollMs, bound, deadline },
+      authorization,
+      hash,
+      signed,
+    );
     if (verdict === 'settled') {
       return { status: 'settled', receipt: { success: true, transaction: hash ?? '', network, payer } };
     }
@@ -156,64 +160,93 @@ export function createSettlement(deps: SettlementDeps): Settle {
     // holds every later settlement back. Should that fail, the next settlement fills the gap
     // (`redis/settler-nonces.ts`). Not awaited: it asks the chain again, and the answer is due.
     if (signed) void onAbandoned(signed.nonce).catch(() => {});
-    return verdict === 'unusable' ? { status: 'unavailable' } : unconfirmed(hash, payer);
-
-    async function reconcile(
-      { from, nonce, validBefore }: ExactAuthorization,
-      tx: `0x${string}` | undefined,
-      ours: { raw: `0x${string}`; nonce: number } | undefined,
-    ): Promise<'settled' | 'unusable' | 'unknown'> {
-      const asset = requirements.asset as `0x${string}`;
-      let readable = false;
-      let superseded = 0;
-      for (;;) {
-        const look = () => lookOnce();
-        const verdict = await withRpcDeadline(wallClock(readable ? deadline : bound), look);
-        if (verdict) return verdict;
-        if (now() + pollMs > (readable ? deadline : bound)) return 'unknown';
-        await sleep(pollMs);
-      }
-
-      async function lookOnce(): Promise<'settled' | 'unusable' | undefined> {
-        // Read before our receipt: a nonce mined by then and no receipt of ours after means another
-        // transaction took it.
-        const taken =
-          ours && chain!.nonceMined ? await chain!.nonceMined(ours.nonce).catch(() => false) : false;
-        // Each question on its own: a failing receipt lookup must not hide the authorization state.
-        const mined = tx ? await chain!.receiptStatus(tx).catch(() => undefined) : 'not_found';
-        if (mined === 'success') return 'settled';
-        superseded = taken && mined === 'not_found' ? superseded + 1 : 0;
-        try {
-          const blockTime = await chain!.latestBlockTime();
-          // A revert of ours may mean someone else used the authorization first: it paid us all the same.
-          if (await chain!.authorizationUsed(asset, from, nonce)) return 'settled';
-          readable = true;
-          const expired = blockTime >= validBefore || now() >= Number(validBefore) * 1000 + EXPIRY_MARGIN_MS;
-          if (mined === 'reverted' || expired || superseded >= SUPERSEDED_LOOKS) return 'unusable';
-        } catch {
-          // The RPC is failing: ask again until the deadline.
-          readable = false;
-        }
-        if (ours) await chain!.rebroadcast(ours.raw).catch(() => {});
-        return undefined;
-      }
-    }
+    return verdict === 'unusable' ? { status: 'unavailable' } : unconfirmed(hash, payer, network);
   };
+}
 
-  /** A transaction we know was handed to the chain is delivered for; without one, nothing is. */
-  function unconfirmed(hash: string | undefined, payer: string | undefined): SettlementOutcome {
-    if (!hash) return { status: 'unavailable' };
-    return {
-      status: 'unconfirmed',
-      receipt: {
-        success: false,
-        errorReason: 'settlement_unconfirmed',
-        transaction: hash,
-        network,
-        ...(payer ? { payer } : {}),
-      },
-    };
+/** A transaction we know was handed to the chain is delivered for; without one, nothing is. */
+function unconfirmed(
+  hash: string | undefined,
+  payer: string | undefined,
+  network: Network,
+): SettlementOutcome {
+  if (!hash) return { status: 'unavailable' };
+  return {
+    status: 'unconfirmed',
+    receipt: {
+      success: false,
+      errorReason: 'settlement_unconfirmed',
+      transaction: hash,
+      network,
+      ...(payer ? { payer } : {}),
+    },
+  };
+}
+
+/** `at` on the settlement's clock `now`, as a wall-clock time for the RPC requests' deadline. */
+const wallClock = (now: () => number, at: number) => Date.now() + (at - now());
+
+/** What one settlement's reconciliation asks the chain with, and until when. */
+interface Reconciliation {
+  chain: ChainView;
+  asset: `0x${string}`;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  pollMs: number;
+  /** While the chain cannot be read, answer by `bound`; while it can, go on to `deadline`. */
+  bound: number;
+  deadline: number;
+}
+
+/** Asks the chain about the authorization until it is decided or the deadline passes. */
+async function reconcile(
+  reconciliation: Reconciliation,
+  authorization: ExactAuthorization,
+  tx: `0x${string}` | undefined,
+  ours: { raw: `0x${string}`; nonce: number } | undefined,
+): Promise<'settled' | 'unusable' | 'unknown'> {
+  const { now, sleep, pollMs, bound, deadline } = reconciliation;
+  const looks = { readable: false, superseded: 0 };
+  for (;;) {
+    const look = () => lookOnce(reconciliation, looks, authorization, tx, ours);
+    const verdict = await withRpcDeadline(wallClock(now, looks.readable ? deadline : bound), look);
+    if (verdict) return verdict;
+    if (now() + pollMs > (looks.readable ? deadline : bound)) return 'unknown';
+    await sleep(pollMs);
   }
+}
+
+/**
+ * One look at the chain; `looks` carries from one to the next whether the chain could be read and
+ * how many looks in a row saw our account nonce taken by another transaction.
+ */
+async function lookOnce(
+  { chain, asset, now }: Reconciliation,
+  looks: { readable: boolean; superseded: number },
+  { from, nonce, validBefore }: ExactAuthorization,
+  tx: `0x${string}` | undefined,
+  ours: { raw: `0x${string}`; nonce: number } | undefined,
+): Promise<'settled' | 'unusable' | undefined> {
+  // Read before our receipt: a nonce mined by then and no receipt of ours after means another
+  // transaction took it.
+  const taken = ours && chain.nonceMined ? await chain.nonceMined(ours.nonce).catch(() => false) : false;
+  // Each question on its own: a failing receipt lookup must not hide the authorization state.
+  const mined = tx ? await chain.receiptStatus(tx).catch(() => undefined) : 'not_found';
+  if (mined === 'success') return 'settled';
+  looks.superseded = taken && mined === 'not_found' ? looks.superseded + 1 : 0;
+  try {
+    const blockTime = await chain.latestBlockTime();
+    // A revert of ours may mean someone else used the authorization first: it paid us all the same.
+    if (await chain.authorizationUsed(asset, from, nonce)) return 'settled';
+    looks.readable = true;
+    const expired = blockTime >= validBefore || now() >= Number(validBefore) * 1000 + EXPIRY_MARGIN_MS;
+    if (mined === 'reverted' || expired || looks.superseded >= SUPERSEDED_LOOKS) return 'unusable';
+  } catch {
+    // The RPC is failing: ask again until the deadline.
+    looks.readable = false;
+  }
+  if (ours) await chain.rebroadcast(ours.raw).catch(() => {});
+  return undefined;
 }
 
 /** The receipt a client sees: the facilitator's answer without its free-text message. */

@@ -118,256 +118,324 @@ export interface PaidCallRequest {
 export type PaidCall = (request: PaidCallRequest) => Promise<PaidCallOutcome>;
 
 export function createPaidCall(deps: PaidCallDeps): PaidCall {
-  const { resourceServer, settle, lock, undelivered, lifecycle, logger, metrics, chain, clock } = deps;
-
-  async function challenge(
-    terms: PaymentTerms,
-    reason: string,
-    payload?: PaymentPayload,
-    settlement?: SettleResponse,
-  ): Promise<PaidCallOutcome> {
-    const { requirements, resource, extensions } = terms;
-    const paymentRequired = await resourceServer.createPaymentRequiredResponse(
-      requirements,
-      resource,
-      reason,
-      extensions,
-      undefined,
-      payload,
-    );
-    return settlement
-      ? { kind: 'challenge', paymentRequired, settlement }
-      : { kind: 'challenge', paymentRequired };
-  }
-
-  function remember(key: string, signature: string, receipt: SettleResponse): void {
-    undelivered
-      .remember(key, signature, receipt)
-      .catch((error: unknown) => logger.error({ err: error }, 'could not remember an undelivered result'));
-  }
-
   return async function paidCall(request) {
-    const outcome = await decide(request);
+    const outcome = await decide(deps, request);
     await request.afterSettlement?.(outcome.kind === 'delivered').catch((error: unknown) => {
-      logger.error({ err: error, name: request.name }, 'the step after a settlement failed');
+      deps.logger.error({ err: error, name: request.name }, 'the step after a settlement failed');
     });
     return outcome;
   };
+}
 
-  async function decide({
-    terms,
-    payment,
-    run,
-    signal,
-    name,
-    keptResult,
-  }: PaidCallRequest): Promise<PaidCallOutcome> {
-    if (payment.kind === 'absent') {
-      metrics.payment('challenged');
-      return challenge(terms, UNPAID_REASON);
-    }
-    if (payment.kind === 'invalid') {
-      metrics.payment('refused');
-      return challenge(terms, payment.why);
-    }
-    const { payload } = payment;
-    // A signature buys what it was signed for: its resource, the extensions it echoes, the terms.
-    // The EIP-3009 authorization names none of them but the price, so routes of one price would
-    // take each other's payloads without the first two (1.2.0 had the echo check from the SDK's
-    // HTTP middleware; the terms built once per operation left it behind).
-    const echo = resourceServer.validateExtensions(
-      { extensions: headerExtensions(terms.extensions) } as PaymentRequired,
-      payload,
-    );
-    const misdirected =
-      resourceProblem(payload, terms.resource.url) ??
-      (echo.valid ? null : `${echo.invalidReason}: extensions.${echo.extensionKey}`);
-    if (misdirected) {
-      metrics.payment('refused');
-      return challenge(terms, misdirected);
-    }
-    const requirements = resourceServer.findMatchingRequirements(terms.requirements, payload);
-    if (!requirements) {
-      metrics.payment('refused');
-      return challenge(terms, 'No matching payment requirements', payload);
-    }
-    // The service asks for exact EIP-3009 only: a payload of another shape is the payer's mistake
-    // (402 naming the field), so what still throws inside verify is the facilitator, RPC or chain.
-    const malformed = exactPayloadProblem(payload);
-    const authorization = malformed ? null : exactAuthorizationOf(payload);
-    if (!authorization) {
-      metrics.payment('refused');
-      return challenge(terms, malformed ?? 'invalid_exact_evm_payload');
-    }
-    if (clock) void clock.refresh(CLOCK_READ_MAX_AGE_MS);
-    if (authorizationWindowTooLong(authorization, MAX_TIMEOUT_SECONDS, clock?.now() ?? Date.now())) {
-      metrics.payment('refused');
-      return challenge(terms, 'authorization_window_too_long', payload);
-    }
+/** A payment that passed every check made before its lock: it is paying for this call. */
+interface Payable {
+  payload: PaymentPayload;
+  requirements: PaymentRequirements;
+  authorization: ExactAuthorization;
+}
 
-    const { key, signature } = authorization;
-    const resource = terms.resource.url;
-    // A lock that cannot be asked (a shared store out of reach) is never run without: 503.
-    const release = await lock.acquire(key).catch(() => undefined);
-    if (release === undefined) return unavailable('payment lock unavailable');
-    if (!release) return { kind: 'in_flight' };
-    metrics.paidInFlight(1);
-    try {
-      const lost = await undelivered.claim(key, signature, resource).catch(() => undefined);
-      // Unknown whether a lost result waits: running on would settle into an already used authorization.
-      if (lost === undefined) return unavailable('lost results unavailable');
-      if (lost === 'interrupted') {
-        const used = await paidBeforeItsSettlerWentAway(authorization, requirements);
-        if (used === undefined) return unavailable('chain unreadable for an interrupted settlement');
-        if (used) return redeliver(authorization, used);
-        // Not used: its settler died before the chain took it (a transaction of it still waiting
-        // somewhere is reconciled by this call's own settlement, which counts it as paid).
-      } else if (lost && 'delivered' in lost) {
-        if (keptResult) return redeliver(authorization, lost.delivered);
+/** Screens the payment, then decides it under its authorization's in-flight lock. */
+async function decide(deps: PaidCallDeps, request: PaidCallRequest): Promise<PaidCallOutcome> {
+  const { lock, metrics } = deps;
+  const { terms, payment, name } = request;
+  if (payment.kind === 'absent') {
+    metrics.payment('challenged');
+    return challenge(deps, terms, UNPAID_REASON);
+  }
+  const screened =
+    payment.kind === 'invalid' ? { reason: payment.why } : screen(deps, terms, payment.payload);
+  if ('reason' in screened) {
+    metrics.payment('refused');
+    return challenge(deps, terms, screened.reason, screened.payload);
+  }
+  const { payload, authorization } = screened;
+  // A lock that cannot be asked (a shared store out of reach) is never run without: 503.
+  const release = await lock.acquire(authorization.key).catch(() => undefined);
+  if (release === undefined) return unavailable(deps, name, 'payment lock unavailable');
+  if (!release) return { kind: 'in_flight' };
+  metrics.paidInFlight(1);
+  try {
+    const claim = await claimLost(deps, request, screened);
+    switch (claim.next) {
+      case 'unavailable':
+        return unavailable(deps, name, claim.why);
+      case 'redeliver':
+        return redeliver(deps, request, authorization, claim.receipt);
+      case 'refuse':
         metrics.payment('refused');
-        return challenge(terms, alreadySettledReason(lost.delivered), payload);
-      } else if (lost) return redeliver(authorization, lost);
-
-      const verified = await faultScope(() =>
-        resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
-      ).catch(() => null);
-      if (!verified || (!verified.value.isValid && verified.faulted))
-        return unavailable('payment verification unavailable');
-      if (!verified.value.isValid) {
-        metrics.payment('refused');
-        return challenge(terms, verified.value.invalidReason ?? 'invalid_payment', payload);
-      }
-      const payer = verified.value.payer;
-      metrics.payment('verified');
-
-      const outcome = await run(authorization);
-      if (outcome.type !== 'result') {
-        logger.info({ name, payer, outcome: outcome.type }, 'payment not settled');
-        return { kind: 'not_run', outcome };
-      }
-      if (signal.aborted) {
-        logger.info({ name, payer }, 'client gone before settlement; payment not settled');
-        return { kind: 'client_gone' };
-      }
-      if (!lifecycle.acceptingSettlements()) {
-        logger.info({ name, payer }, 'stopping; payment not settled');
-        return { kind: 'stopping' };
-      }
-
-      const settled = lifecycle.beginSettlement();
-      // Recorded before anything is signed: should this process die from here on, whoever gets the
-      // next copy of this payment finds the record and, if the chain took the payment, delivers.
-      const recorded = await undelivered.settling(key, signature, resource).then(
-        () => true,
-        () => false,
-      );
-      if (!recorded) {
-        settled();
-        return unavailable('could not record the settlement');
-      }
-      const settlement = await settle(payload, requirements, terms.extensions).finally(settled);
-      if (settlement.status === 'refused' || settlement.status === 'unavailable') forget(key);
-      switch (settlement.status) {
-        case 'settled':
-        case 'unconfirmed': {
-          const { transaction, network, errorReason } = settlement.receipt;
-          const entry = { name, payer, transaction, network };
-          metrics.payment('settled', requirements.amount);
-          await handedOver(key, signature, settlement.receipt, entry);
-          if (settlement.status === 'settled') logger.info(entry, 'payment settled');
-          else
-            logger.warn({ ...entry, reason: errorReason }, 'payment sent but unconfirmed; result delivered');
-          return { kind: 'delivered', result: outcome.result, receipt: settlement.receipt };
-        }
-        case 'refused':
-          metrics.payment('settlement_failed');
-          logger.info({ name, payer, reason: settlement.reason }, 'settlement refused; result withheld');
-          return challenge(terms, settlement.reason, payload, {
-            success: false,
-            errorReason: settlement.reason,
-            transaction: '',
-            network: requirements.network,
-            ...(payer ? { payer } : {}),
-          });
-        case 'unavailable':
-          metrics.payment('settlement_failed');
-          logger.warn({ name, payer }, 'settlement unavailable; result withheld, nothing charged');
-          return { kind: 'payment_unavailable' };
-      }
-    } finally {
-      metrics.paidInFlight(-1);
-      await release();
+        return challenge(deps, terms, claim.reason, payload);
+      case 'run':
+        return await verifyRunSettle(deps, request, screened);
     }
+  } finally {
+    metrics.paidInFlight(-1);
+    await release();
+  }
+}
 
-    function unavailable(why: string): PaidCallOutcome {
-      logger.warn({ name }, why);
+/**
+ * Why `payload` cannot pay for `terms`, with the payload when the challenge echoes it; else what
+ * it pays with.
+ */
+function screen(
+  { resourceServer, clock }: PaidCallDeps,
+  terms: PaymentTerms,
+  payload: PaymentPayload,
+): Payable | { reason: string; payload?: PaymentPayload } {
+  // A signature buys what it was signed for: its resource, the extensions it echoes, the terms.
+  // The EIP-3009 authorization names none of them but the price, so routes of one price would
+  // take each other's payloads without the first two (1.2.0 had the echo check from the SDK's
+  // HTTP middleware; the terms built once per operation left it behind).
+  const echo = resourceServer.validateExtensions(
+    { extensions: headerExtensions(terms.extensions) } as PaymentRequired,
+    payload,
+  );
+  const misdirected =
+    resourceProblem(payload, terms.resource.url) ??
+    (echo.valid ? null : `${echo.invalidReason}: extensions.${echo.extensionKey}`);
+  if (misdirected) return { reason: misdirected };
+  const requirements = resourceServer.findMatchingRequirements(terms.requirements, payload);
+  if (!requirements) return { reason: 'No matching payment requirements', payload };
+  // The service asks for exact EIP-3009 only: a payload of another shape is the payer's mistake
+  // (402 naming the field), so what still throws inside verify is the facilitator, RPC or chain.
+  const malformed = exactPayloadProblem(payload);
+  const authorization = malformed ? null : exactAuthorizationOf(payload);
+  if (!authorization) return { reason: malformed ?? 'invalid_exact_evm_payload' };
+  if (clock) void clock.refresh(CLOCK_READ_MAX_AGE_MS);
+  if (authorizationWindowTooLong(authorization, MAX_TIMEOUT_SECONDS, clock?.now() ?? Date.now())) {
+    return { reason: 'authorization_window_too_long', payload };
+  }
+  return { payload, requirements, authorization };
+}
+
+/** What a claim on the authorization's lost results leaves the call to do. */
+type Claim =
+  | { next: 'run' }
+  | { next: 'redeliver'; receipt: SettleResponse }
+  | { next: 'refuse'; reason: string }
+  | { next: 'unavailable'; why: string };
+
+async function claimLost(
+  deps: PaidCallDeps,
+  { terms, keptResult }: PaidCallRequest,
+  { requirements, authorization }: Payable,
+): Promise<Claim> {
+  const { key, signature } = authorization;
+  const lost = await deps.undelivered.claim(key, signature, terms.resource.url).catch(() => undefined);
+  // Unknown whether a lost result waits: running on would settle into an already used authorization.
+  if (lost === undefined) return { next: 'unavailable', why: 'lost results unavailable' };
+  if (lost === 'interrupted') {
+    const used = await paidBeforeItsSettlerWentAway(deps, authorization, requirements);
+    if (used === undefined)
+      return { next: 'unavailable', why: 'chain unreadable for an interrupted settlement' };
+    if (used) return { next: 'redeliver', receipt: used };
+    // Not used: its settler died before the chain took it (a transaction of it still waiting
+    // somewhere is reconciled by this call's own settlement, which counts it as paid).
+    return { next: 'run' };
+  }
+  if (lost && 'delivered' in lost) {
+    return keptResult
+      ? { next: 'redeliver', receipt: lost.delivered }
+      : { next: 'refuse', reason: alreadySettledReason(lost.delivered) };
+  }
+  return lost ? { next: 'redeliver', receipt: lost } : { next: 'run' };
+}
+
+/** Verifies the payment, runs the work and settles its result: the call's first payment. */
+async function verifyRunSettle(
+  deps: PaidCallDeps,
+  request: PaidCallRequest,
+  { payload, requirements, authorization }: Payable,
+): Promise<PaidCallOutcome> {
+  const { resourceServer, lifecycle, logger, metrics } = deps;
+  const { terms, run, signal, name } = request;
+  const verified = await faultScope(() =>
+    resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
+  ).catch(() => null);
+  if (!verified || (!verified.value.isValid && verified.faulted))
+    return unavailable(deps, name, 'payment verification unavailable');
+  if (!verified.value.isValid) {
+    metrics.payment('refused');
+    return challenge(deps, terms, verified.value.invalidReason ?? 'invalid_payment', payload);
+  }
+  const payer = verified.value.payer;
+  metrics.payment('verified');
+
+  const outcome = await run(authorization);
+  if (outcome.type !== 'result') {
+    logger.info({ name, payer, outcome: outcome.type }, 'payment not settled');
+    return { kind: 'not_run', outcome };
+  }
+  if (signal.aborted) {
+    logger.info({ name, payer }, 'client gone before settlement; payment not settled');
+    return { kind: 'client_gone' };
+  }
+  if (!lifecycle.acceptingSettlements()) {
+    logger.info({ name, payer }, 'stopping; payment not settled');
+    return { kind: 'stopping' };
+  }
+  return settleResult(deps, request, { payload, requirements, authorization }, outcome.result, payer);
+}
+
+/** Settles a payment whose work gave `result`: delivered when paid, else withheld. */
+async function settleResult(
+  deps: PaidCallDeps,
+  request: PaidCallRequest,
+  { payload, requirements, authorization: { key, signature } }: Payable,
+  result: unknown,
+  payer: string | undefined,
+): Promise<PaidCallOutcome> {
+  const { settle, undelivered, lifecycle, logger, metrics } = deps;
+  const { terms, name } = request;
+  const settled = lifecycle.beginSettlement();
+  // Recorded before anything is signed: should this process die from here on, whoever gets the
+  // next copy of this payment finds the record and, if the chain took the payment, delivers.
+  const recorded = await undelivered.settling(key, signature, terms.resource.url).then(
+    () => true,
+    () => false,
+  );
+  if (!recorded) {
+    settled();
+    return unavailable(deps, name, 'could not record the settlement');
+  }
+  const settlement = await settle(payload, requirements, terms.extensions).finally(settled);
+  if (settlement.status === 'refused' || settlement.status === 'unavailable') forget(deps, key);
+  switch (settlement.status) {
+    case 'settled':
+    case 'unconfirmed': {
+      const { transaction, network, errorReason } = settlement.receipt;
+      const entry = { name, payer, transaction, network };
+      metrics.payment('settled', requirements.amount);
+      await handedOver(deps, request, key, signature, settlement.receipt, entry);
+      if (settlement.status === 'settled') logger.info(entry, 'payment settled');
+      else logger.warn({ ...entry, reason: errorReason }, 'payment sent but unconfirmed; result delivered');
+      return { kind: 'delivered', result, receipt: settlement.receipt };
+    }
+    case 'refused':
+      metrics.payment('settlement_failed');
+      logger.info({ name, payer, reason: settlement.reason }, 'settlement refused; result withheld');
+      return challenge(deps, terms, settlement.reason, payload, {
+        success: false,
+        errorReason: settlement.reason,
+        transaction: '',
+        network: requirements.network,
+        ...(payer ? { payer } : {}),
+      });
+    case 'unavailable':
+      metrics.payment('settlement_failed');
+      logger.warn({ name, payer }, 'settlement unavailable; result withheld, nothing charged');
       return { kind: 'payment_unavailable' };
-    }
-
-    /**
-     * Paid: the settling record becomes a handed-over one (or, the client already gone, a lost
-     * result); should the client be gone before the answer is written (the transport aborts the
-     * signal then, now or later), it may claim the result with the same authorization.
-     */
-    async function handedOver(
-      key: string,
-      signature: string,
-      receipt: SettleResponse,
-      entry: object,
-    ): Promise<void> {
-      const lost = () => {
-        remember(key, signature, receipt);
-        logger.warn(entry, 'paid result not delivered; it can be claimed once with the same payment');
-      };
-      if (signal.aborted) return lost();
-      await undelivered
-        .remember(key, signature, receipt, true)
-        .catch((error: unknown) => logger.warn({ err: error }, 'could not record a handed-over result'));
-      signal.addEventListener('abort', lost, { once: true });
-    }
-
-    /**
-     * Runs the check again for a payment already settled whose result never reached its client; its
-     * record goes once the result is handed over, and a redelivery that does not reach the client
-     * either leaves the result claimable.
-     */
-    async function redeliver(paying: ExactAuthorization, receipt: SettleResponse): Promise<PaidCallOutcome> {
-      const { key, signature } = paying;
-      const outcome = await run(paying);
-      if (outcome.type !== 'result') {
-        // Kept as a lost result (a store that deleted it on the claim, as the Worker's does, has it again).
-        remember(key, signature, receipt);
-        return { kind: 'not_run', outcome };
-      }
-      const entry = { name, payer: receipt.payer, transaction: receipt.transaction };
-      await handedOver(key, signature, receipt, entry);
-      logger.info(entry, 'paid result redelivered');
-      return { kind: 'delivered', result: outcome.result, receipt };
-    }
   }
+}
 
-  function forget(key: string): void {
-    undelivered
-      .settled(key)
-      .catch((error: unknown) => logger.warn({ err: error }, 'could not clear a settling record'));
-  }
+async function challenge(
+  { resourceServer }: PaidCallDeps,
+  terms: PaymentTerms,
+  reason: string,
+  payload?: PaymentPayload,
+  settlement?: SettleResponse,
+): Promise<PaidCallOutcome> {
+  const { requirements, resource, extensions } = terms;
+  const paymentRequired = await resourceServer.createPaymentRequiredResponse(
+    requirements,
+    resource,
+    reason,
+    extensions,
+    undefined,
+    payload,
+  );
+  return settlement
+    ? { kind: 'challenge', paymentRequired, settlement }
+    : { kind: 'challenge', paymentRequired };
+}
 
-  /**
-   * The receipt of an authorization the chain shows used, whose settler went away before anyone got
-   * its result; null when unused; undefined when the chain cannot be read.
-   */
-  async function paidBeforeItsSettlerWentAway(
-    { from, nonce }: ExactAuthorization,
-    requirements: PaymentRequirements,
-  ): Promise<SettleResponse | null | undefined> {
-    if (!chain) return null;
-    const used = await chain
-      .authorizationUsed(requirements.asset as `0x${string}`, from, nonce)
-      .catch(() => undefined);
-    if (used === undefined) return undefined;
-    // The hash is the dead settler's to know; the chain holds the transfer under this authorization.
-    return used ? { success: true, transaction: '', network: requirements.network, payer: from } : null;
+function unavailable({ logger }: PaidCallDeps, name: string, why: string): PaidCallOutcome {
+  logger.warn({ name }, why);
+  return { kind: 'payment_unavailable' };
+}
+
+function remember(
+  { undelivered, logger }: PaidCallDeps,
+  key: string,
+  signature: string,
+  receipt: SettleResponse,
+): void {
+  undelivered
+    .remember(key, signature, receipt)
+    .catch((error: unknown) => logger.error({ err: error }, 'could not remember an undelivered result'));
+}
+
+function forget({ undelivered, logger }: PaidCallDeps, key: string): void {
+  undelivered
+    .settled(key)
+    .catch((error: unknown) => logger.warn({ err: error }, 'could not clear a settling record'));
+}
+
+/**
+ * Paid: the settling record becomes a handed-over one (or, the client already gone, a lost
+ * result); should the client be gone before the answer is written (the transport aborts the
+ * signal then, now or later), it may claim the result with the same authorization.
+ */
+async function handedOver(
+  deps: PaidCallDeps,
+  { signal }: PaidCallRequest,
+  key: string,
+  signature: string,
+  receipt: SettleResponse,
+  entry: object,
+): Promise<void> {
+  const { undelivered, logger } = deps;
+  const lost = () => {
+    remember(deps, key, signature, receipt);
+    logger.warn(entry, 'paid result not delivered; it can be claimed once with the same payment');
+  };
+  if (signal.aborted) return lost();
+  await undelivered
+    .remember(key, signature, receipt, true)
+    .catch((error: unknown) => logger.warn({ err: error }, 'could not record a handed-over result'));
+  signal.addEventListener('abort', lost, { once: true });
+}
+
+/**
+ * Runs the check again for a payment already settled whose result never reached its client; its
+ * record goes once the result is handed over, and a redelivery that does not reach the client
+ * either leaves the result claimable.
+ */
+async function redeliver(
+  deps: PaidCallDeps,
+  request: PaidCallRequest,
+  paying: ExactAuthorization,
+  receipt: SettleResponse,
+): Promise<PaidCallOutcome> {
+  const { key, signature } = paying;
+  const outcome = await request.run(paying);
+  if (outcome.type !== 'result') {
+    // Kept as a lost result (a store that deleted it on the claim, as the Worker's does, has it again).
+    remember(deps, key, signature, receipt);
+    return { kind: 'not_run', outcome };
   }
+  const entry = { name: request.name, payer: receipt.payer, transaction: receipt.transaction };
+  await handedOver(deps, request, key, signature, receipt, entry);
+  deps.logger.info(entry, 'paid result redelivered');
+  return { kind: 'delivered', result: outcome.result, receipt };
+}
+
+/**
+ * The receipt of an authorization the chain shows used, whose settler went away before anyone got
+ * its result; null when unused; undefined when the chain cannot be read.
+ */
+async function paidBeforeItsSettlerWentAway(
+  { chain }: PaidCallDeps,
+  { from, nonce }: ExactAuthorization,
+  requirements: PaymentRequirements,
+): Promise<SettleResponse | null | undefined> {
+  if (!chain) return null;
+  const used = await chain
+    .authorizationUsed(requirements.asset as `0x${string}`, from, nonce)
+    .catch(() => undefined);
+  if (used === undefined) return undefined;
+  // The hash is the dead settler's to know; the chain holds the transfer under this authorization.
+  return used ? { success: true, transaction: '', network: requirements.network, payer: from } : null;
 }
 
 /**

@@ -130,51 +130,7 @@ export function createAriClient(options: AriClientOptions): AriClient {
   });
   /** Temporary errors in a row per certificate, for the backoff; cleared by an answer. */
   const failuresInRow = new LRUCache<string, number>({ max: ARI_CACHE_MAX_ENTRIES });
-  const keptFor = (key: string, stored: Stored): Stored => {
-    if (!stored.temporary) {
-      if (stored.status === 'ok' || stored.status === 'not_found') failuresInRow.delete(key);
-      return stored;
-    }
-    const failures = (failuresInRow.get(key) ?? 0) + 1;
-    failuresInRow.set(key, failures);
-    const backoff = Math.min(ARI_BACKOFF_MAX_MS, ARI_MIN_RETRY_MS * 2 ** Math.min(failures - 1, 16));
-    return { ...stored, ttlMs: stored.temporary.retryMs ?? backoff };
-  };
-
-  /**
-   * A GET to the CA at its pace, within `deadline`. `reply` is null when the pace left no slot in
-   * time; `cutShort` when no fair answer was waited for (no slot, or a timeout the check's budget
-   * shortened below a second): such a miss is the check's, not the CA's, and is not kept.
-   */
-  async function paced(
-    ca: AcmeCa,
-    url: URL,
-    deadline: number,
-    accept: readonly string[],
-  ): Promise<{ reply: SourceResult<BoundedResponse> | null; cutShort: boolean }> {
-    const wait = paceOf(ca).reserve(deadline - clock());
-    if (wait === null) return { reply: null, cutShort: true };
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const timeoutMs = Math.max(1, Math.floor(deadline - clock()));
-    const reply = await boundedFetch(url, {
-      source: ARI_SOURCE,
-      fetch: options.fetch,
-      timeoutMs,
-      maxBytes: ARI_MAX_BYTES,
-      accept,
-      statusOnly: [400, 404, 429, 503],
-    });
-    if (reply.ok && (reply.value.status === 429 || reply.value.status === 503)) {
-      const retry = retryAfterMs(reply.value.headers, options.now());
-      if (retry !== null) paceOf(ca).pauseUntil(clock() + retry);
-    }
-    // A CA that cannot be reached, or let a full second pass, is left alone for a minute: while
-    // it is down, checks of its certificates do not each wait out ARI's bound.
-    const unreachable = !reply.ok && (reply.failure.code === 'network' || reply.failure.code === 'timeout');
-    const fair = timeoutMs >= ARI_PAUSE_AFTER_TIMEOUT_MS;
-    if (unreachable && fair) paceOf(ca).pauseUntil(clock() + ARI_MIN_RETRY_MS);
-    return { reply, cutShort: !fair && !reply.ok && reply.failure.code === 'timeout' };
-  }
+  const pacing: Pacing = { options, clock, paceOf };
 
   /**
    * The CA's directory, read at most once an hour (an unreadable one once a minute, one the check
@@ -182,7 +138,7 @@ export function createAriClient(options: AriClientOptions): AriClient {
    */
   async function readDirectory(directory: AcmeDirectory, deadline: number): Promise<DirectoryReading> {
     const { result } = await directories.get(directory.ca, async () => {
-      const { reply, cutShort } = await paced(directory.ca, directory.directoryUrl, deadline, [
+      const { reply, cutShort } = await paced(pacing, directory.ca, directory.directoryUrl, deadline, [
         'application/json',
       ]);
       if (reply?.ok && reply.value.status === 200) return succeed(renewalInfoOf(reply.value, directory));
@@ -210,29 +166,84 @@ export function createAriClient(options: AriClientOptions): AriClient {
         return succeed(unavailable(found.keepMs, directory.directoryUrl.href));
       const base = found.renewalInfo.href;
       const { reply, cutShort } = await paced(
+        pacing,
         ca,
         new URL(`${base.replace(/\/+$/, '')}/${certId}`),
         deadline,
         ['application/json'],
       );
-      return succeed(cutShort ? unavailable(0, base) : keptFor(key, reading(reply, options.now(), base)));
+      return succeed(
+        cutShort ? unavailable(0, base) : keptFor(failuresInRow, key, reading(reply, options.now(), base)),
+      );
     });
     if (!result.ok) throw new Error('unreachable: the ARI loader never fails');
     const { ttlMs: _ttl, temporary: _temporary, url, ...answer } = result.value;
-    const call: SourceCall | null =
-      url === null
-        ? null
-        : {
-            name: ARI_SOURCE,
-            url,
-            ok: answer.status === 'ok' || answer.status === 'not_found',
-            ms: cached ? 0 : Math.round(clock() - started),
-            cached,
-          };
+    const call =
+      url === null ? null : ariCall(url, answer.status, cached ? 0 : Math.round(clock() - started), cached);
     return { ...answer, ca, call };
   }
 
   return { ask, supports: (issuer) => directoryOf(issuer) !== undefined };
+}
+
+/** What a client's requests to the CAs share: its options, its clock and each CA's pace. */
+interface Pacing {
+  options: AriClientOptions;
+  clock: () => number;
+  paceOf: (ca: AcmeCa) => Pace;
+}
+
+/**
+ * A GET to the CA at its pace, within `deadline`. `reply` is null when the pace left no slot in
+ * time; `cutShort` when no fair answer was waited for (no slot, or a timeout the check's budget
+ * shortened below a second): such a miss is the check's, not the CA's, and is not kept.
+ */
+async function paced(
+  { options, clock, paceOf }: Pacing,
+  ca: AcmeCa,
+  url: URL,
+  deadline: number,
+  accept: readonly string[],
+): Promise<{ reply: SourceResult<BoundedResponse> | null; cutShort: boolean }> {
+  const wait = paceOf(ca).reserve(deadline - clock());
+  if (wait === null) return { reply: null, cutShort: true };
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const timeoutMs = Math.max(1, Math.floor(deadline - clock()));
+  const reply = await boundedFetch(url, {
+    source: ARI_SOURCE,
+    fetch: options.fetch,
+    timeoutMs,
+    maxBytes: ARI_MAX_BYTES,
+    accept,
+    statusOnly: [400, 404, 429, 503],
+  });
+  if (reply.ok && (reply.value.status === 429 || reply.value.status === 503)) {
+    const retry = retryAfterMs(reply.value.headers, options.now());
+    if (retry !== null) paceOf(ca).pauseUntil(clock() + retry);
+  }
+  // A CA that cannot be reached, or let a full second pass, is left alone for a minute: while
+  // it is down, checks of its certificates do not each wait out ARI's bound.
+  const unreachable = !reply.ok && (reply.failure.code === 'network' || reply.failure.code === 'timeout');
+  const fair = timeoutMs >= ARI_PAUSE_AFTER_TIMEOUT_MS;
+  if (unreachable && fair) paceOf(ca).pauseUntil(clock() + ARI_MIN_RETRY_MS);
+  return { reply, cutShort: !fair && !reply.ok && reply.failure.code === 'timeout' };
+}
+
+/** `stored` kept until its retry: temporary errors in a row back off, an answer clears them. */
+function keptFor(failuresInRow: LRUCache<string, number>, key: string, stored: Stored): Stored {
+  if (!stored.temporary) {
+    if (stored.status === 'ok' || stored.status === 'not_found') failuresInRow.delete(key);
+    return stored;
+  }
+  const failures = (failuresInRow.get(key) ?? 0) + 1;
+  failuresInRow.set(key, failures);
+  const backoff = Math.min(ARI_BACKOFF_MAX_MS, ARI_MIN_RETRY_MS * 2 ** Math.min(failures - 1, 16));
+  return { ...stored, ttlMs: stored.temporary.retryMs ?? backoff };
+}
+
+/** The call a check reports for a renewal-info answer of `status`. */
+function ariCall(url: string, status: AriReading['status'], ms: number, cached: boolean): SourceCall {
+  return { name: ARI_SOURCE, url, ok: status === 'ok' || status === 'not_found', ms, cached };
 }
 
 const NOT_ASKED: AriReading = { status: 'unavailable', window: null, explanationUrl: null, checkedAt: null };

@@ -8,10 +8,11 @@
 import type { Breaker } from '../breaker.ts';
 import type { FetchLike } from '../bounded-fetch.ts';
 import { createSourceCache, type SharedAnswers, type SourceCache } from '../cache.ts';
-import type { SourceCall, SourceFailure } from '../failure.ts';
+import type { SourceCall, SourceFailure, SourceResult } from '../failure.ts';
 import { CERTSPOTTER_SOURCE, fetchCertspotterIssuances } from './certspotter.ts';
 import { CRTSH_SOURCE, fetchCrtshIssuances } from './crtsh.ts';
 import { type CtSourceName, combineCtFailures } from './failure.ts';
+import type { Issuance } from './issuance.ts';
 import type { CtLookupOutcome, CtLookupResult } from './outcome.ts';
 import { isSharedCtOutcome } from './shared-outcome.ts';
 import { base64Der } from './x509.ts';
@@ -107,114 +108,143 @@ interface Attempt {
 function hedgedLookup(options: CtLookupOptions): (domain: string) => Promise<CtLookupOutcome> {
   const hedgeDelayMs = options.hedgeDelayMs ?? CT_HEDGE_DELAY_MS;
   const budgetMs = options.budgetMs ?? CT_BUDGET_MS;
-  const breaker = options.crtshBreaker;
-  const now = () => performance.now();
 
   return (domain) =>
     new Promise<CtLookupOutcome>((resolve, reject) => {
-      const deadline = now() + budgetMs;
-      const attempts: Attempt[] = [];
-      const calls: SourceCall[] = [];
-      const failures: SourceFailure[] = [];
-      /** Sources that answered with no covering issuance, waiting for the other to confirm. */
-      const empty: CtSourceName[] = [];
-      let settled = false;
-      let hedgeTimer: ReturnType<typeof setTimeout> | undefined;
-
-      const finish = (outcome: CtLookupResult) => {
-        settled = true;
-        clearTimeout(hedgeTimer);
-        for (const attempt of attempts) {
-          if (attempt.done) continue;
-          // The loser is cancelled; it is still reported as a source that was consulted.
-          attempt.done = true;
-          attempt.controller.abort();
-          // crt.sh still running here has outlived the hedge delay: a failure for its breaker.
-          if (attempt.name === CRTSH_SOURCE) breaker?.failure(domain);
-          calls.push({
-            name: attempt.name,
-            url: attempt.url.href,
-            ok: false,
-            ms: Math.round(now() - attempt.startedAt),
-            cached: false,
-          });
-        }
-        resolve({ result: outcome, calls });
+      const race: Race = {
+        options,
+        domain,
+        deadline: now() + budgetMs,
+        attempts: [],
+        calls: [],
+        failures: [],
+        empty: [],
+        settled: false,
+        resolve,
+        reject,
       };
-
-      const finishIfAllFailed = () => {
-        if (attempts.every((other) => other.done)) {
-          finish({ ok: false, failure: combineCtFailures(inSourceOrder(unconfirmed(failures, empty))) });
-        }
-      };
-
-      const launch = (name: CtSourceName) => {
-        if (settled || attempts.some((attempt) => attempt.name === name)) return;
-        const url = name === CRTSH_SOURCE ? options.crtshUrl : options.certspotterUrl;
-        const attempt: Attempt = {
-          name,
-          url,
-          controller: new AbortController(),
-          startedAt: now(),
-          done: false,
-        };
-        attempts.push(attempt);
-        if (name === CRTSH_SOURCE && breaker && !breaker.allow()) {
-          attempt.done = true;
-          calls.push({ name, url: url.href, ok: false, ms: 0, cached: false, skipped: true });
-          failures.push({
-            code: 'circuit_open',
-            source: name,
-            detail:
-              'crt.sh was skipped: it failed for several domains and for a control search, and is rested',
-          });
-          launch(CERTSPOTTER_SOURCE);
-          return finishIfAllFailed();
-        }
-        const call = {
-          fetch: options.fetch,
-          timeoutMs: Math.max(1, Math.floor(deadline - attempt.startedAt)),
-          signal: attempt.controller.signal,
-        };
-        const pending =
-          name === CRTSH_SOURCE
-            ? fetchCrtshIssuances(domain, { ...call, baseUrl: url })
-            : fetchCertspotterIssuances(domain, { ...call, baseUrl: url, apiKey: options.certspotterApiKey });
-        pending.then((result) => {
-          if (attempt.done) return;
-          attempt.done = true;
-          calls.push({
-            name,
-            url: url.href,
-            ok: result.ok,
-            ms: Math.round(now() - attempt.startedAt),
-            cached: false,
-          });
-          if (name === CRTSH_SOURCE) {
-            if (result.ok) breaker?.success();
-            else breaker?.failure(domain);
-          }
-          if (result.ok && result.value.length > 0) {
-            return finish({ ok: true, value: { issuances: result.value, source: name } });
-          }
-          if (result.ok) {
-            empty.push(name);
-            // Both empty: crt.sh, the full history, is the source of the agreed answer.
-            if (empty.length === 2)
-              return finish({ ok: true, value: { issuances: [], source: CRTSH_SOURCE } });
-            launch(otherSource(name));
-          } else {
-            failures.push(result.failure);
-            // crt.sh failing outright sends us to Cert Spotter at once rather than after the hedge delay.
-            if (name === CRTSH_SOURCE) launch(CERTSPOTTER_SOURCE);
-          }
-          finishIfAllFailed();
-        }, reject);
-      };
-
-      launch(CRTSH_SOURCE);
-      if (!settled) hedgeTimer = setTimeout(() => launch(CERTSPOTTER_SOURCE), hedgeDelayMs);
+      launch(race, CRTSH_SOURCE);
+      if (!race.settled) race.hedgeTimer = setTimeout(() => launch(race, CERTSPOTTER_SOURCE), hedgeDelayMs);
     });
+}
+
+const now = () => performance.now();
+
+/** One domain's lookup under way: the sources asked, what they answered, and how it ends. */
+interface Race {
+  options: CtLookupOptions;
+  domain: string;
+  deadline: number;
+  attempts: Attempt[];
+  calls: SourceCall[];
+  failures: SourceFailure[];
+  /** Sources that answered with no covering issuance, waiting for the other to confirm. */
+  empty: CtSourceName[];
+  settled: boolean;
+  hedgeTimer?: ReturnType<typeof setTimeout>;
+  resolve: (outcome: CtLookupOutcome) => void;
+  reject: (error: unknown) => void;
+}
+
+function finish(race: Race, outcome: CtLookupResult): void {
+  race.settled = true;
+  clearTimeout(race.hedgeTimer);
+  for (const attempt of race.attempts) {
+    if (attempt.done) continue;
+    // The loser is cancelled; it is still reported as a source that was consulted.
+    attempt.done = true;
+    attempt.controller.abort();
+    // crt.sh still running here has outlived the hedge delay: a failure for its breaker.
+    if (attempt.name === CRTSH_SOURCE) race.options.crtshBreaker?.failure(race.domain);
+    race.calls.push({
+      name: attempt.name,
+      url: attempt.url.href,
+      ok: false,
+      ms: Math.round(now() - attempt.startedAt),
+      cached: false,
+    });
+  }
+  race.resolve({ result: outcome, calls: race.calls });
+}
+
+function finishIfAllFailed(race: Race): void {
+  if (race.attempts.every((other) => other.done)) {
+    finish(race, {
+      ok: false,
+      failure: combineCtFailures(inSourceOrder(unconfirmed(race.failures, race.empty))),
+    });
+  }
+}
+
+/** Asks `name`, unless the race is over or it was asked already. */
+function launch(race: Race, name: CtSourceName): void {
+  const { options, domain, attempts } = race;
+  const breaker = options.crtshBreaker;
+  if (race.settled || attempts.some((attempt) => attempt.name === name)) return;
+  const url = name === CRTSH_SOURCE ? options.crtshUrl : options.certspotterUrl;
+  const attempt: Attempt = {
+    name,
+    url,
+    controller: new AbortController(),
+    startedAt: now(),
+    done: false,
+  };
+  attempts.push(attempt);
+  if (name === CRTSH_SOURCE && breaker && !breaker.allow()) {
+    attempt.done = true;
+    race.calls.push({ name, url: url.href, ok: false, ms: 0, cached: false, skipped: true });
+    race.failures.push({
+      code: 'circuit_open',
+      source: name,
+      detail: 'crt.sh was skipped: it failed for several domains and for a control search, and is rested',
+    });
+    launch(race, CERTSPOTTER_SOURCE);
+    return finishIfAllFailed(race);
+  }
+  const call = {
+    fetch: options.fetch,
+    timeoutMs: Math.max(1, Math.floor(race.deadline - attempt.startedAt)),
+    signal: attempt.controller.signal,
+  };
+  const pending =
+    name === CRTSH_SOURCE
+      ? fetchCrtshIssuances(domain, { ...call, baseUrl: url })
+      : fetchCertspotterIssuances(domain, { ...call, baseUrl: url, apiKey: options.certspotterApiKey });
+  pending.then((result) => answered(race, attempt, result), race.reject);
+}
+
+/** A source's answer: the race's result, a wait for the other source, or a failure on record. */
+function answered(race: Race, attempt: Attempt, result: SourceResult<Issuance[]>): void {
+  const { name, url } = attempt;
+  const breaker = race.options.crtshBreaker;
+  if (attempt.done) return;
+  attempt.done = true;
+  race.calls.push({
+    name,
+    url: url.href,
+    ok: result.ok,
+    ms: Math.round(now() - attempt.startedAt),
+    cached: false,
+  });
+  if (name === CRTSH_SOURCE) {
+    if (result.ok) breaker?.success();
+    else breaker?.failure(race.domain);
+  }
+  if (result.ok && result.value.length > 0) {
+    return finish(race, { ok: true, value: { issuances: result.value, source: name } });
+  }
+  if (result.ok) {
+    race.empty.push(name);
+    // Both empty: crt.sh, the full history, is the source of the agreed answer.
+    if (race.empty.length === 2)
+      return finish(race, { ok: true, value: { issuances: [], source: CRTSH_SOURCE } });
+    launch(race, otherSource(name));
+  } else {
+    race.failures.push(result.failure);
+    // crt.sh failing outright sends us to Cert Spotter at once rather than after the hedge delay.
+    if (name === CRTSH_SOURCE) launch(race, CERTSPOTTER_SOURCE);
+  }
+  finishIfAllFailed(race);
 }
 
 function otherSource(name: CtSourceName): CtSourceName {

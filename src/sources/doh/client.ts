@@ -76,6 +76,7 @@ export function createDohClient(deps: DohClientDeps): DohClient {
 
   const ask = (resolver: URL, name: string, type: DnsRecordType, cd: boolean, signal: AbortSignal) =>
     askResolver({ fetch, url: resolver, timeoutMs }, name, type, cd, signal);
+  const resolvers: Resolvers = { ask, primaryUrl, fallbackUrl, hedgeMs };
 
   /**
    * Asks the primary; when it fails, or has not answered within the hedge delay, asks the fallback
@@ -92,66 +93,10 @@ export function createDohClient(deps: DohClientDeps): DohClient {
       const fallback = await ask(fallbackUrl, name, type, cd, new AbortController().signal);
       return fallback.ok ? succeed(toAnswer(fallback.value, fallbackUrl, true, [skipped])) : fallback;
     }
-    const result = await hedged(name, type, cd);
+    const result = await hedged(resolvers, name, type, cd);
     if (result.primaryHealthy) breaker?.success();
     else breaker?.failure(subject);
     return result.answer;
-  }
-
-  /** `primaryHealthy`: the primary answered (a SERVFAIL is an answer about the name), in time to count. */
-  async function hedged(
-    name: string,
-    type: DnsRecordType,
-    cd: boolean,
-  ): Promise<{ answer: SourceResult<DnsAnswer>; primaryHealthy: boolean }> {
-    const started = performance.now();
-    const cancelPrimary = new AbortController();
-    const cancelFallback = new AbortController();
-    const primary = ask(primaryUrl, name, type, cd, cancelPrimary.signal);
-    const hedgeTimer = delay(hedgeMs);
-    const hedge = await Promise.race([primary, hedgeTimer.elapsed.then(() => null)]);
-    // A check asks twenty names or more: their timers would all fire one hedge delay later, as the
-    // slowest upstream (crt.sh) answers.
-    hedgeTimer.cancel();
-    if (hedge?.ok)
-      return { answer: succeed(toAnswer(hedge.value, primaryUrl, false, [])), primaryHealthy: true };
-    const fallback = ask(fallbackUrl, name, type, cd, cancelFallback.signal);
-    const first = await Promise.race([
-      primary.then((result) => ({ result, from: 'primary' as const })),
-      fallback.then((result) => ({ result, from: 'fallback' as const })),
-    ]);
-    if (first.result.ok && first.from === 'primary') {
-      cancelFallback.abort();
-      return { answer: succeed(toAnswer(first.result.value, primaryUrl, false, [])), primaryHealthy: true };
-    }
-    if (first.result.ok) {
-      cancelPrimary.abort();
-      const lost = { resolver: primaryUrl.href, ok: false, ms: performance.now() - started };
-      return {
-        answer: succeed(toAnswer(first.result.value, fallbackUrl, true, [lost])),
-        primaryHealthy: false,
-      };
-    }
-    const [primaryResult, fallbackResult] = await Promise.all([primary, fallback]);
-    const primaryHealthy = primaryResult.ok || primaryResult.failure.code === 'servfail';
-    if (fallbackResult.ok) {
-      const failed = { resolver: primaryUrl.href, ok: false, ms: performance.now() - started };
-      return { answer: succeed(toAnswer(fallbackResult.value, fallbackUrl, true, [failed])), primaryHealthy };
-    }
-    if (primaryResult.ok) {
-      return { answer: succeed(toAnswer(primaryResult.value, primaryUrl, false, [])), primaryHealthy };
-    }
-    return { answer: fail(bothFailed(primaryResult.failure, fallbackResult.failure)), primaryHealthy };
-  }
-
-  function toAnswer(
-    attempt: { decoded: DecodedAnswer; ms: number },
-    resolver: URL,
-    fellBack: boolean,
-    failed: ResolverAttempt[],
-  ): DnsAnswer {
-    const attempts = [...failed, { resolver: resolver.href, ok: true, ms: attempt.ms }];
-    return { ...attempt.decoded, resolver: resolver.href, ms: attempt.ms, cached: false, fellBack, attempts };
   }
 
   return {
@@ -171,6 +116,77 @@ export function createDohClient(deps: DohClientDeps): DohClient {
       return succeed({ ...result.value, cached: true, ms: 0, attempts: [] });
     },
   };
+}
+
+/** The two resolvers a client asks, how, and how long the primary has before the fallback is asked too. */
+interface Resolvers {
+  ask: (
+    resolver: URL,
+    name: string,
+    type: DnsRecordType,
+    cd: boolean,
+    signal: AbortSignal,
+  ) => Promise<SourceResult<{ decoded: DecodedAnswer; ms: number }>>;
+  primaryUrl: URL;
+  fallbackUrl: URL;
+  hedgeMs: number;
+}
+
+/** `primaryHealthy`: the primary answered (a SERVFAIL is an answer about the name), in time to count. */
+async function hedged(
+  { ask, primaryUrl, fallbackUrl, hedgeMs }: Resolvers,
+  name: string,
+  type: DnsRecordType,
+  cd: boolean,
+): Promise<{ answer: SourceResult<DnsAnswer>; primaryHealthy: boolean }> {
+  const started = performance.now();
+  const cancelPrimary = new AbortController();
+  const cancelFallback = new AbortController();
+  const primary = ask(primaryUrl, name, type, cd, cancelPrimary.signal);
+  const hedgeTimer = delay(hedgeMs);
+  const hedge = await Promise.race([primary, hedgeTimer.elapsed.then(() => null)]);
+  // A check asks twenty names or more: their timers would all fire one hedge delay later, as the
+  // slowest upstream (crt.sh) answers.
+  hedgeTimer.cancel();
+  if (hedge?.ok)
+    return { answer: succeed(toAnswer(hedge.value, primaryUrl, false, [])), primaryHealthy: true };
+  const fallback = ask(fallbackUrl, name, type, cd, cancelFallback.signal);
+  const first = await Promise.race([
+    primary.then((result) => ({ result, from: 'primary' as const })),
+    fallback.then((result) => ({ result, from: 'fallback' as const })),
+  ]);
+  if (first.result.ok && first.from === 'primary') {
+    cancelFallback.abort();
+    return { answer: succeed(toAnswer(first.result.value, primaryUrl, false, [])), primaryHealthy: true };
+  }
+  if (first.result.ok) {
+    cancelPrimary.abort();
+    const lost = { resolver: primaryUrl.href, ok: false, ms: performance.now() - started };
+    return {
+      answer: succeed(toAnswer(first.result.value, fallbackUrl, true, [lost])),
+      primaryHealthy: false,
+    };
+  }
+  const [primaryResult, fallbackResult] = await Promise.all([primary, fallback]);
+  const primaryHealthy = primaryResult.ok || primaryResult.failure.code === 'servfail';
+  if (fallbackResult.ok) {
+    const failed = { resolver: primaryUrl.href, ok: false, ms: performance.now() - started };
+    return { answer: succeed(toAnswer(fallbackResult.value, fallbackUrl, true, [failed])), primaryHealthy };
+  }
+  if (primaryResult.ok) {
+    return { answer: succeed(toAnswer(primaryResult.value, primaryUrl, false, [])), primaryHealthy };
+  }
+  return { answer: fail(bothFailed(primaryResult.failure, fallbackResult.failure)), primaryHealthy };
+}
+
+function toAnswer(
+  attempt: { decoded: DecodedAnswer; ms: number },
+  resolver: URL,
+  fellBack: boolean,
+  failed: ResolverAttempt[],
+): DnsAnswer {
+  const attempts = [...failed, { resolver: resolver.href, ok: true, ms: attempt.ms }];
+  return { ...attempt.decoded, resolver: resolver.href, ms: attempt.ms, cached: false, fellBack, attempts };
 }
 
 interface ResolverCall {

@@ -65,41 +65,11 @@ export async function gatherDns(
   options: GatherOptions = {},
 ): Promise<SourceResult<DnsFacts>> {
   const name = domain.domain;
-  const answers: DnsAnswer[] = [];
-  const failures: SourceFailure[] = [];
-  const health: { control?: Promise<SourceResult<DnsAnswer>> } = {};
-  let bogus = false;
   const organization = domain.isApex ? null : domain.registrableDomain;
   // DS is published by the parent at the delegation point, which for a subdomain is (normally)
   // the registrable domain; the DNSKEY set lives at that zone's apex.
   const zoneApex = organization ?? name;
-  const query = (qname: string, type: DnsRecordType, cd = false) =>
-    client.query(qname, type, { cd, signal: options.signal, subject: name });
-
-  /** One question; a SERVFAIL that the CD bit cures is DNSSEC-bogus data, kept and flagged. */
-  async function ask(qname: string, type: DnsRecordType): Promise<SourceResult<DnsAnswer>> {
-    const first = await query(qname, type);
-    if (first.ok || first.failure.code !== 'servfail') return record(first);
-    const unchecked = await query(qname, type, true);
-    if (!unchecked.ok) return record(first);
-    // Only the domain's own zone decides its status; a broken third-party SPF include does not.
-    bogus ||= qname === zoneApex || qname.endsWith(`.${zoneApex}`);
-    return record(unchecked);
-  }
-  function record(result: SourceResult<DnsAnswer>): SourceResult<DnsAnswer> {
-    if (result.ok) answers.push(result.value);
-    else {
-      failures.push(result.failure);
-      // The health check starts with the first failure, so its answer is ready when needed.
-      health.control ??= client.query(CONTROL_QUERY.name, CONTROL_QUERY.type, {
-        fresh: true,
-        signal: options.controlSignal,
-      });
-    }
-    return result;
-  }
-
-  const txtQuery = ask(name, 'TXT');
+  const gathering: Gathering = { client, options, name, zoneApex, answers: [], failures: [], bogus: false };
   const [
     a,
     aaaa,
@@ -116,33 +86,12 @@ export async function gatherDns(
     tlsRpt,
     acmeChallenge,
     validationPersist,
-  ] = await Promise.all([
-    ask(name, 'A'),
-    ask(name, 'AAAA'),
-    ask(name, 'CNAME'),
-    ask(name, 'NS'),
-    ask(name, 'MX'),
-    txtQuery,
-    txtQuery.then((result) => resolveSpf(ask, name, result)),
-    Promise.all(
-      [name, ...dmarcTreeWalk(name)].map(async (level) => ({
-        level: `_dmarc.${level}`,
-        result: await ask(`_dmarc.${level}`, 'TXT'),
-      })),
-    ),
-    Promise.all(caaClimb(name).map(async (level) => ({ level, result: await ask(level, 'CAA') }))),
-    ask(zoneApex, 'DS'),
-    ask(zoneApex, 'DNSKEY'),
-    ask(`_mta-sts.${name}`, 'TXT'),
-    ask(`_smtp._tls.${name}`, 'TXT'),
-    // Renewal readiness, asked beside the rest: no round trip of its own.
-    ask(`_acme-challenge.${name}`, 'TXT'),
-    ask(`_validation-persist.${name}`, 'TXT'),
-  ]);
+  ] = await askAll(gathering);
+  const { answers, failures, bogus } = gathering;
 
   const resolverTrouble = failures.find((failure) => !NAME_FAILURES.includes(failure.code));
   if (resolverTrouble) return fail(resolverTrouble);
-  const control = await health.control;
+  const control = await gathering.control;
   if (control && !control.ok) return fail(control.failure);
 
   const sources = resolverCalls(client, answers, failures.length > 0);
@@ -172,6 +121,82 @@ export async function gatherDns(
     validationPersist: map(validationPersist, txtOf),
     sources,
   });
+}
+
+/** One gathering under way: what it asks with, and what the answers and failures were. */
+interface Gathering {
+  client: DohClient;
+  options: GatherOptions;
+  /** The domain asked about. */
+  name: string;
+  /** The apex of the domain's zone, where DS and DNSKEY are asked. */
+  zoneApex: string;
+  answers: DnsAnswer[];
+  failures: SourceFailure[];
+  /** The root's SOA, asked once a lookup fails: whether the resolvers still answer at all. */
+  control?: Promise<SourceResult<DnsAnswer>>;
+  /** A SERVFAIL of the domain's own zone that the CD bit cured: DNSSEC-bogus data. */
+  bogus: boolean;
+}
+
+/** Every question of a gathering, in parallel; SPF includes follow as soon as TXT arrives. */
+function askAll(gathering: Gathering) {
+  const { name, zoneApex } = gathering;
+  const ask = (qname: string, type: DnsRecordType) => askOnce(gathering, qname, type);
+  const txtQuery = ask(name, 'TXT');
+  return Promise.all([
+    ask(name, 'A'),
+    ask(name, 'AAAA'),
+    ask(name, 'CNAME'),
+    ask(name, 'NS'),
+    ask(name, 'MX'),
+    txtQuery,
+    txtQuery.then((result) => resolveSpf(ask, name, result)),
+    Promise.all(
+      [name, ...dmarcTreeWalk(name)].map(async (level) => ({
+        level: `_dmarc.${level}`,
+        result: await ask(`_dmarc.${level}`, 'TXT'),
+      })),
+    ),
+    Promise.all(caaClimb(name).map(async (level) => ({ level, result: await ask(level, 'CAA') }))),
+    ask(zoneApex, 'DS'),
+    ask(zoneApex, 'DNSKEY'),
+    ask(`_mta-sts.${name}`, 'TXT'),
+    ask(`_smtp._tls.${name}`, 'TXT'),
+    // Renewal readiness, asked beside the rest: no round trip of its own.
+    ask(`_acme-challenge.${name}`, 'TXT'),
+    ask(`_validation-persist.${name}`, 'TXT'),
+  ]);
+}
+
+/** One question; a SERVFAIL that the CD bit cures is DNSSEC-bogus data, kept and flagged. */
+async function askOnce(
+  gathering: Gathering,
+  qname: string,
+  type: DnsRecordType,
+): Promise<SourceResult<DnsAnswer>> {
+  const { client, options, name, zoneApex } = gathering;
+  const query = (cd: boolean) => client.query(qname, type, { cd, signal: options.signal, subject: name });
+  const first = await query(false);
+  if (first.ok || first.failure.code !== 'servfail') return record(gathering, first);
+  const unchecked = await query(true);
+  if (!unchecked.ok) return record(gathering, first);
+  // Only the domain's own zone decides its status; a broken third-party SPF include does not.
+  gathering.bogus ||= qname === zoneApex || qname.endsWith(`.${zoneApex}`);
+  return record(gathering, unchecked);
+}
+
+function record(gathering: Gathering, result: SourceResult<DnsAnswer>): SourceResult<DnsAnswer> {
+  if (result.ok) gathering.answers.push(result.value);
+  else {
+    gathering.failures.push(result.failure);
+    // The health check starts with the first failure, so its answer is ready when needed.
+    gathering.control ??= gathering.client.query(CONTROL_QUERY.name, CONTROL_QUERY.type, {
+      fresh: true,
+      signal: gathering.options.controlSignal,
+    });
+  }
+  return result;
 }
 
 /**

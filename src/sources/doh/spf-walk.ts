@@ -50,124 +50,152 @@ export async function walkSpf(
 ): Promise<SourceResult<SpfWalk>> {
   const lookup = memoize(resolve);
   await prefetch(lookup, domain, record);
-  const walk: SpfWalk = { lookups: 0, voidLookups: 0, includes: [], all: null, problems: [] };
-  let stopped = false;
-  const stop = (problem: SpfProblem) => {
-    walk.problems.push(problem);
-    stopped = true;
+  const walker: Walker = {
+    lookup,
+    walk: { lookups: 0, voidLookups: 0, includes: [], all: null, problems: [] },
+    stopped: false,
   };
-  const countLookup = (evidence: string) => {
-    walk.lookups += 1;
-    if (walk.lookups > SPF_MAX_LOOKUPS) {
-      stop({ code: 'too_many_lookups', detail: `more than ${SPF_MAX_LOOKUPS} DNS lookups`, evidence });
-    }
-    return !stopped;
-  };
-  const countVoid = (answer: DnsAnswer, evidence: string) => {
-    if (!isVoid(answer)) return;
-    walk.voidLookups += 1;
-    if (walk.voidLookups > SPF_MAX_VOID_LOOKUPS) {
-      stop({
-        code: 'too_many_void_lookups',
-        detail: `more than ${SPF_MAX_VOID_LOOKUPS} void lookups`,
-        evidence,
-      });
-    }
-  };
+  const result = await evaluate(walker, domain.toLowerCase(), record, []);
+  if (!result.ok) return result;
+  walker.walk.all = result.value;
+  return succeed(walker.walk);
+}
 
-  /** Fetches the single SPF record of an include/redirect target, or records why there is none. */
-  async function targetRecord(target: string, evidence: string): Promise<SourceResult<string | null>> {
-    const answer = await lookup(target, 'TXT');
-    if (!answer.ok) return answer;
-    countVoid(answer.value, evidence);
-    const records = txtOf(answer.value).filter(isSpfRecord);
-    if (records.length === 1) return succeed(records[0] ?? null);
-    const detail =
-      records.length === 0 ? `${target} publishes no SPF record` : `${target} publishes several SPF records`;
-    if (!stopped) stop({ code: 'include_missing', detail, evidence });
+/** A walk under way: its answers, what it has counted, and whether a limit or problem stopped it. */
+interface Walker {
+  lookup: SpfLookup;
+  walk: SpfWalk;
+  stopped: boolean;
+}
+
+function stop(walker: Walker, problem: SpfProblem): void {
+  walker.walk.problems.push(problem);
+  walker.stopped = true;
+}
+
+/** Counts a DNS-querying term; false once the walk is stopped. */
+function countLookup(walker: Walker, evidence: string): boolean {
+  walker.walk.lookups += 1;
+  if (walker.walk.lookups > SPF_MAX_LOOKUPS) {
+    stop(walker, { code: 'too_many_lookups', detail: `more than ${SPF_MAX_LOOKUPS} DNS lookups`, evidence });
+  }
+  return !walker.stopped;
+}
+
+function countVoid(walker: Walker, answer: DnsAnswer, evidence: string): void {
+  if (!isVoid(answer)) return;
+  walker.walk.voidLookups += 1;
+  if (walker.walk.voidLookups > SPF_MAX_VOID_LOOKUPS) {
+    stop(walker, {
+      code: 'too_many_void_lookups',
+      detail: `more than ${SPF_MAX_VOID_LOOKUPS} void lookups`,
+      evidence,
+    });
+  }
+}
+
+/** Fetches the single SPF record of an include/redirect target, or records why there is none. */
+async function targetRecord(
+  walker: Walker,
+  target: string,
+  evidence: string,
+): Promise<SourceResult<string | null>> {
+  const answer = await walker.lookup(target, 'TXT');
+  if (!answer.ok) return answer;
+  countVoid(walker, answer.value, evidence);
+  const records = txtOf(answer.value).filter(isSpfRecord);
+  if (records.length === 1) return succeed(records[0] ?? null);
+  const detail =
+    records.length === 0 ? `${target} publishes no SPF record` : `${target} publishes several SPF records`;
+  if (!walker.stopped) stop(walker, { code: 'include_missing', detail, evidence });
+  return succeed(null);
+}
+
+/** Evaluates one record; returns its effective `all` term (through redirect), or a failure. */
+async function evaluate(
+  walker: Walker,
+  owner: string,
+  text: string,
+  path: readonly string[],
+): Promise<SourceResult<string | null>> {
+  const parsed = parseSpf(text);
+  // RFC 7208 §4.6: a record with a syntax error is a permerror before any term is evaluated.
+  // The domain's own record is reported by the assessment; an included one stops the walk here.
+  if (parsed.errors.length > 0) {
+    if (path.length > 0)
+      stop(walker, { code: 'syntax', detail: `${owner}: ${parsed.errors.join('; ')}`, evidence: text });
+    return succeed(parsed.all);
+  }
+  const chain = [...path, owner];
+  for (const term of parsed.terms) {
+    if (walker.stopped) return succeed(parsed.all);
+    if (term.kind !== 'mechanism') continue;
+    const failure = await evaluateMechanism(walker, owner, term, chain);
+    if (failure) return failure;
+  }
+  // RFC 7208 §6.1: redirect is ignored when the record has an `all` mechanism.
+  if (walker.stopped || parsed.all || !parsed.redirect) return succeed(parsed.all);
+  const evidence = `redirect=${parsed.redirect}`;
+  if (!countLookup(walker, evidence) || hasMacro(parsed.redirect)) return succeed(null);
+  return follow(walker, parsed.redirect, chain, evidence);
+}
+
+/** Resolves an include or redirect target and evaluates its record. */
+async function follow(
+  walker: Walker,
+  target: string,
+  chain: readonly string[],
+  evidence: string,
+): Promise<SourceResult<string | null>> {
+  const name = target.toLowerCase().replace(/\.$/, '');
+  if (chain.includes(name)) {
+    stop(walker, {
+      code: 'include_loop',
+      detail: `${name} is reached again through ${chain.join(' → ')}`,
+      evidence,
+    });
     return succeed(null);
   }
+  walker.walk.includes.push(name);
+  const next = await targetRecord(walker, name, evidence);
+  if (!next.ok) return next;
+  return next.value === null ? succeed(null) : evaluate(walker, name, next.value, chain);
+}
 
-  /** Evaluates one record; returns its effective `all` term (through redirect), or a failure. */
-  async function evaluate(
-    owner: string,
-    text: string,
-    path: readonly string[],
-  ): Promise<SourceResult<string | null>> {
-    const parsed = parseSpf(text);
-    // RFC 7208 §4.6: a record with a syntax error is a permerror before any term is evaluated.
-    // The domain's own record is reported by the assessment; an included one stops the walk here.
-    if (parsed.errors.length > 0) {
-      if (path.length > 0)
-        stop({ code: 'syntax', detail: `${owner}: ${parsed.errors.join('; ')}`, evidence: text });
-      return succeed(parsed.all);
-    }
-    const chain = [...path, owner];
-    for (const term of parsed.terms) {
-      if (stopped) return succeed(parsed.all);
-      if (term.kind !== 'mechanism') continue;
-      const failure = await evaluateMechanism(owner, term, chain);
-      if (failure) return failure;
-    }
-    // RFC 7208 §6.1: redirect is ignored when the record has an `all` mechanism.
-    if (stopped || parsed.all || !parsed.redirect) return succeed(parsed.all);
-    const evidence = `redirect=${parsed.redirect}`;
-    if (!countLookup(evidence) || hasMacro(parsed.redirect)) return succeed(null);
-    return follow(parsed.redirect, chain, evidence);
+async function evaluateMechanism(
+  walker: Walker,
+  owner: string,
+  term: SpfMechanism,
+  chain: readonly string[],
+) {
+  if (term.name === 'all' || term.name === 'ip4' || term.name === 'ip6') return null;
+  if (!countLookup(walker, term.text)) return null;
+  const target = term.target ?? owner;
+  // ptr and macro terms need the connecting client's address; they count but are not resolved.
+  if (term.name === 'ptr' || hasMacro(target)) return null;
+  if (term.name === 'include') {
+    const result = await follow(walker, target, chain, term.text);
+    return result.ok ? null : fail(result.failure);
   }
-
-  /** Resolves an include or redirect target and evaluates its record. */
-  async function follow(target: string, chain: readonly string[], evidence: string) {
-    const name = target.toLowerCase().replace(/\.$/, '');
-    if (chain.includes(name)) {
-      stop({
-        code: 'include_loop',
-        detail: `${name} is reached again through ${chain.join(' → ')}`,
-        evidence,
-      });
-      return succeed(null);
-    }
-    walk.includes.push(name);
-    const next = await targetRecord(name, evidence);
-    if (!next.ok) return next;
-    return next.value === null ? succeed(null) : evaluate(name, next.value, chain);
-  }
-
-  async function evaluateMechanism(owner: string, term: SpfMechanism, chain: readonly string[]) {
-    if (term.name === 'all' || term.name === 'ip4' || term.name === 'ip6') return null;
-    if (!countLookup(term.text)) return null;
-    const target = term.target ?? owner;
-    // ptr and macro terms need the connecting client's address; they count but are not resolved.
-    if (term.name === 'ptr' || hasMacro(target)) return null;
-    if (term.name === 'include') {
-      const result = await follow(target, chain, term.text);
-      return result.ok ? null : fail(result.failure);
-    }
-    const type = lookupType(term.name);
-    const answer = await lookup(target, type);
-    if (!answer.ok) return fail(answer.failure);
-    if (term.name === 'a' && isVoid(answer.value)) {
-      // An IPv6-only host is not void for `a`: the AAAA lookup settles it (RFC 7208 §5.3).
-      const aaaa = await lookup(target, 'AAAA');
-      if (!aaaa.ok) return fail(aaaa.failure);
-      countVoid(aaaa.value, term.text);
-      return null;
-    }
-    countVoid(answer.value, term.text);
-    if (recordsOf(answer.value, 'MX').length > SPF_MAX_MX_HOSTS && !stopped) {
-      stop({
-        code: 'syntax',
-        detail: `${target} has more than ${SPF_MAX_MX_HOSTS} MX hosts`,
-        evidence: term.text,
-      });
-    }
+  const type = lookupType(term.name);
+  const answer = await walker.lookup(target, type);
+  if (!answer.ok) return fail(answer.failure);
+  if (term.name === 'a' && isVoid(answer.value)) {
+    // An IPv6-only host is not void for `a`: the AAAA lookup settles it (RFC 7208 §5.3).
+    const aaaa = await walker.lookup(target, 'AAAA');
+    if (!aaaa.ok) return fail(aaaa.failure);
+    countVoid(walker, aaaa.value, term.text);
     return null;
   }
-
-  const result = await evaluate(domain.toLowerCase(), record, []);
-  if (!result.ok) return result;
-  walk.all = result.value;
-  return succeed(walk);
+  countVoid(walker, answer.value, term.text);
+  if (recordsOf(answer.value, 'MX').length > SPF_MAX_MX_HOSTS && !walker.stopped) {
+    stop(walker, {
+      code: 'syntax',
+      detail: `${target} has more than ${SPF_MAX_MX_HOSTS} MX hosts`,
+      evidence: term.text,
+    });
+  }
+  return null;
 }
 
 /** The record type a resolvable a, mx or exists term asks for first. */

@@ -78,30 +78,6 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
     accept: (value): value is unknown[] => Array.isArray(value),
   };
 
-  /** The file from another instance while it is within its day, else from IANA (then offered to them). */
-  async function loadTable(): Promise<Loaded> {
-    // Named by origin and path: the key may be logged, a configured URL's credentials or query not.
-    const key = `${deps.url.origin}${deps.url.pathname}`;
-    const remembered = tier && (await readShared(tier, key, deps.now().getTime()));
-    const services = remembered && (await servicesInSlices(remembered.value));
-    if (remembered && !services) tier.answers.unreadable?.(`${tier.namespace}:${key}`);
-    if (remembered && services) {
-      const fetchedAtMs = remembered.expiresAt - RDAP_BOOTSTRAP_TTL_MS;
-      return { result: succeed(await tableInSlices(services)), ms: 0, fetchedAtMs, shared: true };
-    }
-    const fetchedAtMs = deps.now().getTime();
-    const { result, ms } = await fetchServices(deps);
-    if (!result.ok) return { result, ms, fetchedAtMs, shared: false };
-    const fetched = result.value.map(([entries, urls]) => [entries, urls] as [string[], string[]]);
-    if (tier)
-      writeShared(
-        tier,
-        key,
-        { value: fetched, expiresAt: fetchedAtMs + RDAP_BOOTSTRAP_TTL_MS },
-        RDAP_BOOTSTRAP_TTL_MS,
-      );
-    return { result: succeed(await tableInSlices(fetched)), ms, fetchedAtMs, shared: false };
-  }
   const call = (ok: boolean, ms: number, cached: boolean): SourceCall => ({
     name: RDAP_BOOTSTRAP_SOURCE,
     url: deps.url.href,
@@ -121,7 +97,7 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
     }
     if (failed && nowMs < failed.untilMs) return fail(failed.failure);
     const joined = inFlight !== null;
-    inFlight ??= loadTable().finally(() => {
+    inFlight ??= loadTable(deps, tier).finally(() => {
       inFlight = null;
     });
     const { result, ms, fetchedAtMs, shared } = await inFlight;
@@ -149,6 +125,31 @@ export function createRdapBootstrap(deps: RdapBootstrapDeps): RdapBootstrap {
       return succeed({ base: matchServer(obtained.value.table, domain), call: obtained.value.call });
     },
   };
+}
+
+/** The file from another instance while it is within its day, else from IANA (then offered to them). */
+async function loadTable(deps: RdapBootstrapDeps, tier: SharedTier<unknown[]> | undefined): Promise<Loaded> {
+  // Named by origin and path: the key may be logged, a configured URL's credentials or query not.
+  const key = `${deps.url.origin}${deps.url.pathname}`;
+  const remembered = tier && (await readShared(tier, key, deps.now().getTime()));
+  const services = remembered && (await servicesInSlices(remembered.value));
+  if (remembered && !services) tier.answers.unreadable?.(`${tier.namespace}:${key}`);
+  if (remembered && services) {
+    const fetchedAtMs = remembered.expiresAt - RDAP_BOOTSTRAP_TTL_MS;
+    return { result: succeed(await tableInSlices(services)), ms: 0, fetchedAtMs, shared: true };
+  }
+  const fetchedAtMs = deps.now().getTime();
+  const { result, ms } = await fetchServices(deps);
+  if (!result.ok) return { result, ms, fetchedAtMs, shared: false };
+  const fetched = result.value.map(([entries, urls]) => [entries, urls] as [string[], string[]]);
+  if (tier)
+    writeShared(
+      tier,
+      key,
+      { value: fetched, expiresAt: fetchedAtMs + RDAP_BOOTSTRAP_TTL_MS },
+      RDAP_BOOTSTRAP_TTL_MS,
+    );
+  return { result: succeed(await tableInSlices(fetched)), ms, fetchedAtMs, shared: false };
 }
 
 /** Longest label-wise match of `domain` against the table (RFC 9224 §4); null when none matches. */
