@@ -160,7 +160,8 @@ async function decide(deps: PaidCallDeps, request: PaidCallRequest): Promise<Pai
       case 'unavailable':
         return unavailable(deps, name, claim.why);
       case 'redeliver':
-        return redeliver(deps, request, authorization, claim.receipt);
+        // Awaited inside the lock: a copy arriving meanwhile is in flight (409), not a second redelivery.
+        return await redeliver(deps, request, authorization, claim.receipt);
       case 'refuse':
         metrics.payment('refused');
         return challenge(deps, terms, claim.reason, payload);

@@ -179,6 +179,28 @@ describe('paidCall', () => {
     expect(events).toEqual(['run']);
   });
 
+  it('holds the lock through a redelivery: a copy arriving meanwhile is in flight, not redelivered again', async () => {
+    const first = new AbortController();
+    expect((await paidCall(request('e', first.signal))).kind).toBe('delivered');
+    first.abort();
+    let finish!: () => void;
+    const held = new Promise<void>((resolve) => (finish = resolve));
+    const req = request('e', new AbortController().signal);
+    const redelivering = paidCall({
+      ...req,
+      run: async (paying) => {
+        await held;
+        return req.run(paying);
+      },
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    events.length = 0;
+    expect(await paidCall(request('e', new AbortController().signal))).toEqual({ kind: 'in_flight' });
+    expect(events).toEqual([]);
+    finish();
+    expect((await redelivering).kind).toBe('delivered');
+  });
+
   it('answers 503 for a claim whose reply was lost after the store ran it, and the next copy gets the result', async () => {
     const store = createUndelivered();
     let replyLost = false;
