@@ -14,6 +14,8 @@ import { type CaFile, writeCaFile } from '../world/test-ca.ts';
 import { bashCommands, classifyReadmeCommand } from './readme-commands.ts';
 import { freePort } from '../support/free-port.ts';
 import { markdownDocuments } from '../support/documents.ts';
+import { payingFetchFor } from '../world/payer-client.ts';
+import { privateKeyToAccount } from 'viem/accounts';
 
 const STARTUP_TIMEOUT_MS = 45_000;
 
@@ -154,6 +156,45 @@ describe('npm start', () => {
     },
     120_000,
   );
+
+  it("runs the README's watch pull and cancel lines as written, `?since=` empty reading from the start", async () => {
+    const readme = await readFile(`${REPO_ROOT}README.md`, 'utf8');
+    const section = readme.slice(readme.indexOf('## Watch a domain'));
+    const block = /^```sh\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '';
+    const lines = block
+      .replace(/\\\n\s*/g, ' ')
+      .split('\n')
+      .filter((line) => line.startsWith('curl '));
+    // The purchase line's 402 is tested with every route's (test/integration/watches.test.ts); its
+    // webhook's name does not resolve in the closed world. The watch is bought here as it says.
+    const [pull, cancel] = lines.filter((line) => line.includes('$WATCH_ID'));
+    expect(lines).toHaveLength(3);
+    const base = `http://localhost:${port}`;
+    const bought = await payingFetchFor(privateKeyToAccount(demoKey as `0x${string}`))(`${base}/v1/watches`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ domain: 'healthy-shop.com', days: 1 }),
+    });
+    expect(bought.status).toBe(201);
+    const { watch_id, token } = (await bought.json()) as { watch_id: string; token: string };
+    const as = (line: string, lastEventId: string) =>
+      run('bash', ['-c', line], {
+        cwd: REPO_ROOT,
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          BASE: base,
+          WATCH_ID: watch_id,
+          TOKEN: token,
+          LAST_EVENT_ID: lastEventId,
+        },
+      });
+    const first = JSON.parse((await as(pull!, '')).stdout) as { events: { id: string; type: string }[] };
+    expect(first.events[0]?.type).toBe('watch.created');
+    const later = JSON.parse((await as(pull!, first.events[0]!.id)).stdout) as { events: { id: string }[] };
+    expect(later.events.map((event) => event.id)).not.toContain(first.events[0]!.id);
+    expect(JSON.parse((await as(cancel!, '')).stdout)).toMatchObject({ watch_id, status: 'cancelled' });
+  }, 60_000);
 
   it('stops cleanly on SIGTERM, with its embedded chain', async () => {
     const anvilPid = Number(/"anvil_pid":(\d+)/.exec(stdout)?.[1]);
