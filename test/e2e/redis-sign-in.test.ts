@@ -66,6 +66,14 @@ it('lists, reads and cancels by the paying wallet whichever instance answers; an
     headers: { [SIGN_IN_WITH_X]: await proofFor(url, stranger) },
   });
   expect(foreign.status).toBe(404);
+  // The events it missed, read by its wallet through the front: after the first, not the first.
+  const read = (await (await signed(url)).json()) as { events: { id: string; type: string }[] };
+  expect(read.events[0]?.type).toBe('watch.created');
+  const missed = await signed(new URL(`${url.pathname}?since=${read.events[0]!.id}`, front.url));
+  expect(missed.status).toBe(200);
+  expect(
+    ((await missed.json()) as { events: { id: string }[] }).events.map((event) => event.id),
+  ).not.toContain(read.events[0]!.id);
   // A paid extension by its wallet alone: the unpaid request and the paid retry may each meet
   // either instance, with one proof.
   const beforeExtension = await settlement.chain.balanceOf(agent.address);
