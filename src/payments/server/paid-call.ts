@@ -394,6 +394,9 @@ async function handedOver(
   await undelivered
     .remember(key, signature, receipt, true)
     .catch((error: unknown) => logger.warn({ err: error }, 'could not record a handed-over result'));
+  // Gone while that was written: an abort listener added now would never fire, and the record would
+  // say handed over (a copy then told "already settled", charged without the result).
+  if (signal.aborted) return lost();
   signal.addEventListener('abort', lost, { once: true });
 }
 

@@ -240,6 +240,34 @@ describe('paidCall', () => {
     expect(events).toEqual([]);
   });
 
+  it('keeps the result claimable when the client leaves while its hand-over is being recorded', async () => {
+    const store = createUndelivered();
+    const client = new AbortController();
+    const call = createPaidCall({
+      resourceServer,
+      settle: async () => ({ status: 'settled', receipt: RECEIPT }),
+      lock: createInFlightLock(),
+      undelivered: {
+        ...store,
+        async remember(key, signature, receipt, handedOver) {
+          // The client goes away while the store writes the hand-over (a Redis round trip).
+          if (handedOver) client.abort();
+          return store.remember(key, signature, receipt, handedOver);
+        },
+      },
+      lifecycle,
+      logger: pino({ level: 'silent' }),
+      metrics: noMetrics,
+    });
+    expect((await call(request('f', client.signal))).kind).toBe('delivered');
+    await new Promise((resolve) => setImmediate(resolve));
+    events.length = 0;
+    // The answer never reached the client: the same payment gets the result, not "already settled".
+    const claimed = await call(request('f', new AbortController().signal));
+    expect(claimed).toEqual({ kind: 'delivered', result: { domain: 'example.com' }, receipt: RECEIPT });
+    expect(events).toEqual(['run']);
+  });
+
   it('hands the work its authorization and runs the after-settlement step, delivered or not', async () => {
     const steps: string[] = [];
     const paid = request('e', new AbortController().signal);
