@@ -18,7 +18,7 @@ echo
 
 echo "2. Unpaid call: the answer is 402 with a PAYMENT-REQUIRED header (base64 JSON)."
 headers="$(curl -sS -o /dev/null -D - "${base}/v1/cert?domain=${domain}")"
-status="$(printf '%s' "$headers" | head -n 1 | cut -d' ' -f2)"
+status="$(printf '%s' "$headers" | sed -n 1p | cut -d' ' -f2)"
 challenge="$(printf '%s' "$headers" | grep -i '^payment-required:' | cut -d' ' -f2 | tr -d '\r')"
 echo "HTTP ${status}"
 printf '%s' "$challenge" | base64 -d
