@@ -9,7 +9,6 @@ import { createServer } from 'node:net';
 import type { Logger } from 'pino';
 import { createPublicClient, createTestClient, createWalletClient, http, toHex } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
-import { createNonceManager, jsonRpc } from 'viem/nonce';
 import { baseChainAt } from './base-chain.ts';
 import {
   BASE_USDC_ADDRESS,
@@ -38,6 +37,9 @@ const PAY_TO_INDEX = 1;
 const DEMO_PAYER_INDEX = 2;
 // A separate key mints, so funding never races the settler's transaction nonces.
 const FAUCET_INDEX = 9;
+/** Anvil mines a mint as it arrives: one not mined by then never will be. */
+const MINT_RECEIPT_TIMEOUT_MS = 30_000;
+const MINT_RECEIPT_POLL_MS = 50;
 
 /** An address with its private key (a public anvil dev key: never use it on a real network). */
 export interface DevAccount {
@@ -191,10 +193,8 @@ async function provision(node: AnvilNode): Promise<LocalChain> {
   const transport = http(node.rpcUrl.href);
   const testClient = createTestClient({ mode: 'anvil', chain, transport });
   const publicClient = createPublicClient({ chain, transport });
-  // A nonce manager per chain: viem's shared one would carry nonces over from an earlier anvil.
-  const faucetNonces = createNonceManager({ source: jsonRpc() });
   const faucet = createWalletClient({
-    account: privateKeyToAccount(devAccount(FAUCET_INDEX).privateKey, { nonceManager: faucetNonces }),
+    account: privateKeyToAccount(devAccount(FAUCET_INDEX).privateKey),
     chain,
     transport,
   });
@@ -202,15 +202,35 @@ async function provision(node: AnvilNode): Promise<LocalChain> {
   await testClient.setCode({ address: BASE_USDC_ADDRESS, bytecode: TEST_USDC_RUNTIME });
   await testClient.setCode({ address: MULTICALL3_ADDRESS, bytecode: MULTICALL3_RUNTIME });
 
-  const fund = async (address: `0x${string}`, atomicAmount: bigint) => {
+  const mint = async (address: `0x${string}`, atomicAmount: bigint) => {
     const hash = await faucet.writeContract({
       address: BASE_USDC_ADDRESS,
       abi: TEST_USDC_ABI,
       functionName: 'mint',
       args: [address, atomicAmount],
     });
-    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    const receipt = await publicClient
+      .waitForTransactionReceipt({
+        hash,
+        timeout: MINT_RECEIPT_TIMEOUT_MS,
+        pollingInterval: MINT_RECEIPT_POLL_MS,
+      })
+      .catch(async (error: unknown) => {
+        const pool = await testClient.getTxpoolStatus().catch(() => undefined);
+        throw new Error(
+          `mint to ${address} (tx ${hash}) not mined within ${MINT_RECEIPT_TIMEOUT_MS} ms; txpool ${JSON.stringify(pool)}`,
+          { cause: error },
+        );
+      });
     if (receipt.status !== 'success') throw new Error(`mint to ${address} reverted (tx ${hash})`);
+  };
+  // Mints go out one at a time, each at the faucet's pending count: concurrent mints on a shared
+  // nonce counter could leave a nonce unsent (or sent twice) and every later mint queued behind it.
+  let minting: Promise<unknown> = Promise.resolve();
+  const fund = (address: `0x${string}`, atomicAmount: bigint) => {
+    const minted = minting.then(() => mint(address, atomicAmount));
+    minting = minted.catch(() => undefined);
+    return minted;
   };
   const balanceOf = (address: `0x${string}`) =>
     publicClient.readContract({

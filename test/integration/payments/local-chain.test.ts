@@ -3,6 +3,7 @@
  * Multicall3 at its canonical address, a funded demo payer, and no process left after stop().
  */
 import { createPublicClient, encodeFunctionData, http, type PublicClient, parseAbi } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseChainAt } from '../../../src/payments/chain/base-chain.ts';
 import {
@@ -126,6 +127,20 @@ describe('startLocalChain', () => {
     const before = await chain.balanceOf(chain.payTo);
     await Promise.all([chain.fund(chain.payTo, 5n), chain.fund(chain.payTo, 6n)]);
     expect(await chain.balanceOf(chain.payTo)).toBe(before + 11n);
+  });
+
+  it('mints asked for at once all land, and a mint that fails holds back none after it', async () => {
+    const payers = Array.from({ length: 12 }, () => privateKeyToAccount(generatePrivateKey()).address);
+    const minted = payers.map((address, i) =>
+      // In the middle of the others, a mint the token refuses (the payee's balance would overflow).
+      i === 6 ? chain.fund(chain.payTo, 2n ** 256n - 1n) : chain.fund(address, BigInt(i + 1)),
+    );
+    const settled = await Promise.allSettled(minted);
+    expect(settled.map((one) => one.status)).toEqual(
+      payers.map((_, i) => (i === 6 ? 'rejected' : 'fulfilled')),
+    );
+    const balances = await Promise.all(payers.map((address) => chain.balanceOf(address)));
+    expect(balances).toEqual(payers.map((_, i) => (i === 6 ? 0n : BigInt(i + 1))));
   });
 
   it('gives distinct dev accounts for settler, payTo and demo payer, with keys that match', async () => {
