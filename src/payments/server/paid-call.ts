@@ -256,8 +256,12 @@ async function verifyRunSettle(
   if (!verified || (!verified.value.isValid && verified.faulted))
     return unavailable(deps, name, 'payment verification unavailable');
   if (!verified.value.isValid) {
+    const reason = verified.value.invalidReason ?? 'invalid_payment';
+    // The payer signed a window the chain takes: asking for a new signature would fail the same way.
+    if (deps.clock && refusedByOurClockAlone(reason, authorization, deps.clock.now()))
+      return unavailable(deps, name, 'payment refused on this instance’s clock, which is off the chain’s');
     metrics.payment('refused');
-    return challenge(deps, terms, verified.value.invalidReason ?? 'invalid_payment', payload);
+    return challenge(deps, terms, reason, payload);
   }
   const payer = verified.value.payer;
   metrics.payment('verified');
@@ -348,6 +352,29 @@ async function challenge(
   return settlement
     ? { kind: 'challenge', paymentRequired, settlement }
     : { kind: 'challenge', paymentRequired };
+}
+
+/** The SDK's own margin: a `validBefore` closer than this to its clock is refused as expired. */
+const SDK_VALID_BEFORE_MARGIN_S = 6n;
+/** The SDK's refusals of an authorization's time window, judged on this machine's clock. */
+const TIME_WINDOW_REFUSALS = new Set([
+  'invalid_exact_evm_payload_authorization_valid_before',
+  'invalid_exact_evm_payload_authorization_valid_after',
+]);
+
+/**
+ * True when the facilitator refused `authorization` for its time window, which the chain's clock
+ * (`chainNowMs`, as the token contract will judge it) takes: the payment SDK judges it on this
+ * machine's clock, which has no setting for another.
+ */
+function refusedByOurClockAlone(
+  reason: string,
+  authorization: ExactAuthorization,
+  chainNowMs: number,
+): boolean {
+  if (!TIME_WINDOW_REFUSALS.has(reason)) return false;
+  const now = BigInt(Math.floor(chainNowMs / 1000));
+  return authorization.validAfter <= now && authorization.validBefore >= now + SDK_VALID_BEFORE_MARGIN_S;
 }
 
 function unavailable({ logger }: PaidCallDeps, name: string, why: string): PaidCallOutcome {

@@ -328,6 +328,57 @@ describe('paidCall', () => {
     expect(events).toEqual([]);
   });
 
+  describe("a refusal of the authorization's time window on this machine's clock", () => {
+    /** A paid call whose facilitator refuses every payment for `reason`, on a chain clock at `chainNowMs`. */
+    const refusingOnOurClock = (reason: string, chainNowMs: number) =>
+      createPaidCall({
+        resourceServer: {
+          ...resourceServer,
+          verifyPayment: async () => {
+            events.push('verify');
+            return {
+              isValid: false,
+              invalidReason: reason,
+              payer: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+            };
+          },
+        },
+        settle: async () => ({ status: 'settled', receipt: RECEIPT }),
+        lock: createInFlightLock(),
+        undelivered: createUndelivered(),
+        lifecycle,
+        logger: pino({ level: 'silent' }),
+        metrics: noMetrics,
+        clock: { now: () => chainNowMs, refresh: async () => true },
+      });
+    const expired = 'invalid_exact_evm_payload_authorization_valid_before';
+
+    it('is 503 uncharged, not a request to sign again, when the chain takes the window', async () => {
+      // This machine runs 40 s ahead: the SDK finds validBefore (now + 45 s on the chain) too close.
+      const outcome = await refusingOnOurClock(
+        expired,
+        Date.now(),
+      )(request('c', new AbortController().signal));
+      expect(outcome).toEqual({ kind: 'payment_unavailable' });
+      expect(events).toEqual(['verify']);
+    });
+
+    it('stays a 402 when the chain refuses the window too', async () => {
+      const later = Date.now() + 60_000;
+      const outcome = await refusingOnOurClock(expired, later)(request('d', new AbortController().signal));
+      expect(outcome).toMatchObject({ kind: 'challenge', paymentRequired: { error: expired } });
+    });
+
+    it('stays a 402 for any other refusal', async () => {
+      const reason = 'invalid_exact_evm_payload_signature';
+      const outcome = await refusingOnOurClock(
+        reason,
+        Date.now(),
+      )(request('e', new AbortController().signal));
+      expect(outcome).toMatchObject({ kind: 'challenge', paymentRequired: { error: reason } });
+    });
+  });
+
   it('refuses a validBefore of more than 20 digits too (a valid uint256, valid for ever), before verify', async () => {
     const forever = payment('b');
     const auth = (forever.payload.payload as { authorization: { validBefore: string } }).authorization;
