@@ -60,7 +60,8 @@ it('takes a forgetful agent from purchase to cancellation by its wallet; another
   );
   const beforeExtension = await running.chain.balanceOf(agent.address);
   const extended = await extendBySignIn(at('/'), agent, bought.watch_id, 3);
-  expect(extended).toMatchObject({ status: 200, body: { days: 5, status: 'active' } });
+  // One proof for both requests of @x402/fetch: the unpaid one leaves its nonce unspent.
+  expect(extended).toMatchObject({ status: 200, body: { days: 5, status: 'active' }, paid: [false, true] });
   expect(await running.chain.balanceOf(agent.address)).toBe(
     beforeExtension - BigInt(watchPriceAtomic('0.10', 3)),
   );

@@ -22,6 +22,7 @@ import type { EdgeService } from '../world/edge-service.ts';
 import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-world.ts';
 import type { World } from '../world/index.ts';
 import { waitFor } from '../support/wait-for.ts';
+import { closeHolding, conditions } from '../world/conditions.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import {
   type HoldingWebhookReceiver,
@@ -279,7 +280,7 @@ describe('watches on the Worker in workerd', () => {
 async function startGatedReceiver() {
   const held = new Set<ServerResponse>();
   const received: WatchEventBody[] = [];
-  const waiters = new Set<() => void>();
+  const seen = conditions();
   let opened = false;
   const gate = {
     url: new URL('http://127.0.0.1/'),
@@ -290,26 +291,8 @@ async function startGatedReceiver() {
       opened = true;
       for (const response of held) response.writeHead(200).end();
     },
-    until(predicate: () => boolean): Promise<void> {
-      if (predicate()) return Promise.resolve();
-      return new Promise((resolve) => {
-        const check = () => {
-          if (!predicate()) return;
-          waiters.delete(check);
-          resolve();
-        };
-        waiters.add(check);
-      });
-    },
-    async close() {
-      for (const response of held) response.destroy();
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
-  };
-  const changed = () => {
-    for (const waiter of waiters) waiter();
+    until: (predicate: () => boolean) => seen.until(predicate),
+    close: () => closeHolding(server, held),
   };
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     gate.inFlight += 1;
@@ -317,14 +300,14 @@ async function startGatedReceiver() {
     response.once('close', () => {
       gate.inFlight -= 1;
       held.delete(response);
-      changed();
+      seen.changed();
     });
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as WatchEventBody);
     if (opened) response.writeHead(200).end();
     else held.add(response);
-    changed();
+    seen.changed();
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

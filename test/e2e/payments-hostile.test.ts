@@ -13,6 +13,7 @@ import { ExactEvmScheme } from '@x402/evm/exact/client';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PaidService, startPaidService } from '../world/paid-service.ts';
+import { authorizationOf, resigned } from '../world/payer-client.ts';
 
 let service: PaidService;
 const FUNDS = 1_000_000n; // 1 USDC, in atomic units
@@ -26,46 +27,8 @@ afterAll(async () => {
   await service?.close();
 });
 
-interface Authorization {
-  from: `0x${string}`;
-  to: `0x${string}`;
-  value: string;
-  validAfter: string;
-  validBefore: string;
-  nonce: `0x${string}`;
-}
-
 async function signedFor(payer: PrivateKeyAccount, path: string): Promise<PaymentPayload> {
   return service.sign(payer, await service.challenge(path));
-}
-
-function authorizationOf(payload: PaymentPayload): Authorization {
-  return (payload.payload as { authorization: Authorization }).authorization;
-}
-
-/** Re-signs `authorization` correctly (EIP-3009 typed data on the USDC domain), so only its content is hostile. */
-async function resign(payer: PrivateKeyAccount, payload: PaymentPayload, authorization: Authorization) {
-  const signature = await payer.signTypedData({
-    domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: service.chain.asset },
-    types: {
-      TransferWithAuthorization: [
-        { name: 'from', type: 'address' },
-        { name: 'to', type: 'address' },
-        { name: 'value', type: 'uint256' },
-        { name: 'validAfter', type: 'uint256' },
-        { name: 'validBefore', type: 'uint256' },
-        { name: 'nonce', type: 'bytes32' },
-      ],
-    },
-    primaryType: 'TransferWithAuthorization',
-    message: {
-      ...authorization,
-      value: BigInt(authorization.value),
-      validAfter: BigInt(authorization.validAfter),
-      validBefore: BigInt(authorization.validBefore),
-    },
-  });
-  return { ...payload, payload: { signature, authorization } };
 }
 
 function onlyEntry(challenge: PaymentRequired): PaymentRequirements {
@@ -128,7 +91,7 @@ const attacks: [string, Attack, RegExp][] = [
         ...authorizationOf(payload),
         validBefore: String(Math.floor(Date.now() / 1000) - 60),
       };
-      return { path: CERT, headers: signature(await resign(payer, payload, expired)) };
+      return { path: CERT, headers: signature(await resigned(payer, payload, expired)) };
     },
     /valid_before/,
   ],
@@ -140,7 +103,7 @@ const attacks: [string, Attack, RegExp][] = [
         ...authorizationOf(payload),
         validBefore: String(Math.floor(Date.now() / 1000) + 86_400),
       };
-      return { path: CERT, headers: signature(await resign(payer, payload, longLived)) };
+      return { path: CERT, headers: signature(await resigned(payer, payload, longLived)) };
     },
     /authorization_window_too_long/,
   ],

@@ -78,7 +78,8 @@ it('lists, reads and cancels by the paying wallet whichever instance answers; an
   // either instance, with one proof.
   const beforeExtension = await settlement.chain.balanceOf(agent.address);
   const extended = await extendBySignIn(front.url, agent, bought.watch_id, 3);
-  expect(extended).toMatchObject({ status: 200, body: { days: 5, status: 'active' } });
+  // One proof for both requests of @x402/fetch: the unpaid one leaves its nonce unspent.
+  expect(extended).toMatchObject({ status: 200, body: { days: 5, status: 'active' }, paid: [false, true] });
   expect(await settlement.chain.balanceOf(agent.address)).toBe(
     beforeExtension - BigInt(watchPriceAtomic('0.10', 3)),
   );

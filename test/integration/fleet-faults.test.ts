@@ -27,7 +27,7 @@ import { createPayments, type Payments } from '../../src/payments/payments.ts';
 import { connectSharedStore, type SharedStore } from '../../src/redis/connection.ts';
 import { sharedPaymentState } from '../../src/redis/shared-state.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../world/check-upstream.ts';
-import { clientFor } from '../world/payer-client.ts';
+import { authorizationOf, clientFor, resigned } from '../world/payer-client.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { type RpcFaultProxy, startRpcFaultProxy } from '../world/rpc-fault-proxy.ts';
 
@@ -272,46 +272,16 @@ describe('an instance whose clock is two minutes behind the chain', () => {
       const payload = await clientFor(payer).createPaymentPayload(await challengeOf(instance));
       // The payer's clock is right: its window is the chain's.
       const chainNow = BigInt(Math.floor(Date.now() / 1000) + 120);
-      type Fields = 'from' | 'to' | 'value' | 'validAfter' | 'validBefore' | 'nonce';
-      const exact = payload.payload as { authorization: Record<Fields, string>; signature: string };
-      const authorization = {
-        ...exact.authorization,
+      const paid = await resigned(payer, payload, {
+        ...authorizationOf(payload),
         validAfter: String(chainNow - 600n),
         validBefore: String(chainNow + 45n),
-      };
-      exact.authorization = authorization;
-      exact.signature = await payer.signTypedData({
-        domain: {
-          name: String(payload.accepted.extra?.name),
-          version: String(payload.accepted.extra?.version),
-          chainId: 8453,
-          verifyingContract: payload.accepted.asset as `0x${string}`,
-        },
-        types: {
-          TransferWithAuthorization: [
-            { name: 'from', type: 'address' },
-            { name: 'to', type: 'address' },
-            { name: 'value', type: 'uint256' },
-            { name: 'validAfter', type: 'uint256' },
-            { name: 'validBefore', type: 'uint256' },
-            { name: 'nonce', type: 'bytes32' },
-          ],
-        },
-        primaryType: 'TransferWithAuthorization',
-        message: {
-          from: authorization.from as `0x${string}`,
-          to: authorization.to as `0x${string}`,
-          value: BigInt(authorization.value),
-          validAfter: BigInt(authorization.validAfter),
-          validBefore: BigInt(authorization.validBefore),
-          nonce: authorization.nonce as `0x${string}`,
-        },
       });
       const ready = await instance.payments.readiness();
       expect(ready.ready).toBe(true);
       expect(ready.clockSkewSeconds).toBeLessThan(-100);
       // Before: 402 authorization_window_too_long, judged on this instance's own clock.
-      const answer = await pay(instance, encodePaymentSignatureHeader(payload));
+      const answer = await pay(instance, encodePaymentSignatureHeader(paid));
       expect(answer.status).toBe(200);
       expect(await charged(payer)).toBe(PRICE);
     } finally {

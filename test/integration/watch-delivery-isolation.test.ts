@@ -26,6 +26,7 @@ import { createWebhookSender } from '../../src/watches/sender.ts';
 import { openSqliteWatchStore } from '../../src/sqlite/watch-store.ts';
 import { startRedisServer, type RedisServer } from '../world/redis-server.ts';
 import { watchRecord } from '../world/watch-records.ts';
+import { closeHolding, conditions } from '../world/conditions.ts';
 
 /** A 100-times shorter day: retries 50 ms, 300 ms, 1.2 s after the failed attempts. */
 const DAY_S = 864;
@@ -47,7 +48,7 @@ interface Receiver {
 async function startReceiver(status: number | 'hang'): Promise<Receiver> {
   const held = new Set<ServerResponse>();
   const arrivals: Receiver['arrivals'] = [];
-  const waiters = new Set<() => void>();
+  const seen = conditions();
   const server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
@@ -67,7 +68,7 @@ async function startReceiver(status: number | 'hang'): Promise<Receiver> {
       held.add(response);
       response.once('close', () => held.delete(response));
     } else response.writeHead(status).end();
-    for (const waiter of waiters) waiter();
+    seen.changed();
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -76,23 +77,8 @@ async function startReceiver(status: number | 'hang'): Promise<Receiver> {
     url: `http://127.0.0.1:${port}/hooks`,
     arrivals,
     holding: () => held.size,
-    arrived(count) {
-      if (arrivals.length >= count) return Promise.resolve();
-      return new Promise((resolve) => {
-        const check = () => {
-          if (arrivals.length < count) return;
-          waiters.delete(check);
-          resolve();
-        };
-        waiters.add(check);
-      });
-    },
-    async close() {
-      for (const response of held) response.destroy();
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
+    arrived: (count) => seen.until(() => arrivals.length >= count),
+    close: () => closeHolding(server, held),
   };
 }
 

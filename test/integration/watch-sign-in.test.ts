@@ -7,7 +7,6 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PaymentRequired } from '@x402/core/types';
 import { createSIWxPayload, type SIWxExtension } from '@x402/extensions/sign-in-with-x';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import { createTestClient, http } from 'viem';
 import { privateKeyToAccount, generatePrivateKey } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import {
   buyPullOnly,
   challengeOf,
   expectRefusals,
+  extendBySignIn,
   listed,
   proofFor,
   signingFetchFor,
@@ -115,30 +115,16 @@ describe('the paying wallet as the account', () => {
     // requests of @x402/fetch: the unpaid one is answered with the payment's challenge and leaves
     // the nonce unspent; the paid retry spends it.
     const beforeExtension = await service.chain.balanceOf(agent.address);
-    const extendUrl = new URL(`/v1/watches/${bought.watch_id}/extend`, service.url);
     const challengeUrl = new URL(`/v1/watches/${bought.watch_id}`, service.url);
-    const proof = await proofFor(challengeUrl, agent, (info) => info, extendUrl);
-    const sent: (string | null)[] = [];
-    const signingIn: typeof fetch = async (input, init) => {
-      const request = new Request(input, init);
-      request.headers.set(SIGN_IN_WITH_X, proof);
-      sent.push(request.headers.get('payment-signature'));
-      return fetch(request);
-    };
-    const extended = await wrapFetchWithPayment(signingIn, clientFor(agent))(extendUrl, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ days: 3 }),
-    });
-    const extendedBody = (await extended.json()) as { days: number; status: string };
-    expect(extended.status, JSON.stringify(extendedBody)).toBe(200);
-    expect(extendedBody).toMatchObject({ days: 5, status: 'active' });
+    const extended = await extendBySignIn(service.url, agent, bought.watch_id, 3);
+    expect(extended.status, JSON.stringify(extended.body)).toBe(200);
+    expect(extended.body).toMatchObject({ days: 5, status: 'active' });
     expect(await service.chain.balanceOf(agent.address)).toBe(
       beforeExtension - BigInt(watchPriceAtomic('0.10', 3)),
     );
-    expect(sent.map((payment) => payment !== null)).toEqual([false, true]);
+    expect(extended.paid).toEqual([false, true]);
     // Spent by the paid call: the same proof once more is refused before any other work.
-    const spent = await fetch(challengeUrl, { headers: { [SIGN_IN_WITH_X]: proof } });
+    const spent = await fetch(challengeUrl, { headers: { [SIGN_IN_WITH_X]: extended.proof } });
     expect(spent.status).toBe(401);
     expect(await spent.json()).toMatchObject({ code: 'invalid_sign_in', detail: /already used/ });
 

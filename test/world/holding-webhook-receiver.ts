@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { closeHolding, conditions } from './conditions.ts';
 
 export interface ReceivedWebhook {
   id: string;
@@ -38,7 +39,7 @@ export async function startHoldingWebhookReceiver(): Promise<HoldingWebhookRecei
     match: (delivery: ReceivedWebhook) => boolean;
     hold: (delivery: ReceivedWebhook) => void;
   } | null = null;
-  const waiters = new Set<() => void>();
+  const arrivals = conditions();
 
   const server = createServer(async (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -60,7 +61,7 @@ export async function startHoldingWebhookReceiver(): Promise<HoldingWebhookRecei
       return;
     }
     received.push(delivery);
-    for (const waiter of waiters) waiter();
+    arrivals.changed();
     response.writeHead(200).end();
   });
   server.listen(0, '127.0.0.1');
@@ -73,17 +74,7 @@ export async function startHoldingWebhookReceiver(): Promise<HoldingWebhookRecei
     holdNext(match = () => true) {
       return { entered: new Promise((resolve) => (holding = { match, hold: resolve })) };
     },
-    until(predicate) {
-      if (predicate(received)) return Promise.resolve();
-      return new Promise((resolve) => {
-        const check = () => {
-          if (!predicate(received)) return;
-          waiters.delete(check);
-          resolve();
-        };
-        waiters.add(check);
-      });
-    },
+    until: (predicate) => arrivals.until(() => predicate(received)),
     verify(delivery, secret) {
       return new Webhook(secret).verify(delivery.body, {
         'webhook-id': delivery.id,
@@ -91,11 +82,6 @@ export async function startHoldingWebhookReceiver(): Promise<HoldingWebhookRecei
         'webhook-signature': delivery.signature,
       });
     },
-    async close() {
-      for (const response of held) response.destroy();
-      server.closeAllConnections();
-      server.close();
-      await once(server, 'close');
-    },
+    close: () => closeHolding(server, held),
   };
 }

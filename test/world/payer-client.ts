@@ -1,5 +1,7 @@
 /** The official x402 client paying as one account on the local chain (Base, 8453). */
 import { x402Client } from '@x402/core/client';
+import type { PaymentPayload } from '@x402/core/types';
+import { authorizationTypes } from '@x402/evm';
 import { ExactEvmScheme } from '@x402/evm/exact/client';
 import { wrapFetchWithPayment } from '@x402/fetch';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -11,4 +13,48 @@ export function clientFor(payer: PrivateKeyAccount): x402Client {
 /** `fetch` that pays as `payer` with the official `@x402/fetch` wrapper. */
 export function payingFetchFor(payer: PrivateKeyAccount): typeof fetch {
   return wrapFetchWithPayment(fetch, clientFor(payer));
+}
+
+/** The fields of an exact EIP-3009 authorization, as a payload carries them. */
+export interface AuthorizationFields {
+  from: `0x${string}`;
+  to: `0x${string}`;
+  value: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: `0x${string}`;
+}
+
+/** The authorization `payload` carries. */
+export function authorizationOf(payload: PaymentPayload): AuthorizationFields {
+  return (payload.payload as { authorization: AuthorizationFields }).authorization;
+}
+
+/**
+ * `payload` carrying `authorization` instead, signed correctly by `payer` (EIP-3009 typed data on
+ * the domain of the token `payload` accepted), so that only the content differs from what a
+ * standard client builds.
+ */
+export async function resigned(
+  payer: PrivateKeyAccount,
+  payload: PaymentPayload,
+  authorization: AuthorizationFields,
+): Promise<PaymentPayload> {
+  const signature = await payer.signTypedData({
+    domain: {
+      name: String(payload.accepted.extra?.name),
+      version: String(payload.accepted.extra?.version),
+      chainId: 8453,
+      verifyingContract: payload.accepted.asset as `0x${string}`,
+    },
+    types: { TransferWithAuthorization: authorizationTypes.TransferWithAuthorization },
+    primaryType: 'TransferWithAuthorization',
+    message: {
+      ...authorization,
+      value: BigInt(authorization.value),
+      validAfter: BigInt(authorization.validAfter),
+      validBefore: BigInt(authorization.validBefore),
+    },
+  });
+  return { ...payload, payload: { signature, authorization } };
 }

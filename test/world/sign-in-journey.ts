@@ -84,12 +84,21 @@ export async function extendBySignIn(
   payer: PrivateKeyAccount,
   watchId: string,
   days: number,
-): Promise<{ status: number; body: { days?: number; status?: string } }> {
+): Promise<{
+  status: number;
+  body: { days?: number; status?: string };
+  /** The sign-in proof both requests carried. */
+  proof: string;
+  /** Whether each request `@x402/fetch` sent carried a payment: the unpaid one, then the paid retry. */
+  paid: boolean[];
+}> {
   const url = new URL(`/v1/watches/${watchId}/extend`, base);
   const proof = await proofFor(new URL(`/v1/watches/${watchId}`, base), payer, (info) => info, url);
+  const paid: boolean[] = [];
   const signingIn: typeof fetch = (input, init) => {
     const request = new Request(input, init);
     request.headers.set(SIGN_IN_WITH_X, proof);
+    paid.push(request.headers.has('payment-signature'));
     return fetch(request);
   };
   const res = await wrapFetchWithPayment(signingIn, clientFor(payer))(url, {
@@ -97,7 +106,8 @@ export async function extendBySignIn(
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ days }),
   });
-  return { status: res.status, body: (await res.json()) as { days?: number; status?: string } };
+  const body = (await res.json()) as { days?: number; status?: string };
+  return { status: res.status, body, proof, paid };
 }
 
 export async function listed(signed: typeof fetch, base: URL): Promise<ListedWatch[]> {
