@@ -47,6 +47,10 @@ export async function sendDenied(c: Context, denied: Denied, access: WatchAccess
       code: SIGN_IN_CODES.required,
       title: 'Sign-in required',
       detail: challenge.error ?? '',
+      // The challenge whole, as a paid 402's body carries it, for clients that read the body.
+      x402Version: challenge.x402Version,
+      error: challenge.error,
+      resource: challenge.resource,
       accepts: [],
       extensions: challenge.extensions,
     },
