@@ -4,6 +4,7 @@
  */
 import type { StandardSchemaWithJSON, ToolAnnotations } from '@modelcontextprotocol/server';
 import { z } from 'zod';
+import { portableJsonSchema } from './portable-schema.ts';
 
 /** The input of a tool without arguments: an object with no properties (MCP 2025-11-25 tools). */
 export const noInputShape = z.object({}).strict();
@@ -47,7 +48,8 @@ export function paidOutputSchema(result: z.ZodType): z.ZodObject {
 type JsonSchemaConverter = StandardSchemaWithJSON['~standard']['jsonSchema'];
 
 /**
- * `schema` with its JSON Schema computed once per process. Every request builds a new server whose
+ * `schema` with its JSON Schema computed once per process, in its portable spelling
+ * (`portable-schema.ts`). Every request builds a new server whose
  * `tools/list` and tool results would otherwise convert each schema again (the paid results' run to
  * 30 KB of JSON Schema): the conversions tripled the cost of an MCP request.
  */
@@ -60,7 +62,7 @@ export function withCachedJsonSchema<T>(schema: z.ZodType<T>): StandardSchemaWit
       const key = `${io} ${JSON.stringify(options)}`;
       let converted = cache.get(key);
       if (!converted) {
-        converted = standard.jsonSchema[io](options);
+        converted = portableJsonSchema(standard.jsonSchema[io](options));
         cache.set(key, converted);
       }
       return converted;
