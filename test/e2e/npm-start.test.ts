@@ -157,7 +157,7 @@ describe('npm start', () => {
     120_000,
   );
 
-  it("runs the README's watch pull and cancel lines as written, `?since=` empty reading from the start", async () => {
+  it("runs the README's watch lines as written: the purchase's 402, then pull (`?since=` empty reading from the start) and cancel", async () => {
     const readme = await readFile(`${REPO_ROOT}README.md`, 'utf8');
     const section = readme.slice(readme.indexOf('## Watch a domain'));
     const block = /^```sh\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? '';
@@ -165,11 +165,21 @@ describe('npm start', () => {
       .replace(/\\\n\s*/g, ' ')
       .split('\n')
       .filter((line) => line.startsWith('curl '));
-    // The purchase line's 402 is tested with every route's (test/integration/watches.test.ts); its
-    // webhook's name does not resolve in the closed world. The watch is bought here as it says.
+    const [purchase] = lines.filter((line) => line.includes('-X POST'));
     const [pull, cancel] = lines.filter((line) => line.includes('$WATCH_ID'));
     expect(lines).toHaveLength(3);
     const base = `http://localhost:${port}`;
+    // Its webhook's host resolves in the closed world (scenarios/hooks.example.net.ts): the answer
+    // is the payment's challenge, priced in words. The watch is then bought as it says.
+    const unpaid = await run('bash', ['-c', purchase!], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, BASE: base },
+    });
+    expect(JSON.parse(unpaid.stdout)).toMatchObject({
+      status: 402,
+      code: 'payment_required',
+      detail: expect.stringContaining('This watch costs $0.10 in USDC for 30 days'),
+    });
     const bought = await payingFetchFor(privateKeyToAccount(demoKey as `0x${string}`))(`${base}/v1/watches`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
