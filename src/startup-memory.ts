@@ -5,7 +5,7 @@
  * reduces the heap's footprint, once the server listens, hands it back. A burst of requests grows
  * it again, and V8 shrinks it only at a collection, which an idle process never runs (its own
  * memory reducer starts after a full collection, and a burst of small requests makes none): so a
- * burst's growth is handed back the same way once the requests have stopped.
+ * burst's growth is handed back the same way once the requests have stopped for a while.
  */
 import { performance } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
@@ -23,8 +23,17 @@ export function releaseStartupMemory(): void {
   gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
 }
 
-/** How often the heap is looked at: a burst's growth is handed back 1–2 periods after it ends. */
+/** How often the heap is looked at. */
 export const IDLE_CHECK_MS = 2_000;
+
+/**
+ * How many looks in a row must find the process idle before a burst's growth is handed back (20 s):
+ * the release shrinks the young generation too, and the next burst pays for growing it again
+ * (scavenges of a small young generation, its survivors promoted): released after every lull of a
+ * few seconds, traffic that comes and goes cost 1.6 times the CPU per request (`/v1/validate`,
+ * `../shared/bench/overhead.mjs`, whose service idles while the bare app is measured).
+ */
+export const IDLE_QUIET_CHECKS = 10;
 
 /**
  * Growth of the heap's resident size over its size after the last release that is worth a full
@@ -62,9 +71,10 @@ export interface IdleReleaseDeps {
 }
 
 /**
- * Called every IDLE_CHECK_MS: releases memory when the process was idle since the previous call (no
- * request in flight or started, the event loop busy under IDLE_MAX_UTILIZATION of the time) and the
- * heap has grown by IDLE_RELEASE_GROWTH_BYTES since the last release. Start it right after the
+ * Called every IDLE_CHECK_MS: releases memory when the process was idle for the last
+ * IDLE_QUIET_CHECKS calls (no request in flight or started, the event loop busy under
+ * IDLE_MAX_UTILIZATION of the time) and the heap has grown by IDLE_RELEASE_GROWTH_BYTES since the
+ * last release. Start it right after the
  * start-up release, whose result is the first baseline.
  */
 export function idleRelease({
@@ -75,12 +85,14 @@ export function idleRelease({
 }: IdleReleaseDeps): () => void {
   let baseline = heapBytes();
   let seen = requests().started;
+  let quietChecks = 0;
   return () => {
     const { started, active } = requests();
     const busy = utilization();
     const quiet = active === 0 && started === seen && busy < IDLE_MAX_UTILIZATION;
     seen = started;
-    if (!quiet || heapBytes() - baseline < IDLE_RELEASE_GROWTH_BYTES) return;
+    quietChecks = quiet ? quietChecks + 1 : 0;
+    if (quietChecks < IDLE_QUIET_CHECKS || heapBytes() - baseline < IDLE_RELEASE_GROWTH_BYTES) return;
     release();
     baseline = heapBytes();
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   IDLE_MAX_UTILIZATION,
+  IDLE_QUIET_CHECKS,
   IDLE_RELEASE_GROWTH_BYTES,
   idleRelease,
   releaseStartupMemory,
@@ -20,50 +21,65 @@ function world() {
       state.heap = 40 * MIB;
     },
   });
-  return { state, check };
+  /** `count` checks in a row. */
+  const checks = (count: number) => {
+    for (let one = 0; one < count; one += 1) check();
+  };
+  return { state, check, checks };
 }
 
 describe('idleRelease', () => {
-  it('releases a burst’s growth once a whole period passed with no request', () => {
-    const { state, check } = world();
+  it('releases a burst’s growth once IDLE_QUIET_CHECKS periods in a row passed with no request', () => {
+    const { state, check, checks } = world();
     state.started += 500;
     state.heap += 12 * MIB;
     check(); // requests started during this period: not yet
+    checks(IDLE_QUIET_CHECKS - 1);
     expect(state.releases).toBe(0);
     check();
     expect(state.releases).toBe(1);
-    check();
+    checks(IDLE_QUIET_CHECKS * 2);
     expect(state.releases).toBe(1);
   });
 
+  it('keeps a burst’s growth through a lull shorter than that: the next burst would grow it again', () => {
+    const { state, check, checks } = world();
+    for (let burst = 0; burst < 5; burst += 1) {
+      state.started += 500;
+      state.heap += 12 * MIB;
+      check();
+      checks(IDLE_QUIET_CHECKS - 1);
+    }
+    expect(state.releases).toBe(0);
+  });
+
   it('never releases while a request is in flight, even one started before the last check', () => {
-    const { state, check } = world();
+    const { state, checks } = world();
     state.started += 1;
     state.active = 1;
     state.heap += 20 * MIB;
-    for (let period = 0; period < 5; period += 1) check();
+    checks(IDLE_QUIET_CHECKS * 2);
     expect(state.releases).toBe(0);
     state.active = 0;
-    check();
+    checks(IDLE_QUIET_CHECKS);
     expect(state.releases).toBe(1);
   });
 
   it('waits while background work keeps the event loop busy, with no request', () => {
-    const { state, check } = world();
+    const { state, checks } = world();
     state.heap += 30 * MIB;
     state.utilization = IDLE_MAX_UTILIZATION;
-    for (let period = 0; period < 5; period += 1) check();
+    checks(IDLE_QUIET_CHECKS * 2);
     expect(state.releases).toBe(0);
     state.utilization = IDLE_MAX_UTILIZATION / 2;
-    check();
+    checks(IDLE_QUIET_CHECKS);
     expect(state.releases).toBe(1);
   });
 
   it('does not collect for growth under its threshold, measured from the last release', () => {
-    const { state, check } = world();
+    const { state, check, checks } = world();
     state.heap += IDLE_RELEASE_GROWTH_BYTES - 1;
-    check();
-    check();
+    checks(IDLE_QUIET_CHECKS * 2);
     expect(state.releases).toBe(0);
     state.heap += 1;
     check();
