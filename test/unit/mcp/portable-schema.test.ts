@@ -8,6 +8,7 @@ import { paidOperations } from '../../../src/catalog.ts';
 import { portableJsonSchema } from '../../../src/mcp/portable-schema.ts';
 import { paidOutputSchema, withCachedJsonSchema } from '../../../src/mcp/tool-schemas.ts';
 import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
+import { CHALLENGE } from './challenge.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -62,13 +63,6 @@ describe('portableJsonSchema', () => {
   });
 
   const ajv = new Ajv2020({ strict: false, allErrors: false });
-  const challenge = {
-    x402Version: 2,
-    error: 'Payment required',
-    resource: { url: 'mcp://tool/check_cert', mimeType: 'application/json' },
-    accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '10000', extra: { name: 'USD Coin' } }],
-    extensions: { bazaar: { info: {} } },
-  };
 
   it.each(paidOperations.map((operation) => [operation.tool, operation] as const))(
     '%s: the listed output schema is portable and judges its result, the challenge and broken values as the original does',
@@ -83,12 +77,12 @@ describe('portableJsonSchema', () => {
       const example = outputExampleFor(operation.id) as Json;
       const values: Json[] = [
         example,
-        challenge,
+        CHALLENGE,
         withField(example, ['domain'], null),
         withField(example, ['domain'], 42),
         withField(example, ['checked_at'], { nested: true }),
-        withField(challenge, ['extensions'], 'not an object'),
-        withField(challenge, ['x402Version'], 2.5),
+        withField(CHALLENGE, ['extensions'], 'not an object'),
+        withField(CHALLENGE, ['x402Version'], 2.5),
       ];
       const judgeOriginal = ajv.compile(original as object);
       const judgeListed = ajv.compile(listed as object);

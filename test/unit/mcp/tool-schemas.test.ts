@@ -4,14 +4,7 @@ import { z } from 'zod';
 import { paidOperations } from '../../../src/catalog.ts';
 import { paidOutputSchema } from '../../../src/mcp/tool-schemas.ts';
 import { outputExampleFor } from '../../../src/payments/server/output-examples.ts';
-
-const challenge = {
-  x402Version: 2,
-  error: 'Payment required',
-  resource: { url: 'mcp://tool/check_cert', mimeType: 'application/json' },
-  accepts: [{ scheme: 'exact', network: 'eip155:8453', amount: '10000', extra: { name: 'USD Coin' } }],
-  extensions: { bazaar: { info: {} } },
-};
+import { CHALLENGE } from './challenge.ts';
 
 describe('paidOutputSchema', () => {
   it.each(paidOperations.map((operation) => [operation.tool, operation] as const))(
@@ -19,7 +12,7 @@ describe('paidOutputSchema', () => {
     (_tool, operation) => {
       const schema = paidOutputSchema(operation.output);
       expect(schema.safeParse(outputExampleFor(operation.id)).success).toBe(true);
-      expect(schema.safeParse(challenge).success).toBe(true);
+      expect(schema.safeParse(CHALLENGE).success).toBe(true);
       const refusal = {
         code: 'upstream_failed',
         message: 'x',
