@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import type { CapturedAnswer } from './bare-server.ts';
+import { IDLE_CHECK_MS, IDLE_QUIET_CHECKS } from '../src/startup-memory.ts';
 
 export interface HttpRow {
   route: string;
@@ -197,14 +198,20 @@ export async function benchHttp({ seconds = 10, repetitions = 3 } = {}): Promise
       ...servers,
       ...variants.map(({ name, base, child }) => ({ name, base, pid: child.pid as number })),
     ];
-    // Warm all (JIT, caches), then read RSS 1 s after, and idle: 10 s after, once V8's memory
-    // reducer has given back what the burst's young generation took.
-    for (const server of withParts)
-      for (const path of ROUTES) await load(server.base + path, server.pid, 10, 1);
+    // Warm all (JIT, caches), then read RSS 1 s after, and idle once the service has handed back
+    // what the burst took (IDLE_QUIET_CHECKS looks at the heap without a request).
+    const warm = async () => {
+      for (const server of withParts)
+        for (const path of ROUTES) await load(server.base + path, server.pid, 10, 1);
+    };
+    await warm();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const afterLoad = servers.map((server) => rssMib(server.pid));
-    await new Promise((resolve) => setTimeout(resolve, 9000));
+    await new Promise((resolve) => setTimeout(resolve, IDLE_CHECK_MS * (IDLE_QUIET_CHECKS + 1)));
     const idle = servers.map((server) => rssMib(server.pid));
+    // The release costs the first requests after it (about 1.8 times the CPU for the next 2 s,
+    // bench/README.md): warmed again, so that what follows is the steady cost per request.
+    await warm();
 
     const rows: HttpRow[] = [];
     for (const path of ROUTES) {
