@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { type Config, loadConfig } from '../src/config.ts';
-import { crtshSearchUrl } from '../src/sources/ct/crtsh.ts';
+import { CRTSH_MAX_BYTES, crtshSearchUrl } from '../src/sources/ct/crtsh.ts';
 import { startWorld, type World } from '../test/world/index.ts';
 import { startLoopbackServer } from '../test/world/loopback-server.ts';
 import { median } from './http.ts';
@@ -58,6 +58,8 @@ export interface EventLoopRun {
 }
 
 export interface EventLoopReport {
+  /** What the answer holds: `one serial` (rows of one certificate) or `distinct issuances`. */
+  kind: 'one serial' | 'distinct issuances';
   crtsh_bytes: number;
   crtsh_rows: number;
   runs: EventLoopRun[];
@@ -68,7 +70,8 @@ export interface EventLoopReport {
 
 export interface OutsideReport {
   rows: OutsideRow[];
-  eventLoop: EventLoopReport;
+  /** A 5 MiB crt.sh answer of one serial, then one of ~18,000 distinct issuances. */
+  eventLoops: EventLoopReport[];
   /** The other upstreams at their size caps (upstream-caps.ts). */
   caps: CapRow[];
 }
@@ -234,9 +237,42 @@ export function largeCrtshAnswer(domain: string, rows = 4_000): string {
   );
 }
 
-async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport> {
+/** crt.sh's answer for a domain with a long CT history: just under its 5 MiB cap, of distinct issuances (~18,000 rows). */
+export function distinctIssuancesAnswer(
+  domain: string,
+  bytes = CRTSH_MAX_BYTES - 16 * 1024,
+): { body: string; rows: number } {
+  const rows: string[] = [];
+  let size = 2;
+  const day = 86_400_000;
+  const first = Date.parse('2016-01-01T00:00:00Z');
+  for (let index = 0; size < bytes; index += 1) {
+    const notBefore = new Date(first + (index % 3_650) * day + index * 1_000);
+    const row = JSON.stringify({
+      issuer_ca_id: 295_815 + (index % 7),
+      issuer_name: "C=US, O=Let's Encrypt, CN=R1" + (index % 7),
+      common_name: `host-${index}.${domain}`,
+      name_value: `host-${index}.${domain}`,
+      id: 9_000_000_000 + index,
+      entry_timestamp: notBefore.toISOString().slice(0, 23),
+      not_before: notBefore.toISOString().slice(0, 19),
+      not_after: new Date(notBefore.getTime() + 90 * day).toISOString().slice(0, 19),
+      serial_number: (0x0400000000n + BigInt(index) * 7_919n).toString(16),
+    });
+    rows.push(row);
+    size += row.length + 1;
+  }
+  return { body: `[${rows.join(',')}]`, rows: rows.length };
+}
+
+async function eventLoopUnderLargeAnswer(
+  world: World,
+  kind: EventLoopReport['kind'],
+): Promise<EventLoopReport> {
   const domain = 'healthy-shop.com';
-  const body = largeCrtshAnswer(domain);
+  const answer =
+    kind === 'one serial' ? { body: largeCrtshAnswer(domain), rows: 4_000 } : distinctIssuancesAnswer(domain);
+  const { body } = answer;
   const crtsh = await startLoopbackServer((_req, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(body);
@@ -259,7 +295,7 @@ async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport>
       await stream;
       const loop = watch.stop();
       if (check.status !== 200)
-        throw new Error(`/v1/cert with a 5 MiB crt.sh answer answered ${check.status}`);
+        throw new Error(`/v1/cert with a 5 MiB crt.sh answer (${kind}) answered ${check.status}`);
       runs.push({
         check_ms: Math.round(check.ms),
         health_calls: health.length,
@@ -270,8 +306,9 @@ async function eventLoopUnderLargeAnswer(world: World): Promise<EventLoopReport>
       });
     }
     return {
+      kind,
       crtsh_bytes: body.length,
-      crtsh_rows: 4_000,
+      crtsh_rows: answer.rows,
       runs,
       loop_delay_max_p50_ms: median(runs.map((run) => run.loop_delay_max_ms)),
       loop_block_cpu_max_p50_ms: median(runs.map((run) => run.loop_block_cpu_max_ms)),
@@ -299,7 +336,11 @@ export async function benchOutside({ rounds = 4 } = {}): Promise<OutsideReport> 
       await Promise.all(Object.values(services).map((service) => service.close()));
     }
     world.crtsh.delayMs = 0;
-    return { rows, eventLoop: await eventLoopUnderLargeAnswer(world), caps: await benchUpstreamCaps() };
+    const eventLoops = [
+      await eventLoopUnderLargeAnswer(world, 'one serial'),
+      await eventLoopUnderLargeAnswer(world, 'distinct issuances'),
+    ];
+    return { rows, eventLoops, caps: await benchUpstreamCaps() };
   } finally {
     await world.close();
   }
