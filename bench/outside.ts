@@ -76,14 +76,14 @@ export interface OutsideReport {
   caps: CapRow[];
 }
 
-interface Served {
+export interface Served {
   url: string;
   /** Builds a fresh app (fresh runners and caches) for the next call. */
   renew(): Promise<void>;
   close(): Promise<void>;
 }
 
-async function serveService(config: Config, caPem: string): Promise<Served> {
+export async function serveService(config: Config, caPem: string): Promise<Served> {
   const build = outsideApp(config, caPem);
   let app = await build();
   const server = serve({ fetch: (request) => app.fetch(request), hostname: '127.0.0.1', port: 0 });
@@ -123,7 +123,7 @@ async function serveServiceApart(env: Record<string, string>, caPem: string): Pr
   };
 }
 
-async function timedGet(url: string | URL): Promise<{ ms: number; status: number; body: string }> {
+export async function timedGet(url: string | URL): Promise<{ ms: number; status: number; body: string }> {
   const started = performance.now();
   const res = await fetch(url);
   const body = await res.text();
@@ -139,7 +139,7 @@ interface CertAnswer {
  * site serves the current certificate (so no certificate is downloaded from crt.sh afterwards)
  * and the CA answers ARI about it. Asked with crt.sh not slowed.
  */
-async function plainDomains(world: World, service: Served): Promise<string[]> {
+export async function plainDomains(world: World, service: Served): Promise<string[]> {
   const plain: string[] = [];
   for (const domain of world.scenarios.keys()) {
     const before = world.crtsh.requests.length;

@@ -54,6 +54,9 @@ export interface RpcCall {
   forwarded: boolean;
   /** What the caller got, once it got it; undefined while the call is held or in flight. */
   answered?: FaultAnswer;
+  /** When the proxy took the call and when it was done with it (`performance.now()`, this process). */
+  receivedAt: number;
+  doneAt?: number;
 }
 
 export interface RpcFaultProxy extends LoopbackServer {
@@ -132,6 +135,7 @@ export async function startRpcFaultProxy(nodeUrl: URL): Promise<RpcFaultProxy> {
       index,
       rule: applies ? candidate : null,
       forwarded: false,
+      receivedAt: performance.now(),
     };
     records.push(call);
     unanswered++;
@@ -139,6 +143,7 @@ export async function startRpcFaultProxy(nodeUrl: URL): Promise<RpcFaultProxy> {
     try {
       return await play(call, request, releaseCount);
     } finally {
+      call.doneAt = performance.now();
       unanswered--;
       changed();
     }
