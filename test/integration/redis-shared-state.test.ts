@@ -488,11 +488,14 @@ describe('CT answers across instances', () => {
     let upstream = 0;
     const load = async () => ({ ok: true as const, value: (upstream++, answer(domain)) });
     expect((await a!.get(domain, load)).cached).toBe(false);
+    // Written after the answer is returned (a check does not wait on Redis): b reads it once there.
+    const key = `${KEY_PREFIX}answer:ct:${domain}`;
+    await waitFor(async () => (await server.client.exists(key)) > 0, { what: "a's answer in Redis" });
     const elsewhere = await b!.get(domain, load);
     expect(upstream).toBe(1);
     expect(elsewhere.cached).toBe(true);
     expect(elsewhere.result).toEqual({ ok: true, value: answer(domain) });
-    const ttl = await server.client.pttl(`${KEY_PREFIX}answer:ct:${domain}`);
+    const ttl = await server.client.pttl(key);
     expect(ttl).toBeGreaterThan(CT_CACHE_TTL_MS - 5_000);
     expect(ttl).toBeLessThanOrEqual(CT_CACHE_TTL_MS);
   });
@@ -508,6 +511,13 @@ describe('CT answers across instances', () => {
       calls: [],
     };
     await a!.get(domain, async () => ({ ok: true, value: failed }));
+    // Writes go out in order on one connection: once a later good answer is there, a write of the
+    // failure would be too.
+    const later = `shared-${++keys}.example`;
+    await a!.get(later, async () => ({ ok: true, value: answer(later) }));
+    await waitFor(async () => (await server.client.exists(`${KEY_PREFIX}answer:ct:${later}`)) > 0, {
+      what: 'the later good answer in Redis',
+    });
     expect(await server.client.exists(`${KEY_PREFIX}answer:ct:${domain}`)).toBe(0);
   });
 });
