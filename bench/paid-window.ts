@@ -14,6 +14,7 @@ import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadConfig } from '../src/config.ts';
 import { crtshSearchUrl } from '../src/sources/ct/crtsh.ts';
 import { clientFor } from '../test/world/payer-client.ts';
+import type { LoopbackServer } from '../test/world/loopback-server.ts';
 import type { RpcCall } from '../test/world/rpc-fault-proxy.ts';
 import { type SelfSettlingService, startSettlementWorld } from '../test/world/self-settling-service.ts';
 import { median } from './http.ts';
@@ -29,6 +30,9 @@ export interface PaidWindowRow {
   bare_crtsh_p50_ms: number;
   over_p50_ms: number;
   call_p50_ms: number;
+  /** p50 from the last RPC before the check to crt.sh's request, and from crt.sh's answer to the next RPC. */
+  before_check_p50_ms: number;
+  after_check_p50_ms: number;
 }
 
 /** The longest stretch of [from, to] in which none of `calls` was in flight. */
@@ -46,16 +50,18 @@ export function longestQuiet(calls: readonly RpcCall[], from: number, to: number
   return Math.max(longest, to - quietSince);
 }
 
-/** One paid call as the official client makes it; the window and the whole call, in ms. */
+/** One paid call as the official client makes it; the window, the whole call and where the window's extra goes, in ms. */
 async function paidCall(
-  service: SelfSettlingService,
+  { service, crtsh }: { service: SelfSettlingService; crtsh: LoopbackServer },
   route: string,
   domain: string,
   payer: PrivateKeyAccount,
 ) {
-  const url = `${service.process.url}${route}?domain=${domain}`;
+  const url = new URL(`${route}?domain=${domain}`, service.process.url);
   const unpaid = await fetch(url);
-  await unpaid.arrayBuffer();
+  const challenge = await unpaid.text();
+  if (unpaid.status !== 402)
+    throw new Error(`unpaid ${route} of ${domain} answered ${unpaid.status}: ${challenge}`);
   const required = decodePaymentRequiredHeader(
     unpaid.headers.get('payment-required') ?? '',
   ) as PaymentRequired;
@@ -69,7 +75,32 @@ async function paidCall(
   const calls = service.proxy.calls().slice(before);
   const send = calls.find((call) => call.method === 'eth_sendRawTransaction');
   if (!send) throw new Error(`paid ${route} of ${domain}: no settlement transaction was sent`);
-  return { window: longestQuiet(calls, sent, send.receivedAt), call: answered - sent };
+  // The check's two crt.sh searches (the name and its wildcard), asked together.
+  const searches = crtsh.requests.filter(
+    (request) =>
+      request.receivedAt > sent &&
+      [domain, `*.${domain}`].includes(request.url.searchParams.get('Identity') ?? ''),
+  );
+  const window = longestQuiet(calls, sent, send.receivedAt);
+  // A call answered from the caches (a warm-up's second route) asked crt.sh nothing.
+  if (searches.length === 0 || searches.some((request) => request.answeredAt === undefined))
+    return { window, call: answered - sent, beforeCheck: Number.NaN, afterCheck: Number.NaN };
+  const searchAsked = Math.min(...searches.map((request) => request.receivedAt));
+  const searchAnswered = Math.max(...searches.map((request) => request.answeredAt ?? 0));
+  // From the last RPC done before crt.sh was asked, and from crt.sh's answer to the next RPC.
+  const lastBefore = Math.max(
+    sent,
+    ...calls.filter((call) => (call.doneAt ?? 0) <= searchAsked).map((call) => call.doneAt ?? 0),
+  );
+  const firstAfter = Math.min(
+    ...calls.filter((call) => call.receivedAt >= searchAnswered).map((call) => call.receivedAt),
+  );
+  return {
+    window,
+    call: answered - sent,
+    beforeCheck: searchAsked - lastBefore,
+    afterCheck: firstAfter - searchAnswered,
+  };
 }
 
 export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRow[]> {
@@ -88,21 +119,28 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
       bare: [] as number[],
       over: [] as number[],
       call: [] as number[],
+      before: [] as number[],
+      after: [] as number[],
     }));
     for (let round = 0; round < rounds; round += 1) {
       const service = await settlement.startService();
       try {
         // Unmeasured: the first paid call of a process compiles its code.
-        for (const route of PAID_ROUTES) await paidCall(service, route, warm, payer);
+        const at = { service, crtsh: world.crtsh };
+        for (const route of PAID_ROUTES) await paidCall(at, route, warm, payer);
         for (const [index, domain] of measured.entries()) {
-          const at = (index + round) % PAID_ROUTES.length;
+          const which = (index + round) % PAID_ROUTES.length;
           const direct = await timedGet(crtshSearchUrl(world.crtsh.url, domain));
-          const timed = await paidCall(service, PAID_ROUTES[at] as string, domain, payer);
-          const into = samples[at] as (typeof samples)[number];
+          const timed = await paidCall(at, PAID_ROUTES[which] as string, domain, payer);
+          if (Number.isNaN(timed.beforeCheck))
+            throw new Error(`paid call of ${domain}: crt.sh was not asked`);
+          const into = samples[which] as (typeof samples)[number];
           into.window.push(timed.window);
           into.bare.push(direct.ms);
           into.over.push(timed.window - direct.ms);
           into.call.push(timed.call);
+          into.before.push(timed.beforeCheck);
+          into.after.push(timed.afterCheck);
         }
       } finally {
         await service.close();
@@ -110,7 +148,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
     }
     const round1 = (value: number) => Math.round(value * 10) / 10;
     return PAID_ROUTES.map((route, at) => {
-      const { window, bare, over, call } = samples[at] as (typeof samples)[number];
+      const { window, bare, over, call, before, after } = samples[at] as (typeof samples)[number];
       return {
         route,
         calls: window.length,
@@ -118,6 +156,8 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
         bare_crtsh_p50_ms: round1(median(bare)),
         over_p50_ms: round1(median(over)),
         call_p50_ms: round1(median(call)),
+        before_check_p50_ms: round1(median(before)),
+        after_check_p50_ms: round1(median(after)),
       };
     });
   } finally {

@@ -98,10 +98,10 @@ if (json) {
   if (report.paidWindow) {
     out.push(
       `The paid window from outside (npm start, self-settlement on the local chain behind a JSON-RPC timing proxy): the longest stretch without an RPC in flight between the paid request and the settlement's send, against crt.sh (slowed to ${CRTSH_DELAY_MS} ms) fetched directly (p50 ms)`,
-      'route            calls  window  crt.sh direct  over direct  whole paid call  target',
+      'route            calls  window  crt.sh direct  over direct  whole paid call  last RPC → crt.sh  crt.sh → next RPC  target',
       ...report.paidWindow.map(
         (row) =>
-          `${row.route.padEnd(16)} ${String(row.calls).padStart(5)} ${String(row.window_p50_ms).padStart(7)} ${String(row.bare_crtsh_p50_ms).padStart(14)} ${String(row.over_p50_ms).padStart(12)} ${String(row.call_p50_ms).padStart(16)}  ${verdict(row.over_p50_ms <= OUTSIDE_BOUND_MS)} (≤ +${OUTSIDE_BOUND_MS})`,
+          `${row.route.padEnd(16)} ${String(row.calls).padStart(5)} ${String(row.window_p50_ms).padStart(7)} ${String(row.bare_crtsh_p50_ms).padStart(14)} ${String(row.over_p50_ms).padStart(12)} ${String(row.call_p50_ms).padStart(16)} ${String(row.before_check_p50_ms).padStart(18)} ${String(row.after_check_p50_ms).padStart(18)}  ${verdict(row.over_p50_ms <= OUTSIDE_BOUND_MS)} (≤ +${OUTSIDE_BOUND_MS})`,
       ),
       '',
     );

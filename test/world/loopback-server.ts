@@ -9,6 +9,9 @@ export interface RecordedRequest {
   method: string;
   url: URL;
   headers: IncomingMessage['headers'];
+  /** When it came and when its answer was written (`performance.now()`, this process). */
+  receivedAt: number;
+  answeredAt?: number;
 }
 
 export interface LoopbackServer {
@@ -39,7 +42,13 @@ export async function startLoopbackServer(
   });
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    const recorded = { method: req.method ?? 'GET', url, headers: req.headers };
+    const recorded: RecordedRequest = {
+      method: req.method ?? 'GET',
+      url,
+      headers: req.headers,
+      receivedAt: performance.now(),
+    };
+    res.once('finish', () => (recorded.answeredAt = performance.now()));
     requests.push(recorded);
     for (const waiter of awaited)
       if (waiter.matches(recorded)) {
