@@ -23,6 +23,7 @@ import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-wo
 import type { World } from '../world/index.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { closeHolding, conditions } from '../world/conditions.ts';
+import { probeWarnings } from '../world/x402scan-probe.ts';
 import { x402ClientFor } from '../world/paying-clients.ts';
 import {
   type HoldingWebhookReceiver,
@@ -127,6 +128,15 @@ describe('watches on the Worker in workerd', () => {
       headers: { authorization: `Bearer ${watch.token}` },
     });
     expect(await watchGauge(1)).toEqual(after);
+  }, 120_000);
+
+  it('is probed by x402scan as on Node: the purchase, and the extension with the token, raise no warning', async () => {
+    const purchase = { domain: DOMAIN, webhook_url: receiver.url.href, days: 30 };
+    expect(await probeWarnings(at('/v1/watches'), purchase)).toEqual([]);
+    const other = await startHoldingWebhookReceiver();
+    const { watch } = await buyWatch(0, other.url).finally(() => other.close());
+    const extend = at(`/v1/watches/${watch.watch_id}/extend`);
+    expect(await probeWarnings(extend, { days: 30 }, { authorization: `Bearer ${watch.token}` })).toEqual([]);
   }, 120_000);
 
   it('sells a watch in one paid call and delivers its events signed, from its object’s alarm', async () => {

@@ -4,15 +4,11 @@
  * 402s (probed with a sample body, the extension with the watch's token) raise no warning, and the
  * auth-only 402 carries the challenge whole in its body as in its header.
  */
-import {
-  checkEndpointSchema,
-  discoverOriginSchema,
-  getWarningsForL3,
-  validatePaymentRequiredDetailed,
-} from '@agentcash/discovery';
+import { discoverOriginSchema, validatePaymentRequiredDetailed } from '@agentcash/discovery';
 import { decodePaymentRequiredHeader } from '@x402/core/http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payingFetchFor } from '../world/payer-client.ts';
+import { probeWarnings } from '../world/x402scan-probe.ts';
 import { startWatchService, type WatchService } from '../world/watch-service.ts';
 
 let service: WatchService;
@@ -27,25 +23,6 @@ afterAll(async () => {
 });
 
 const PURCHASE = { domain: 'example.com', days: 30, webhook_url: 'https://hooks.example.net/h' };
-
-/** The warnings of the probe of `path` (POST with `body`), for its POST advisory. */
-async function probeWarnings(
-  path: string,
-  body: Record<string, unknown>,
-  headers: Record<string, string> = {},
-) {
-  const checked = await checkEndpointSchema({
-    url: `${origin}${path}`,
-    probe: true,
-    sampleInputBody: body,
-    headers,
-  });
-  expect(checked.found).toBe(true);
-  if (!checked.found) return [];
-  const post = checked.advisories.find((advisory) => advisory.method === 'POST');
-  expect(post?.source).toBe('probe');
-  return getWarningsForL3(post ?? null);
-}
 
 describe('the watch routes read by x402scan’s discovery library', () => {
   it('finds the purchase and the extension as paid, priced pro rata up to $1', async () => {
@@ -69,7 +46,7 @@ describe('the watch routes read by x402scan’s discovery library', () => {
   });
 
   it('probes the purchase with a sample body: no warning', async () => {
-    expect(await probeWarnings('/v1/watches', PURCHASE)).toEqual([]);
+    expect(await probeWarnings(new URL('/v1/watches', origin), PURCHASE)).toEqual([]);
   });
 
   it('probes the extension of a bought watch with its token: no warning', async () => {
@@ -82,7 +59,7 @@ describe('the watch routes read by x402scan’s discovery library', () => {
     const watch = (await bought.json()) as { watch_id: string; token: string };
     expect(bought.status).toBe(201);
     const warnings = await probeWarnings(
-      `/v1/watches/${watch.watch_id}/extend`,
+      new URL(`/v1/watches/${watch.watch_id}/extend`, origin),
       { days: 30 },
       { authorization: `Bearer ${watch.token}` },
     );
