@@ -29,6 +29,19 @@ afterAll(async () => {
  */
 const MAX_RACES = 3;
 
+/** The warning and error lines the instances logged (pino levels 40 and up), for a failure's message. */
+function warningsOf(services: readonly SelfSettlingService[]): string {
+  return services
+    .map((service, index) => {
+      const lines = service.process
+        .output()
+        .split('\n')
+        .filter((line) => /"level":(4|5|6)0/.test(line));
+      return `instance ${index}: ${lines.slice(-20).join('\n') || '(no warning)'}`;
+    })
+    .join('\n');
+}
+
 /** Races (`PaceLab.race`) on `one` against the fleet: nothing lost, charged exactly, at its pace. */
 async function race(what: string, one: SelfSettlingService, calls: number) {
   const alone: Burst[] = [];
@@ -38,7 +51,7 @@ async function race(what: string, one: SelfSettlingService, calls: number) {
     // The measured numbers, for the record of the run.
     process.stdout.write(`${what}\n${describeRace(raced)}\n`);
     for (const burst of [...raced.alone, ...raced.fleet]) {
-      expect(burst.refused).toEqual({});
+      expect(burst.refused, warningsOf([one, ...lab.fleet])).toEqual({});
       expect(burst.delivered).toBe(burst.calls);
       expect(burst.charged).toBe(burst.owed);
     }
