@@ -20,7 +20,7 @@ import { type Config, loadConfig } from '../src/config.ts';
 import { CRTSH_MAX_BYTES, crtshSearchUrl } from '../src/sources/ct/crtsh.ts';
 import { startWorld, type World } from '../test/world/index.ts';
 import { startLoopbackServer } from '../test/world/loopback-server.ts';
-import { median } from './http.ts';
+import { median, p50Ms } from './http.ts';
 import { outsideApp } from './outside-app.ts';
 import { benchUpstreamCaps, type CapRow, loopWatch } from './upstream-caps.ts';
 
@@ -201,7 +201,6 @@ async function windows(
         }
       }
     }
-    const round1 = (value: number) => Math.round(value * 10) / 10;
     for (const [index, place] of places.entries()) {
       const { window, bare, over, own } = series[index] as (typeof series)[number];
       rows.push({
@@ -209,10 +208,10 @@ async function windows(
         service: place,
         domains,
         calls: window.length,
-        window_p50_ms: round1(median(window)),
-        bare_crtsh_p50_ms: round1(median(bare)),
-        over_p50_ms: round1(median(over)),
-        own_crtsh_p50_ms: round1(median(own)),
+        window_p50_ms: p50Ms(window),
+        bare_crtsh_p50_ms: p50Ms(bare),
+        over_p50_ms: p50Ms(over),
+        own_crtsh_p50_ms: p50Ms(own),
       });
     }
   }
@@ -299,7 +298,7 @@ async function eventLoopUnderLargeAnswer(
       runs.push({
         check_ms: Math.round(check.ms),
         health_calls: health.length,
-        health_p50_ms: Math.round(median(health) * 10) / 10,
+        health_p50_ms: p50Ms(health),
         health_max_ms: Math.round(Math.max(...health) * 10) / 10,
         loop_delay_max_ms: loop.blockMs,
         loop_block_cpu_max_ms: loop.blockCpuMs,

@@ -17,7 +17,7 @@ import { clientFor } from '../test/world/payer-client.ts';
 import type { LoopbackServer } from '../test/world/loopback-server.ts';
 import type { RpcCall } from '../test/world/rpc-fault-proxy.ts';
 import { type SelfSettlingService, startSettlementWorld } from '../test/world/self-settling-service.ts';
-import { median } from './http.ts';
+import { p50Ms } from './http.ts';
 import { CRTSH_DELAY_MS, plainDomains, serveService, timedGet } from './outside.ts';
 
 export const PAID_ROUTES = ['/v1/cert', '/v1/site-health'] as const;
@@ -146,18 +146,17 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
         await service.close();
       }
     }
-    const round1 = (value: number) => Math.round(value * 10) / 10;
     return PAID_ROUTES.map((route, at) => {
       const { window, bare, over, call, before, after } = samples[at] as (typeof samples)[number];
       return {
         route,
         calls: window.length,
-        window_p50_ms: round1(median(window)),
-        bare_crtsh_p50_ms: round1(median(bare)),
-        over_p50_ms: round1(median(over)),
-        call_p50_ms: round1(median(call)),
-        before_check_p50_ms: round1(median(before)),
-        after_check_p50_ms: round1(median(after)),
+        window_p50_ms: p50Ms(window),
+        bare_crtsh_p50_ms: p50Ms(bare),
+        over_p50_ms: p50Ms(over),
+        call_p50_ms: p50Ms(call),
+        before_check_p50_ms: p50Ms(before),
+        after_check_p50_ms: p50Ms(after),
       };
     });
   } finally {
