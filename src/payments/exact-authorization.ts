@@ -82,3 +82,23 @@ export function exactAuthorizationOf(payload: PaymentPayload): ExactAuthorizatio
   const parsed = ExactEip3009Schema.safeParse(payload.payload);
   return parsed.success ? parsed.data : null;
 }
+
+/** The refusals of an authorization's time window, spelled as the payment SDK spells them. */
+export const WINDOW_REFUSALS = {
+  expired: 'invalid_exact_evm_payload_authorization_valid_before',
+  notYetValid: 'invalid_exact_evm_payload_authorization_valid_after',
+} as const;
+
+/** A `validBefore` closer than this to now is refused: the transfer must still be mined before it. */
+const VALID_BEFORE_MARGIN_S = 6n;
+
+/** Why `authorization`'s window does not take a transfer at `nowMs`, or null when it does. */
+export function windowRefusal(
+  { validAfter, validBefore }: Pick<ExactAuthorization, 'validAfter' | 'validBefore'>,
+  nowMs: number,
+): string | null {
+  const now = BigInt(Math.floor(nowMs / 1000));
+  if (validBefore < now + VALID_BEFORE_MARGIN_S) return WINDOW_REFUSALS.expired;
+  if (validAfter > now) return WINDOW_REFUSALS.notYetValid;
+  return null;
+}

@@ -93,12 +93,19 @@ export function createPayments(options: PaymentsOptions): Payments {
     undelivered: createUndelivered(),
     identified: createIdentifiedAnswers(),
   };
-  const clock = facilitator.chain ? chainClock(facilitator.chain.chainTime) : undefined;
+  const clock =
+    facilitator.clock ?? (facilitator.chain ? chainClock(facilitator.chain.chainTime) : undefined);
   // Measured before the first payment is judged by it.
   void clock?.refresh(0);
   const settle =
     sharedSettle ??
-    createSettlement({ resourceServer, network: config.x402.network, ...facilitator, ...options.settlement });
+    createSettlement({
+      resourceServer,
+      network: config.x402.network,
+      ...facilitator,
+      ...(clock ? { clock } : {}),
+      ...options.settlement,
+    });
   return {
     resourceServer,
     facilitatorReady,

@@ -2,7 +2,8 @@
  * Three instances of the paid app in this process, one real redis-server, one settler key on the
  * local anvil chain behind a fault-injecting RPC relay, under the faults of issue 37: a Redis pause
  * under load, Redis restarted empty while sends travel slowly, a hung RPC after the send, and an
- * instance whose clock is minutes behind the chain (last: it moves the chain's time).
+ * instance whose clock is minutes behind the chain (it moves the chain's time, so it runs last but
+ * one) or ahead of it.
  * Balances and the settler's nonces are read on the chain.
  */
 import type { AddressInfo } from 'node:net';
@@ -17,7 +18,7 @@ import type { PaymentRequired } from '@x402/core/types';
 import { pino } from 'pino';
 import { createPublicClient, createTestClient, http } from 'viem';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/app.ts';
 import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
@@ -255,7 +256,7 @@ describe('one instance with a short settlement deadline', () => {
   }, 60_000);
 });
 
-describe('an instance whose clock is two minutes behind the chain', () => {
+describe("an instance whose clock is two minutes off the chain's", () => {
   it("takes a good payment judged on the chain's time, and shows the skew in /readyz", async () => {
     // The chain runs 120 s ahead of this machine: as an instance whose own clock is 120 s behind.
     const test = createTestClient({
@@ -285,6 +286,43 @@ describe('an instance whose clock is two minutes behind the chain', () => {
       expect(answer.status).toBe(200);
       expect(await charged(payer)).toBe(PRICE);
     } finally {
+      await instance.close();
+    }
+  }, 60_000);
+
+  it("ahead: takes a good payment judged on the chain's time, verified and settled", async () => {
+    const client = createPublicClient({
+      chain: baseChainAt(chain.rpcUrl),
+      transport: http(chain.rpcUrl.href),
+    });
+    const chainNow = (await client.getBlock({ blockTag: 'pending' })).timestamp;
+    // This process's clock (the instance's) runs 120 s ahead of the chain's; the chain cannot go back.
+    const aheadMs = Number(chainNow) * 1000 + 120_000 - Date.now();
+    const realNow = Date.now.bind(Date);
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => realNow() + aheadMs);
+    const instance = await startInstance();
+    try {
+      proxy.reset();
+      const payer = await newPayer();
+      const payload = await clientFor(payer).createPaymentPayload(await challengeOf(instance));
+      // The payer's clock is the chain's: a window of 45 s from its now, over by ours.
+      const paid = await resigned(payer, payload, {
+        ...authorizationOf(payload),
+        validAfter: String(chainNow - 600n),
+        validBefore: String(chainNow + 45n),
+      });
+      const ready = await instance.payments.readiness();
+      expect(ready).toMatchObject({ ready: true, causes: [] });
+      expect(ready.clockSkewSeconds).toBeGreaterThan(100);
+      // Before: 503 payment_unavailable, the payment SDK judging the window on this clock.
+      const answer = await pay(instance, encodePaymentSignatureHeader(paid));
+      expect(answer).toMatchObject({ status: 200, receipt: { success: true } });
+      expect(await charged(payer)).toBe(PRICE);
+      // The same authorization again: the chain shows it used, and nobody pays twice.
+      expect((await pay(instance, encodePaymentSignatureHeader(paid))).status).toBe(402);
+      expect(await charged(payer)).toBe(PRICE);
+    } finally {
+      clock.mockRestore();
       await instance.close();
     }
   }, 60_000);

@@ -8,16 +8,17 @@ import type { FacilitatorClient } from '@x402/core/server';
 import { HTTPFacilitatorClient } from '@x402/core/server';
 import type { Network, SupportedResponse } from '@x402/core/types';
 import { toFacilitatorEvmSigner } from '@x402/evm';
-import { registerExactEvmScheme } from '@x402/evm/exact/facilitator';
 import { type Abi, concat, createWalletClient, encodeFunctionData, keccak256, publicActions } from 'viem';
 import { LRUCache } from 'lru-cache';
 import { privateKeyToAccount } from 'viem/accounts';
 import type { Config } from '../../config.ts';
 import { baseChainAt } from '../chain/base-chain.ts';
+import { type ChainClock, chainClock } from '../chain/chain-clock.ts';
 import { type BroadcastJournal, createBroadcastJournal } from './broadcast-journal.ts';
 import { type ChainView, createChainView, rpcClient, rpcTransport } from '../chain/chain-view.ts';
 import type { LocalChain } from '../chain/local-chain.ts';
 import { authorizationKey } from '../exact-authorization.ts';
+import { ChainTimedExactScheme } from './exact-scheme.ts';
 import { tracked } from '../chain/rpc-faults.ts';
 import {
   processNonces,
@@ -36,8 +37,6 @@ const SELF_RECEIPT_POLL_MS = 250;
  * answer is kept this long, so a payment fetches each once.
  */
 const CODE_TTL_MS = 5_000;
-/** A signature checked in verify is not recovered again in settle within this time. */
-const SIGNATURE_TTL_MS = 60_000;
 /** How long one receipt wait lasts before the settlement is reconciled from the chain instead. */
 export const RECEIPT_WAIT_MS = 6_000;
 /**
@@ -56,6 +55,8 @@ export interface Facilitator {
   broadcasts?: BroadcastJournal;
   /** Gives back the settler's account nonce `nonce` after the transaction signed with it was abandoned. */
   onAbandoned?: (nonce: number) => Promise<void>;
+  /** The chain's clock, which this facilitator judges authorizations' windows by; absent with a remote one. */
+  clock?: ChainClock;
 }
 
 /**
@@ -168,15 +169,12 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
   const sending: Sending = { nonces, broadcasts, signerFor, sendRaw };
 
   const code = memo<Awaited<ReturnType<typeof wallet.getCode>>>(CODE_TTL_MS);
-  const signatures = memo<boolean>(SIGNATURE_TTL_MS);
   const signer = toFacilitatorEvmSigner({
     address: account.address,
     getCode: (args) => code(keyOf(args), () => tracked(() => wallet.getCode(args))),
     readContract: (args) => tracked(() => wallet.readContract({ ...args, args: args.args ?? [] })),
     verifyTypedData: (args) =>
-      signatures(keyOf(args), () =>
-        tracked(() => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0])),
-      ),
+      tracked(() => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0])),
     writeContract: (args) => tracked(() => signAndSend(sending, args as WriteArgs)),
     sendTransaction: (args) => tracked(() => send(sending, args)),
     waitForTransactionReceipt: (args) =>
@@ -185,9 +183,10 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       ),
   });
 
+  const view = createChainView(wallet);
+  const clock = chainClock(view.chainTime);
   const facilitator = new x402Facilitator();
-  // Re-simulating in settle spends one eth_call to avoid paying gas for a transfer that would revert.
-  registerExactEvmScheme(facilitator, { signer, networks: network, simulateInSettle: true });
+  facilitator.register(network, new ChainTimedExactScheme(signer, clock));
 
   return {
     client: {
@@ -197,12 +196,13 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
       getSupported: async () => facilitator.getSupported() as SupportedResponse,
     },
     chain: {
-      ...behindGapsFilled(createChainView(wallet), nonces),
+      ...behindGapsFilled(view, nonces),
       nonceMined: async (nonce) =>
         nonce < (await wallet.getTransactionCount({ address: account.address, blockTag: 'latest' })),
     },
     broadcasts,
     onAbandoned: (nonce) => nonces.reissue(nonce),
+    clock,
   };
 }
 

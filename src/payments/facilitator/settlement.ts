@@ -38,6 +38,7 @@ import {
 } from '../exact-authorization.ts';
 import { faultScope } from '../chain/rpc-faults.ts';
 import { withRpcDeadline } from '../chain/rpc-deadline.ts';
+import type { ChainClock } from '../chain/chain-clock.ts';
 
 /**
  * How long a settlement may take in all, reconciliation included; it runs on past this to 2 s after
@@ -85,6 +86,11 @@ export interface SettlementDeps {
   broadcasts?: BroadcastJournal;
   /** Called when a transaction we signed (at account nonce `nonce`) is known never to be used, so the nonce is reissued. */
   onAbandoned?: (nonce: number) => Promise<void>;
+  /**
+   * The chain's clock, which an authorization's expiry is judged by (our clock may be off by
+   * minutes); default: `now`.
+   */
+  clock?: Pick<ChainClock, 'now'>;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   deadlineMs?: number;
@@ -105,6 +111,7 @@ export function createSettlement(deps: SettlementDeps): Settle {
     broadcasts,
     onAbandoned = async () => {},
     now = Date.now,
+    clock = { now },
     sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     deadlineMs = SETTLEMENT_DEADLINE_MS,
     pollMs = RECONCILE_POLL_MS,
@@ -112,7 +119,10 @@ export function createSettlement(deps: SettlementDeps): Settle {
 
   return async function settle(payload, requirements, extensions) {
     const authorization = exactAuthorizationOf(payload);
-    const provenUnusableAt = authorization ? Number(authorization.validBefore) * 1000 + EXPIRY_MARGIN_MS : 0;
+    // On our clock: when the authorization is provably unusable on the chain's.
+    const provenUnusableAt = authorization
+      ? Number(authorization.validBefore) * 1000 + EXPIRY_MARGIN_MS + (now() - clock.now())
+      : 0;
     // While the chain cannot be read, answer by `bound`; while it can, go on to `deadline`.
     const bound = now() + deadlineMs;
     const deadline = Math.max(bound, provenUnusableAt + 2_000);
@@ -148,7 +158,16 @@ export function createSettlement(deps: SettlementDeps): Settle {
     if (!chain || !authorization) return unconfirmed(hash, payer, network);
 
     const verdict = await reconcile(
-      { chain, asset: requirements.asset as `0x${string}`, now, sleep, pollMs, bound, deadline },
+      {
+        chain,
+        asset: requirements.asset as `0x${string}`,
+        now,
+        sleep,
+        pollMs,
+        bound,
+        deadline,
+        provenUnusableAt,
+      },
       authorization,
       hash,
       signed,
@@ -196,6 +215,8 @@ interface Reconciliation {
   /** While the chain cannot be read, answer by `bound`; while it can, go on to `deadline`. */
   bound: number;
   deadline: number;
+  /** From this time on `now`, no block can still include the authorization. */
+  provenUnusableAt: number;
 }
 
 /** Asks the chain about the authorization until it is decided or the deadline passes. */
@@ -221,7 +242,7 @@ async function reconcile(
  * how many looks in a row saw our account nonce taken by another transaction.
  */
 async function lookOnce(
-  { chain, asset, now }: Reconciliation,
+  { chain, asset, now, provenUnusableAt }: Reconciliation,
   looks: { readable: boolean; superseded: number },
   { from, nonce, validBefore }: ExactAuthorization,
   tx: `0x${string}` | undefined,
@@ -239,7 +260,7 @@ async function lookOnce(
     // A revert of ours may mean someone else used the authorization first: it paid us all the same.
     if (await chain.authorizationUsed(asset, from, nonce)) return 'settled';
     looks.readable = true;
-    const expired = blockTime >= validBefore || now() >= Number(validBefore) * 1000 + EXPIRY_MARGIN_MS;
+    const expired = blockTime >= validBefore || now() >= provenUnusableAt;
     if (mined === 'reverted' || expired || looks.superseded >= SUPERSEDED_LOOKS) return 'unusable';
   } catch {
     // The RPC is failing: ask again until the deadline.

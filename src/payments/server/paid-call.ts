@@ -22,6 +22,8 @@ import {
   type ExactAuthorization,
   exactAuthorizationOf,
   MAX_TIMEOUT_SECONDS,
+  WINDOW_REFUSALS,
+  windowRefusal,
 } from '../exact-authorization.ts';
 import { headerExtensions } from './challenge-header.ts';
 import type { InFlightLock } from './in-flight-lock.ts';
@@ -354,27 +356,18 @@ async function challenge(
     : { kind: 'challenge', paymentRequired };
 }
 
-/** The SDK's own margin: a `validBefore` closer than this to its clock is refused as expired. */
-const SDK_VALID_BEFORE_MARGIN_S = 6n;
-/** The SDK's refusals of an authorization's time window, judged on this machine's clock. */
-const TIME_WINDOW_REFUSALS = new Set([
-  'invalid_exact_evm_payload_authorization_valid_before',
-  'invalid_exact_evm_payload_authorization_valid_after',
-]);
-
 /**
  * True when the facilitator refused `authorization` for its time window, which the chain's clock
- * (`chainNowMs`, as the token contract will judge it) takes: the payment SDK judges it on this
- * machine's clock, which has no setting for another.
+ * (`chainNowMs`, as the token contract will judge it) takes: a remote facilitator judges it on its
+ * own clock.
  */
 function refusedByOurClockAlone(
   reason: string,
   authorization: ExactAuthorization,
   chainNowMs: number,
 ): boolean {
-  if (!TIME_WINDOW_REFUSALS.has(reason)) return false;
-  const now = BigInt(Math.floor(chainNowMs / 1000));
-  return authorization.validAfter <= now && authorization.validBefore >= now + SDK_VALID_BEFORE_MARGIN_S;
+  const windowReasons: readonly string[] = Object.values(WINDOW_REFUSALS);
+  return windowReasons.includes(reason) && windowRefusal(authorization, chainNowMs) === null;
 }
 
 function unavailable({ logger }: PaidCallDeps, name: string, why: string): PaidCallOutcome {

@@ -1,7 +1,8 @@
 /**
  * Whether this instance can take a payment now, and if not why: `/readyz` answers 503 and the
- * metrics show the causes whenever a paid call would be answered 503 (or refused for a clock that
- * is off), so a load balancer stops sending payers to an instance that cannot take their money.
+ * metrics show the causes whenever a paid call would be answered 503, so a load balancer stops
+ * sending payers to an instance that cannot take their money. A clock off the chain's is shown, not
+ * a cause: authorizations are judged on the chain's time.
  */
 import type { Lifecycle } from '../../lifecycle.ts';
 import { CHAIN_TIME_READ_MS, type ChainClock } from '../chain/chain-clock.ts';
@@ -22,7 +23,6 @@ export const NOT_READY_CAUSES = [
   'shared_store_refusing_writes',
   'shared_store_stalled',
   'settlement_rpc_unreachable',
-  'clock_ahead_of_chain',
 ] as const;
 export type NotReadyCause = (typeof NOT_READY_CAUSES)[number];
 
@@ -39,12 +39,6 @@ export interface ReadinessReport {
 
 export type Readiness = () => Promise<ReadinessReport>;
 
-/**
- * Ahead of the chain by more than this, the payment SDK's own check (`validBefore` at least 6 s
- * ahead of our clock) refuses good authorizations of the usual 45 s window by the time a check of
- * up to 12 s has run; behind the chain, authorizations are judged on the chain's clock.
- */
-export const CLOCK_AHEAD_LIMIT_MS = 20_000;
 /** `/readyz` reads the chain again when its last read is older than this. */
 const CHAIN_READ_MAX_AGE_MS = 1_000;
 
@@ -72,7 +66,6 @@ export function createReadiness(deps: ReadinessDeps): Readiness {
     if (!facilitator) causes.push('facilitator_unavailable');
     if (store && store !== 'reachable') causes.push(`shared_store_${store}`);
     if (chainAnswered === false) causes.push('settlement_rpc_unreachable');
-    if (skew !== undefined && skew > CLOCK_AHEAD_LIMIT_MS) causes.push('clock_ahead_of_chain');
     return {
       ready: causes.length === 0,
       causes,

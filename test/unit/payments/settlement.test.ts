@@ -84,7 +84,7 @@ const journal = createBroadcastJournal();
 /** A settlement whose resource server answers with `answer` (after `broadcast`, if given). */
 function settlementWith(
   answer: () => Promise<SettleResponse>,
-  { withChain = true, withJournal = true, broadcast = false } = {},
+  { withChain = true, withJournal = true, broadcast = false, aheadOfChainMs = 0 } = {},
 ) {
   const resourceServer: SettlementDeps['resourceServer'] = {
     settlePayment: async () => {
@@ -99,6 +99,7 @@ function settlementWith(
     ...(withJournal ? { broadcasts: journal } : {}),
     onAbandoned: async (nonce) => void abandoned.push(nonce),
     now: () => clock,
+    clock: { now: () => clock - aheadOfChainMs },
     sleep: async (ms) => void (clock += ms),
     deadlineMs: 50_000,
     pollMs: 500,
@@ -255,6 +256,21 @@ describe('settlement', () => {
     });
     expect(await settle(payload, requirements)).toEqual({ status: 'unavailable' });
     expect(clock).toBeGreaterThanOrEqual(VALID_BEFORE_S * 1000 + EXPIRY_MARGIN_MS);
+  });
+
+  it("judges expiry on the chain's clock: ours two minutes ahead, a transaction mined late is paid", async () => {
+    clock = START_MS + 120_000;
+    const settle = settlementWith(afterRpcFault(failure('invalid_exact_evm_transaction_failed')), {
+      broadcast: true,
+      aheadOfChainMs: 120_000,
+    });
+    // No block for 30 s, then ours: by our clock its authorization expired long before.
+    chain.receiptStatus = async () => {
+      chain.calls.push('receipt');
+      return clock >= START_MS + 150_000 ? 'success' : 'not_found';
+    };
+    expect(await settle(payload, requirements)).toMatchObject({ status: 'settled' });
+    expect(abandoned).toEqual([]);
   });
 
   it('is unavailable when our transaction reverted and the authorization is unused', async () => {

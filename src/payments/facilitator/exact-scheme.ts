@@ -1,0 +1,332 @@
+/**
+ * The x402 `exact` scheme for EIP-3009 payments, verified and settled in-process with an
+ * authorization's window judged on the chain's clock, as the token contract will judge it. The
+ * payment SDK's own facilitator scheme judges it on this machine's clock, which has no setting for
+ * another: an instance whose clock ran ahead of the chain refused every good payment. Its parts that
+ * do not depend on the clock (the EIP-712 types, ERC-6492 classification, signature verification,
+ * the asset check) are the SDK's.
+ *
+ * Settle does not recover the signature again: verify did, moments before, and settle's simulation
+ * of the transfer is the token contract's own check of it. The pure checks (recipient, amount,
+ * window) are repeated, since the simulation would take any valid signature.
+ */
+import type {
+  FacilitatorContext,
+  PaymentPayload,
+  PaymentRequirements,
+  SchemeNetworkFacilitator,
+  SettleResponse,
+  VerifyResponse,
+} from '@x402/core/types';
+import {
+  authorizationTypes,
+  classifyErc6492Payer,
+  eip3009ABI,
+  type FacilitatorEvmSigner,
+  resolveDataSuffix,
+  startAssetContractCheck,
+  verifyTypedDataSignature,
+} from '@x402/evm';
+import { getAddress, isAddressEqual, type Log, parseAbi, parseEventLogs, parseSignature } from 'viem';
+import type { ChainClock } from '../chain/chain-clock.ts';
+import { type ExactAuthorization, exactAuthorizationOf, windowRefusal } from '../exact-authorization.ts';
+
+/** The payment SDK's reasons, spelled as it spells them, so clients read one vocabulary. */
+export const REFUSAL = {
+  unsupportedPayload: 'unsupported_payload_type',
+  scheme: 'invalid_exact_evm_scheme',
+  network: 'invalid_exact_evm_network_mismatch',
+  eip712Domain: 'invalid_exact_evm_missing_eip712_domain',
+  factoryNotAllowed: 'eip6492_factory_not_allowed',
+  signature: 'invalid_exact_evm_signature',
+  recipient: 'invalid_exact_evm_recipient_mismatch',
+  value: 'invalid_exact_evm_payload_authorization_value_mismatch',
+  notSupported: 'invalid_exact_evm_eip3009_not_supported',
+  nonceUsed: 'invalid_exact_evm_nonce_already_used',
+  tokenName: 'invalid_exact_evm_token_name_mismatch',
+  tokenVersion: 'invalid_exact_evm_token_version_mismatch',
+  balance: 'invalid_exact_evm_insufficient_balance',
+  simulation: 'invalid_exact_evm_transaction_simulation_failed',
+  transactionFailed: 'invalid_exact_evm_transaction_failed',
+  transferEvent: 'invalid_exact_evm_transfer_event_mismatch',
+  pending: 'settlement_pending',
+} as const;
+
+/** How old the chain clock's reading may be when a payment is judged by it (a read is started, not awaited). */
+const CLOCK_MAX_AGE_MS = 30_000;
+
+const TRANSFER_EVENT = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
+/** What the diagnosis of a failed simulation reads (the SDK's `eip3009ABI` has them all). */
+const DIAGNOSIS_ABI = eip3009ABI as readonly unknown[];
+
+/** A payment read and checked as far as it can be without the chain. */
+interface Screened {
+  authorization: ExactAuthorization;
+  asset: `0x${string}`;
+  payer: `0x${string}`;
+}
+
+export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
+  readonly scheme = 'exact';
+  readonly caipFamily = 'eip155:*';
+
+  private readonly signer: FacilitatorEvmSigner;
+  private readonly clock: Pick<ChainClock, 'now' | 'refresh' | 'skewMs'>;
+
+  constructor(signer: FacilitatorEvmSigner, clock: Pick<ChainClock, 'now' | 'refresh' | 'skewMs'>) {
+    this.signer = signer;
+    this.clock = clock;
+  }
+
+  getExtra(): undefined {
+    return undefined;
+  }
+
+  getSigners(): string[] {
+    return [...this.signer.getAddresses()];
+  }
+
+  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    const screened = screen(payload, requirements);
+    if ('refusal' in screened) return refused(screened.refusal, screened.payer);
+    const { authorization, asset, payer } = screened;
+    const assetCheck = startAssetContractCheck(this.signer, requirements.network, asset);
+    const signed = await this.signatureRefusal(screened, requirements);
+    if (signed) return refused(signed, payer);
+    const terms = termsRefusal(authorization, requirements) ?? (await this.windowRefusal(authorization));
+    if (terms) return refused(terms, payer);
+    const assetProblem = await assetCheck.await();
+    if (assetProblem) return refused(assetProblem, payer);
+    const simulated = await this.simulationRefusal(screened, requirements);
+    return simulated ? refused(simulated, payer) : { isValid: true, payer };
+  }
+
+  async settle(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    context?: FacilitatorContext,
+  ): Promise<SettleResponse> {
+    const network = payload.accepted.network;
+    const screened = screen(payload, requirements);
+    if ('refusal' in screened) return failed(network, screened.refusal, screened.payer);
+    const { authorization, asset, payer } = screened;
+    const refusal =
+      termsRefusal(authorization, requirements) ??
+      (await this.windowRefusal(authorization)) ??
+      (await this.simulationRefusal(screened, requirements));
+    if (refusal) return failed(network, refusal, payer);
+    let transaction: `0x${string}`;
+    try {
+      const dataSuffix = await resolveDataSuffix(context, {
+        paymentPayload: payload,
+        paymentRequirements: requirements,
+      });
+      transaction = await this.signer.writeContract({
+        address: asset,
+        abi: eip3009ABI,
+        functionName: 'transferWithAuthorization',
+        args: await this.transferArgs(authorization),
+        ...(dataSuffix ? { dataSuffix } : {}),
+      });
+    } catch (error) {
+      return { ...failed(network, transferErrorReason(error), payer), errorMessage: messageOf(error) };
+    }
+    let receipt: Awaited<ReturnType<FacilitatorEvmSigner['waitForTransactionReceipt']>>;
+    try {
+      receipt = await this.signer.waitForTransactionReceipt({ hash: transaction });
+    } catch (error) {
+      return { ...failed(network, REFUSAL.pending, payer), transaction, errorMessage: messageOf(error) };
+    }
+    if (receipt.status !== 'success')
+      return { ...failed(network, REFUSAL.transactionFailed, payer), transaction };
+    if (receipt.logs && !transferred(receipt.logs, asset, authorization)) {
+      return { ...failed(network, REFUSAL.transferEvent, payer), transaction };
+    }
+    return { success: true, transaction, network, payer };
+  }
+
+  /** Why the signature does not authorize this transfer, or undefined when it does. */
+  private async signatureRefusal(
+    { authorization, asset, payer }: Screened,
+    requirements: PaymentRequirements,
+  ): Promise<string | undefined> {
+    const classified = await this.classify(authorization);
+    if (classified.isCounterfactual) return REFUSAL.factoryNotAllowed;
+    const { name, version } = requirements.extra as { name: string; version: string };
+    const valid = await verifyTypedDataSignature(this.signer, {
+      address: payer,
+      types: authorizationTypes,
+      primaryType: 'TransferWithAuthorization',
+      domain: { name, version, chainId: chainIdOf(requirements.network), verifyingContract: asset },
+      message: {
+        from: authorization.from,
+        to: authorization.to,
+        value: authorization.value,
+        validAfter: authorization.validAfter,
+        validBefore: authorization.validBefore,
+        nonce: authorization.nonce,
+      },
+      signature: classified.innerSignature,
+    });
+    return valid ? undefined : REFUSAL.signature;
+  }
+
+  /** The window judged at the chain's now; read first when the chain's time was never read. */
+  private async windowRefusal(authorization: ExactAuthorization): Promise<string | undefined> {
+    const read = this.clock.refresh(CLOCK_MAX_AGE_MS);
+    if (this.clock.skewMs() === undefined) await read;
+    return windowRefusal(authorization, this.clock.now()) ?? undefined;
+  }
+
+  /** Why the token would refuse the transfer now (an `eth_call` of it), or undefined when it would not. */
+  private async simulationRefusal(
+    { authorization, asset, payer }: Screened,
+    requirements: PaymentRequirements,
+  ): Promise<string | undefined> {
+    try {
+      await this.signer.readContract({
+        address: asset,
+        abi: eip3009ABI,
+        functionName: 'transferWithAuthorization',
+        args: await this.transferArgs(authorization),
+      });
+      return undefined;
+    } catch {
+      return diagnose(this.signer, asset, payer, authorization, requirements);
+    }
+  }
+
+  /**
+   * `transferWithAuthorization`'s arguments: with v, r and s for an account's 65-byte signature,
+   * with the signature's bytes (ERC-1271) otherwise; an ERC-6492 wrapper of a deployed wallet unwrapped.
+   */
+  private async transferArgs(authorization: ExactAuthorization): Promise<readonly unknown[]> {
+    const { innerSignature } = await this.classify(authorization);
+    const { from, to, value, validAfter, validBefore, nonce } = authorization;
+    const fields = [getAddress(from), getAddress(to), value, validAfter, validBefore, nonce];
+    if (innerSignature.length !== 132) return [...fields, innerSignature];
+    const { v, yParity, r, s } = parseSignature(innerSignature);
+    return [...fields, v ?? BigInt(yParity + 27), r, s];
+  }
+
+  private classify({ signature, from }: ExactAuthorization) {
+    return classifyErc6492Payer(this.signer, signature as `0x${string}`, from);
+  }
+}
+
+/** The payment read, and the checks that need neither the chain nor the signature. */
+function screen(
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+): Screened | { refusal: string; payer?: `0x${string}` } {
+  const authorization = exactAuthorizationOf(payload);
+  if (!authorization) return { refusal: REFUSAL.unsupportedPayload };
+  const payer = authorization.from;
+  if (payload.accepted.scheme !== 'exact' || requirements.scheme !== 'exact') {
+    return { refusal: REFUSAL.scheme, payer };
+  }
+  const { name, version } = (requirements.extra ?? {}) as { name?: unknown; version?: unknown };
+  if (typeof name !== 'string' || !name || typeof version !== 'string' || !version) {
+    return { refusal: REFUSAL.eip712Domain, payer };
+  }
+  if (payload.accepted.network !== requirements.network) return { refusal: REFUSAL.network, payer };
+  return { authorization, asset: getAddress(requirements.asset), payer };
+}
+
+/** The recipient and the amount against the requirements. */
+function termsRefusal(
+  authorization: ExactAuthorization,
+  requirements: PaymentRequirements,
+): string | undefined {
+  if (!isAddressEqual(authorization.to, getAddress(requirements.payTo))) return REFUSAL.recipient;
+  if (authorization.value !== BigInt(requirements.amount)) return REFUSAL.value;
+  return undefined;
+}
+
+/** Why the token refused a transfer it was asked to simulate, read from the token's own state. */
+async function diagnose(
+  signer: FacilitatorEvmSigner,
+  asset: `0x${string}`,
+  payer: `0x${string}`,
+  { nonce }: ExactAuthorization,
+  requirements: PaymentRequirements,
+): Promise<string> {
+  const read = (functionName: string, args?: readonly unknown[]) =>
+    signer.readContract({ address: asset, abi: DIAGNOSIS_ABI, functionName, ...(args ? { args } : {}) });
+  const [used, name, version, balance] = await Promise.allSettled([
+    read('authorizationState', [payer, nonce]),
+    read('name'),
+    read('version'),
+    read('balanceOf', [payer]),
+  ]);
+  const extra = requirements.extra as { name: string; version: string };
+  if (used.status === 'rejected') return REFUSAL.notSupported;
+  if (used.value === true) return REFUSAL.nonceUsed;
+  if (name.status === 'fulfilled' && name.value !== extra.name) return REFUSAL.tokenName;
+  if (version.status === 'fulfilled' && version.value !== extra.version) return REFUSAL.tokenVersion;
+  if (balance.status === 'fulfilled' && (balance.value as bigint) < BigInt(requirements.amount)) {
+    return REFUSAL.balance;
+  }
+  return REFUSAL.simulation;
+}
+
+/** Whether the receipt's logs show the token moving the authorized amount from the payer to the recipient. */
+function transferred(
+  logs: readonly Log[],
+  asset: `0x${string}`,
+  { from, to, value }: ExactAuthorization,
+): boolean {
+  return parseEventLogs({
+    abi: TRANSFER_EVENT,
+    eventName: 'Transfer',
+    logs: logs.filter((log) => isAddressEqual(log.address, asset)),
+  }).some(
+    ({ args }) => isAddressEqual(args.from, from) && isAddressEqual(args.to, to) && args.value === value,
+  );
+}
+
+/** The refusal a failed send names, read from the node's message as the payment SDK reads it. */
+function transferErrorReason(error: unknown): string {
+  const message = messageOf(error);
+  if (/authorization.*(expired|valid before)|AuthorizationExpired/i.test(message)) {
+    return 'invalid_exact_evm_payload_authorization_valid_before';
+  }
+  if (/authorization.*not.*valid|AuthorizationNotYetValid/i.test(message)) {
+    return 'invalid_exact_evm_payload_authorization_valid_after';
+  }
+  if (/authorization.*used|AuthorizationAlreadyUsed|AuthorizationUsedOrCanceled/i.test(message)) {
+    return REFUSAL.nonceUsed;
+  }
+  if (/transfer.*exceeds.*balance|insufficient.*balance|ERC20InsufficientBalance/i.test(message)) {
+    return REFUSAL.balance;
+  }
+  if (/invalid.*signature|SignerMismatch|InvalidSignatureV|InvalidSignatureS/i.test(message)) {
+    return REFUSAL.signature;
+  }
+  return REFUSAL.transactionFailed;
+}
+
+/** `eip155:<id>`'s chain id. */
+function chainIdOf(network: string): number {
+  return Number(network.slice(network.indexOf(':') + 1));
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+const refused = (invalidReason: string, payer?: `0x${string}`): VerifyResponse => ({
+  isValid: false,
+  invalidReason,
+  ...(payer ? { payer } : {}),
+});
+
+const failed = (
+  network: PaymentPayload['accepted']['network'],
+  errorReason: string,
+  payer?: string,
+): SettleResponse => ({
+  success: false,
+  errorReason,
+  transaction: '',
+  network,
+  ...(payer ? { payer } : {}),
+});
