@@ -71,11 +71,13 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
   readonly caipFamily = 'eip155:*';
 
   private readonly signer: FacilitatorEvmSigner;
-  private readonly clock: Pick<ChainClock, 'now' | 'refresh' | 'skewMs'>;
+  private readonly clock: Pick<ChainClock, 'now' | 'refresh'>;
 
-  constructor(signer: FacilitatorEvmSigner, clock: Pick<ChainClock, 'now' | 'refresh' | 'skewMs'>) {
+  constructor(signer: FacilitatorEvmSigner, clock: Pick<ChainClock, 'now' | 'refresh'>) {
     this.signer = signer;
     this.clock = clock;
+    // Read before the first payment is judged by it.
+    void clock.refresh(0);
   }
 
   getExtra(): undefined {
@@ -93,7 +95,7 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     const assetCheck = startAssetContractCheck(this.signer, requirements.network, asset);
     const signed = await this.signatureRefusal(screened, requirements);
     if (signed) return refused(signed, payer);
-    const terms = termsRefusal(authorization, requirements) ?? (await this.windowRefusal(authorization));
+    const terms = termsRefusal(authorization, requirements) ?? this.windowRefusal(authorization);
     if (terms) return refused(terms, payer);
     const assetProblem = await assetCheck.await();
     if (assetProblem) return refused(assetProblem, payer);
@@ -112,7 +114,7 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     const { authorization, asset, payer } = screened;
     const refusal =
       termsRefusal(authorization, requirements) ??
-      (await this.windowRefusal(authorization)) ??
+      this.windowRefusal(authorization) ??
       (await this.simulationRefusal(screened, requirements));
     if (refusal) return failed(network, refusal, payer);
     let transaction: `0x${string}`;
@@ -171,10 +173,13 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     return valid ? undefined : REFUSAL.signature;
   }
 
-  /** The window judged at the chain's now; read first when the chain's time was never read. */
-  private async windowRefusal(authorization: ExactAuthorization): Promise<string | undefined> {
-    const read = this.clock.refresh(CLOCK_MAX_AGE_MS);
-    if (this.clock.skewMs() === undefined) await read;
+  /**
+   * The window judged at the chain's now, as last read (first as the scheme is made, then in the
+   * background once older than `CLOCK_MAX_AGE_MS`). Never awaited: on a
+   * Worker, a read begun by another request may never settle in this one.
+   */
+  private windowRefusal(authorization: ExactAuthorization): string | undefined {
+    void this.clock.refresh(CLOCK_MAX_AGE_MS);
     return windowRefusal(authorization, this.clock.now()) ?? undefined;
   }
 
