@@ -6,13 +6,19 @@
  * own client, watched by `loopWatch` (the longest delay of a 1 ms timer, and the most CPU spent
  * between two of its firings). The answers are shaped to make the most work of their bytes: many
  * short names, records or services. Cert Spotter's are nine full pages, the most a listing that is
- * not refused as too long can have.
+ * not refused as too long can have. Beside them, a CT answer shared through Redis that does not read
+ * back (2.6 MB of issuances cut short, as a partial write, an older version or tampering leaves it),
+ * read by the CT cache of an instance with `REDIS_URL`.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import dnsPacket from 'dns-packet';
+import { pino } from 'pino';
+import { connectSharedStore } from '../src/redis/connection.ts';
+import { redisSharedAnswers } from '../src/redis/shared-answers.ts';
 import { createAriClient } from '../src/sources/ari/renewal-info.ts';
+import { createCtCache } from '../src/sources/ct/lookup.ts';
 import {
   CERTSPOTTER_MAX_BYTES,
   CERTSPOTTER_MAX_PAGES,
@@ -24,6 +30,7 @@ import { createRdapBootstrap, RDAP_BOOTSTRAP_MAX_BYTES } from '../src/sources/rd
 import { lookupDomain, RDAP_MAX_BYTES } from '../src/sources/rdap/lookup.ts';
 import { globalFetch } from '../src/service.ts';
 import { startLoopbackServer } from '../test/world/loopback-server.ts';
+import { startRedisServer } from '../test/world/redis-server.ts';
 import { median } from './http.ts';
 
 /** The bound: no single answer holds the event loop longer than this. */
@@ -47,6 +54,8 @@ export interface CapRow {
 }
 
 const DOMAIN = 'caps.example';
+/** The size of the shared CT entry that does not read back. */
+const SHARED_CT_ENTRY_BYTES = 2_600_000;
 
 /** Fills `make(i)` items until the JSON array's text would pass `bytes`. */
 function fill<T>(bytes: number, make: (index: number) => T): T[] {
@@ -118,6 +127,19 @@ function dohAnswer(name: string): Buffer {
   answers.length = 0;
   while (empty + (answers.length + 1) * size <= DOH_MAX_BYTES) answers.push(record(100_000 + answers.length));
   return encode();
+}
+
+/** A shared CT entry of many issuances, cut one character short of its end: it does not parse. */
+function unreadableCtEntry(): string {
+  const issuances = fill(SHARED_CT_ENTRY_BYTES - 100, (index) => ({
+    serial: index.toString(16).padStart(32, '0'),
+    names: [`h${index}.${DOMAIN}`],
+    issuer: "C=US, O=Let's Encrypt, CN=R11",
+    notBefore: '2026-10-01T07:00:00.000Z',
+    notAfter: '2026-12-30T07:00:00.000Z',
+  }));
+  const whole = JSON.stringify({ value: { result: { ok: true, value: { issuances } } }, expiresAt: 4e12 });
+  return whole.slice(0, -1);
 }
 
 function ariAnswer(): Buffer {
@@ -212,6 +234,9 @@ export async function benchUpstreamCaps(): Promise<CapRow[]> {
   });
   const base = server.url.href.replace(/\/$/, '');
   const bootstrap = rdapBootstrap(base);
+  const redis = await startRedisServer();
+  const store = connectSharedStore(redis.url, pino({ level: 'silent' }));
+  const sharedEntry = unreadableCtEntry();
   const cases: Record<string, { bytes: number; answers: number; read: () => Promise<ReadSummary> }> = {
     certspotter: {
       bytes: Math.max(...pages.map((page) => page.length)),
@@ -278,6 +303,23 @@ export async function benchUpstreamCaps(): Promise<CapRow[]> {
         return answer.status;
       },
     },
+    'ct-shared-entry': {
+      bytes: sharedEntry.length,
+      answers: 1,
+      read: async () => {
+        await store.redis.set(`answer:ct:${DOMAIN}`, sharedEntry);
+        const cache = createCtCache(undefined, redisSharedAnswers(store));
+        let asked = false;
+        await cache.get(DOMAIN, async () => {
+          asked = true;
+          return {
+            ok: true,
+            value: { result: { ok: true, value: { issuances: [], source: 'crt.sh' } }, calls: [] },
+          };
+        });
+        return asked ? 'a miss: the upstream asked' : 'taken from the entry';
+      },
+    },
   };
   try {
     const rows: CapRow[] = [];
@@ -299,6 +341,8 @@ export async function benchUpstreamCaps(): Promise<CapRow[]> {
     }
     return rows;
   } finally {
+    await store.close();
+    await redis.close();
     await server.close();
   }
 }

@@ -55,6 +55,16 @@ function entryText(domain: string, edit: (entry: { value: unknown; expiresAt: un
   return JSON.stringify(edit(entry));
 }
 
+/** A good entry for `domain` padded past the longest an instance writes. */
+const longerThanWritten = (domain: string) =>
+  entryText(domain, (e) => ({ ...e, padding: 'x'.repeat(2_600_000) }));
+
+/** Bytes redis-server has sent to its clients so far. */
+async function bytesSent(): Promise<number> {
+  const stats = await server.client.info('stats');
+  return Number(/total_net_output_bytes:(\d+)/.exec(stats)?.[1]);
+}
+
 describe('a shared CT entry that does not parse is a miss, never a 500', () => {
   it.each([
     ['not JSON', () => '{"value":{"result":'],
@@ -75,6 +85,7 @@ describe('a shared CT entry that does not parse is a miss, never a 500', () => {
         }),
     ],
     ['an expiry that is no number', (d: string) => entryText(d, (e) => ({ ...e, expiresAt: 'later' }))],
+    ['longer than any answer written (2.6 MB)', (d: string) => longerThanWritten(d)],
     [
       'a failed lookup (never written by this version)',
       (d: string) =>
@@ -115,6 +126,17 @@ describe('a shared CT entry that does not parse is a miss, never a 500', () => {
       expect(upstream).toBe(2);
     },
   );
+
+  it('an entry longer than any written never leaves Redis: read as a miss in a few bytes', async () => {
+    const domain = `long-${++keys}.example`;
+    await server.client.set(`${KEY_PREFIX}answer:ct:${domain}`, longerThanWritten(domain), 'PX', 600_000);
+    const before = await bytesSent();
+    const answers = redisSharedAnswers(store, logger);
+    expect(await answers.get(`ct:${domain}`)).toBeNull();
+    // The INFO answers themselves are a few kB; the entry is 2.6 MB.
+    expect((await bytesSent()) - before).toBeLessThan(64_000);
+    expect(warnings).toEqual([{ key: `answer:ct:${domain}`, msg: expect.stringMatching(/taken as a miss/) }]);
+  });
 
   it('the cert check answers from the upstream when the shared entry is tampered with', async () => {
     const domain = 'healthy-shop.com';
