@@ -9,6 +9,8 @@ import { withRpcDeadline } from './rpc-deadline.ts';
 
 /** A skew below this is block-time granularity and propagation, not a clock that is off. */
 const SKEW_IGNORED_MS = 2_000;
+/** How old the last reading may get before a payment judged by it has it read again (in the background). */
+export const CHAIN_TIME_MAX_AGE_MS = 30_000;
 /** How long one read of the chain's time may take. */
 export const CHAIN_TIME_READ_MS = 2_000;
 /**

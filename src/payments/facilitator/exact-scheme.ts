@@ -28,8 +28,13 @@ import {
   verifyTypedDataSignature,
 } from '@x402/evm';
 import { getAddress, isAddressEqual, type Log, parseAbi, parseEventLogs, parseSignature } from 'viem';
-import type { ChainClock } from '../chain/chain-clock.ts';
-import { type ExactAuthorization, exactAuthorizationOf, windowRefusal } from '../exact-authorization.ts';
+import { CHAIN_TIME_MAX_AGE_MS, type ChainClock } from '../chain/chain-clock.ts';
+import {
+  type ExactAuthorization,
+  exactAuthorizationOf,
+  WINDOW_REFUSALS,
+  windowRefusal,
+} from '../exact-authorization.ts';
 
 /** The payment SDK's reasons, spelled as it spells them, so clients read one vocabulary. */
 export const REFUSAL = {
@@ -51,9 +56,6 @@ export const REFUSAL = {
   transferEvent: 'invalid_exact_evm_transfer_event_mismatch',
   pending: 'settlement_pending',
 } as const;
-
-/** How old the chain clock's reading may be when a payment is judged by it (a read is started, not awaited). */
-const CLOCK_MAX_AGE_MS = 30_000;
 
 const TRANSFER_EVENT = parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']);
 /** What the diagnosis of a failed simulation reads (the SDK's `eip3009ABI` has them all). */
@@ -175,11 +177,11 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
 
   /**
    * The window judged at the chain's now, as last read (first as the scheme is made, then in the
-   * background once older than `CLOCK_MAX_AGE_MS`). Never awaited: on a
+   * background once older than `CHAIN_TIME_MAX_AGE_MS`). Never awaited: on a
    * Worker, a read begun by another request may never settle in this one.
    */
   private windowRefusal(authorization: ExactAuthorization): string | undefined {
-    void this.clock.refresh(CLOCK_MAX_AGE_MS);
+    void this.clock.refresh(CHAIN_TIME_MAX_AGE_MS);
     return windowRefusal(authorization, this.clock.now()) ?? undefined;
   }
 
@@ -294,10 +296,10 @@ function transferred(
 function transferErrorReason(error: unknown): string {
   const message = messageOf(error);
   if (/authorization.*(expired|valid before)|AuthorizationExpired/i.test(message)) {
-    return 'invalid_exact_evm_payload_authorization_valid_before';
+    return WINDOW_REFUSALS.expired;
   }
   if (/authorization.*not.*valid|AuthorizationNotYetValid/i.test(message)) {
-    return 'invalid_exact_evm_payload_authorization_valid_after';
+    return WINDOW_REFUSALS.notYetValid;
   }
   if (/authorization.*used|AuthorizationAlreadyUsed|AuthorizationUsedOrCanceled/i.test(message)) {
     return REFUSAL.nonceUsed;

@@ -17,7 +17,7 @@ import type { RunOutcome } from '../../checks/outcome.ts';
 import type { Lifecycle } from '../../lifecycle.ts';
 import type { Metrics } from '../../ops/metrics.ts';
 import type { ChainView } from '../chain/chain-view.ts';
-import type { ChainClock } from '../chain/chain-clock.ts';
+import { CHAIN_TIME_MAX_AGE_MS, type ChainClock } from '../chain/chain-clock.ts';
 import {
   type ExactAuthorization,
   exactAuthorizationOf,
@@ -86,9 +86,6 @@ export interface PaidCallDeps {
   /** The chain's clock, which authorizations' validity windows are judged by; default: ours. */
   clock?: Pick<ChainClock, 'now' | 'refresh'>;
 }
-
-/** How old the chain clock's last reading may get before a paid call has it read again (in the background). */
-const CLOCK_READ_MAX_AGE_MS = 30_000;
 
 export interface PaidCallRequest {
   /** The operation's terms on this transport; the caller has made sure the facilitator is ready. */
@@ -204,7 +201,7 @@ function screen(
   const malformed = exactPayloadProblem(payload);
   const authorization = malformed ? null : exactAuthorizationOf(payload);
   if (!authorization) return { reason: malformed ?? 'invalid_exact_evm_payload' };
-  if (clock) void clock.refresh(CLOCK_READ_MAX_AGE_MS);
+  if (clock) void clock.refresh(CHAIN_TIME_MAX_AGE_MS);
   if (authorizationWindowTooLong(authorization, MAX_TIMEOUT_SECONDS, clock?.now() ?? Date.now())) {
     return { reason: 'authorization_window_too_long', payload };
   }
