@@ -27,8 +27,10 @@ import {
   startAssetContractCheck,
   verifyTypedDataSignature,
 } from '@x402/evm';
+import { LRUCache } from 'lru-cache';
 import { getAddress, isAddressEqual, type Log, parseAbi, parseEventLogs, parseSignature } from 'viem';
 import { CHAIN_TIME_MAX_AGE_MS, type ChainClock } from '../chain/chain-clock.ts';
+import { SETTLEMENT_MAX_MS } from './settlement.ts';
 import {
   type ExactAuthorization,
   exactAuthorizationOf,
@@ -74,6 +76,11 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
 
   private readonly signer: FacilitatorEvmSigner;
   private readonly clock: Pick<ChainClock, 'now' | 'refresh'>;
+  /** Transactions sent whose receipt did not come, by authorization key. */
+  private readonly awaitingReceipt = new LRUCache<string, `0x${string}`>({
+    max: 1_024,
+    ttl: SETTLEMENT_MAX_MS,
+  });
 
   constructor(signer: FacilitatorEvmSigner, clock: Pick<ChainClock, 'now' | 'refresh'>) {
     this.signer = signer;
@@ -114,6 +121,13 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     const screened = screen(payload, requirements);
     if ('refusal' in screened) return failed(network, screened.refusal, screened.payer);
     const { authorization, asset, payer } = screened;
+    // The resource server settles again once when the receipt did not come: that is a wait for the
+    // transaction already sent, never a second one.
+    const sent = this.awaitingReceipt.get(authorization.key);
+    if (sent) {
+      this.awaitingReceipt.delete(authorization.key);
+      return this.receiptOf(screened, network, sent);
+    }
     const refusal =
       termsRefusal(authorization, requirements) ??
       this.windowRefusal(authorization) ??
@@ -135,10 +149,20 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     } catch (error) {
       return { ...failed(network, transferErrorReason(error), payer), errorMessage: messageOf(error) };
     }
+    return this.receiptOf(screened, network, transaction);
+  }
+
+  /** The settlement `transaction` made: paid once its receipt shows the transfer, pending while it does not come. */
+  private async receiptOf(
+    { authorization, asset, payer }: Screened,
+    network: PaymentPayload['accepted']['network'],
+    transaction: `0x${string}`,
+  ): Promise<SettleResponse> {
     let receipt: Awaited<ReturnType<FacilitatorEvmSigner['waitForTransactionReceipt']>>;
     try {
       receipt = await this.signer.waitForTransactionReceipt({ hash: transaction });
     } catch (error) {
+      this.awaitingReceipt.set(authorization.key, transaction);
       return { ...failed(network, REFUSAL.pending, payer), transaction, errorMessage: messageOf(error) };
     }
     if (receipt.status !== 'success')

@@ -1,0 +1,118 @@
+/**
+ * The exact scheme's settle on a scripted signer: the resource server settles once more when a
+ * receipt did not come, and that second settle waits for the transaction already sent; it never
+ * sends another for the same authorization.
+ */
+import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
+import type { FacilitatorEvmSigner } from '@x402/evm';
+import { encodeAbiParameters, encodeEventTopics, parseAbi } from 'viem';
+import { describe, expect, it } from 'vitest';
+import { ChainTimedExactScheme } from '../../../src/payments/facilitator/exact-scheme.ts';
+
+const NETWORK = 'eip155:8453';
+const ASSET = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const FROM = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
+const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const HASH = `0x${'aa'.repeat(32)}` as const;
+const NOW_S = Math.floor(Date.now() / 1000);
+
+const requirements: PaymentRequirements = {
+  scheme: 'exact',
+  network: NETWORK,
+  asset: ASSET,
+  amount: '10000',
+  payTo: TO,
+  maxTimeoutSeconds: 45,
+  extra: { name: 'USD Coin', version: '2' },
+};
+const payload = {
+  x402Version: 2,
+  accepted: requirements,
+  payload: {
+    signature: `0x${'11'.repeat(64)}1b`,
+    authorization: {
+      from: FROM,
+      to: TO,
+      value: '10000',
+      validAfter: '0',
+      validBefore: String(NOW_S + 45),
+      nonce: `0x${'22'.repeat(32)}`,
+    },
+  },
+} as PaymentPayload;
+
+/** The receipt of a transfer of the price from the payer to the recipient. */
+const transferReceipt = {
+  status: 'success',
+  logs: [
+    {
+      address: ASSET,
+      topics: encodeEventTopics({
+        abi: parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']),
+        eventName: 'Transfer',
+        args: { from: FROM, to: TO },
+      }),
+      data: encodeAbiParameters([{ type: 'uint256' }], [10_000n]),
+    },
+  ],
+};
+
+/** A signer whose receipt waits fail `failedWaits` times; it counts what it is asked. */
+function scriptedSigner(failedWaits: number) {
+  const asked = { sends: 0, waits: 0 };
+  const signer = {
+    getAddresses: () => [TO],
+    getCode: async () => '0x',
+    readContract: async () => undefined,
+    verifyTypedData: async () => true,
+    writeContract: async () => (asked.sends++, HASH),
+    sendTransaction: async () => HASH,
+    waitForTransactionReceipt: async () => {
+      asked.waits += 1;
+      if (asked.waits <= failedWaits) throw new Error('Timed out while waiting for transaction');
+      return transferReceipt;
+    },
+  } as unknown as FacilitatorEvmSigner;
+  return { signer, asked };
+}
+
+const clock = { now: () => Date.now(), refresh: async () => true };
+
+describe('ChainTimedExactScheme.settle', () => {
+  it('answers settlement_pending with the transaction when its receipt does not come', async () => {
+    const { signer, asked } = scriptedSigner(1);
+    const scheme = new ChainTimedExactScheme(signer, clock);
+    expect(await scheme.settle(payload, requirements)).toMatchObject({
+      success: false,
+      errorReason: 'settlement_pending',
+      transaction: HASH,
+    });
+    expect(asked).toEqual({ sends: 1, waits: 1 });
+  });
+
+  it('settles again by waiting for the transaction already sent, not by sending another', async () => {
+    const { signer, asked } = scriptedSigner(1);
+    const scheme = new ChainTimedExactScheme(signer, clock);
+    await scheme.settle(payload, requirements);
+    expect(await scheme.settle(payload, requirements)).toEqual({
+      success: true,
+      transaction: HASH,
+      network: NETWORK,
+      payer: FROM,
+    });
+    expect(asked).toEqual({ sends: 1, waits: 2 });
+  });
+
+  it('refuses a receipt without the transfer it was sent for', async () => {
+    const { signer } = scriptedSigner(0);
+    const scheme = new ChainTimedExactScheme(
+      { ...signer, waitForTransactionReceipt: async () => ({ status: 'success', logs: [] }) },
+      clock,
+    );
+    expect(await scheme.settle(payload, requirements)).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_transfer_event_mismatch',
+      transaction: HASH,
+    });
+  });
+});
