@@ -9,7 +9,7 @@ import testUsdcArtifact from '../../../contracts/build/TestUSDC.json' with { typ
 /** USDC on Base mainnet (the default `X402_ASSET`); the test token is placed here. */
 export const BASE_USDC_ADDRESS = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 
-/** Multicall3's address on every chain; the x402 facilitator diagnoses failed simulations through it. */
+/** Multicall3's address on every chain, Base's included: the payment SDK's own facilitator diagnoses failed simulations through it. */
 export const MULTICALL3_ADDRESS = '0xcA11bde05977b3631167028862bE2a173976CA11';
 
 /** Runtime bytecode of contracts/TestUSDC.sol, for `anvil_setCode`. */
