@@ -9,6 +9,7 @@ import { ARI_BUDGET_MS } from '../../sources/ari/renewal-info.ts';
 import type { CtLookup } from '../../sources/ct/lookup.ts';
 import type { PeerChain } from '../../sources/probe/verdict.ts';
 import { CHECK_BUDGET_MS } from '../check-budget.ts';
+import { afterSlowestSent } from '../slowest-first.ts';
 import type { RunOutcome } from '../outcome.ts';
 import { DISCLAIMER, toTimestamp } from '../result-common.ts';
 import { assessCertificates, currentTrustedIssuance, judgedIssuance } from './assess.ts';
@@ -47,13 +48,15 @@ export function createCertRunner(
     const started = clock();
     /** ARI's own bound, inside what is left of the check's budget. */
     const ariBudget = () => Math.min(ARI_BUDGET_MS, started + CHECK_BUDGET_MS - ANSWER_RESERVE_MS - clock());
-    // CT is the slowest path: its request leaves first, before the probe's address lookups.
+    // CT is the slowest path: its request leaves first, the probe's address lookups after it.
     const looking = deps.ct(domain);
     // The leaf is only read and compared with CT: it never goes into the answer.
-    const probing = probeSafely(deps.probe, domain).then(({ chain: peer = null, ...answer }) => {
-      const chain = peer ? readServedChain(peer, answer.error) : null;
-      return { ...answer, chain, served: chain?.certificates[0] ?? null };
-    });
+    const probing = afterSlowestSent()
+      .then(() => probeSafely(deps.probe, domain))
+      .then(({ chain: peer = null, ...answer }) => {
+        const chain = peer ? readServedChain(peer, answer.error) : null;
+        return { ...answer, chain, served: chain?.certificates[0] ?? null };
+      });
     // The served leaf usually is the judged certificate and arrives before CT: ask about it now
     // (only a verified one: a refused chain is read for its dates and names, nothing else).
     const early: Promise<EarlyAri | null> = probing.then(({ served, chain }) =>

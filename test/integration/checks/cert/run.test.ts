@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CertResult, certResultSchema, type LiveProbe } from '../../../../src/checks/cert/result.ts';
 import { type CertRunnerDeps, createCertRunner } from '../../../../src/checks/cert/run.ts';
@@ -231,6 +232,29 @@ describe('cert runner', () => {
       expect(result.findings).toEqual([]);
     },
   );
+
+  it("starts the probe once crt.sh's search is written on a reused connection, not before", async () => {
+    // The probe's starting work (address lookups, a TLS client) would otherwise hold the write back:
+    // Node's fetch writes on an idle keep-alive connection from a later turn of the event loop.
+    const written: string[] = [];
+    const onWrite = (message: unknown) => {
+      const { request } = message as { request: { path: string } };
+      written.push(decodeURIComponent(request.path));
+    };
+    const search = '?Identity=healthy-shop.com&match==&output=json';
+    await (await fetch(new URL('/?Identity=warm.invalid&match==&output=json', crtsh.url))).arrayBuffer();
+    subscribe('undici:client:sendHeaders', onWrite);
+    try {
+      let writtenAtProbe: string[] = [];
+      await check('healthy-shop.com', async () => {
+        writtenAtProbe = [...written];
+        return PASS;
+      });
+      expect(writtenAtProbe.some((path) => path.endsWith(search))).toBe(true);
+    } finally {
+      unsubscribe('undici:client:sendHeaders', onWrite);
+    }
+  });
 
   it('runs the CT lookup and the probe in parallel', async () => {
     // crt.sh answers only once the probe has run, and the probe returns only once crt.sh was asked:
