@@ -4,10 +4,13 @@
  * window is the longest stretch without a JSON-RPC call in flight between the paid request's
  * sending and the settlement transaction's send: the check (crt.sh slowed to 300 ms, its slowest
  * upstream) and whatever the service does around it (payment records, locks, the result's
- * assembly). Beside each call, crt.sh fetched directly by a bare client, as in the outside section.
+ * assembly). Beside each call, crt.sh fetched directly by two bare clients: one in a process of
+ * its own, whose request and answer cross between processes as the service's do (the target is
+ * judged against it), and one in the bench's process beside the fakes, as in the outside section.
  * Each round starts a fresh process, and no domain is asked twice in one (the checks' caches would
  * answer it).
  */
+import { type ChildProcess, fork } from 'node:child_process';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
@@ -25,8 +28,14 @@ export const PAID_ROUTES = ['/v1/cert', '/v1/site-health'] as const;
 export interface PaidWindowRow {
   route: (typeof PAID_ROUTES)[number];
   calls: number;
-  /** p50 of the window, of crt.sh fetched directly, of the two paired, and of the whole paid call. */
+  /**
+   * p50 of the window, of crt.sh fetched directly by a client in a process of its own and by one in
+   * the bench's process (beside the fakes: no crossing between processes), of the window paired with
+   * each, and of the whole paid call.
+   */
   window_p50_ms: number;
+  own_crtsh_p50_ms: number;
+  over_own_p50_ms: number;
   bare_crtsh_p50_ms: number;
   over_p50_ms: number;
   call_p50_ms: number;
@@ -103,9 +112,28 @@ async function paidCall(
   };
 }
 
+/** A bare client in a process of its own (bare-client-process.ts): `get` times one fetch there. */
+function startBareClient(): { get(url: URL): Promise<number>; close(): void } {
+  const child: ChildProcess = fork(new URL('./bare-client-process.ts', import.meta.url), {
+    stdio: 'inherit',
+  });
+  return {
+    get: (url) =>
+      new Promise((resolve, reject) => {
+        child.once('message', (answer: { ms?: number; status?: number; error?: string }) => {
+          if (answer.ms !== undefined && answer.status === 200) resolve(answer.ms);
+          else reject(new Error(`bare client: ${answer.error ?? `status ${answer.status}`}`));
+        });
+        child.send(url.href);
+      }),
+    close: () => child.disconnect(),
+  };
+}
+
 export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRow[]> {
   const settlement = await startSettlementWorld();
   const { world } = settlement;
+  const bareClient = startBareClient();
   try {
     const selector = await serveService(loadConfig({ ...world.env, LOG_LEVEL: 'silent' }), world.site.caPem);
     const plain = await plainDomains(world, selector).finally(() => selector.close());
@@ -116,6 +144,8 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
     const payer = await settlement.newPayer(1_000_000_000n);
     const samples = PAID_ROUTES.map(() => ({
       window: [] as number[],
+      own: [] as number[],
+      overOwn: [] as number[],
       bare: [] as number[],
       over: [] as number[],
       call: [] as number[],
@@ -131,11 +161,14 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
         for (const [index, domain] of measured.entries()) {
           const which = (index + round) % PAID_ROUTES.length;
           const direct = await timedGet(crtshSearchUrl(world.crtsh.url, domain));
+          const own = await bareClient.get(crtshSearchUrl(world.crtsh.url, domain));
           const timed = await paidCall(at, PAID_ROUTES[which] as string, domain, payer);
           if (Number.isNaN(timed.beforeCheck))
             throw new Error(`paid call of ${domain}: crt.sh was not asked`);
           const into = samples[which] as (typeof samples)[number];
           into.window.push(timed.window);
+          into.own.push(own);
+          into.overOwn.push(timed.window - own);
           into.bare.push(direct.ms);
           into.over.push(timed.window - direct.ms);
           into.call.push(timed.call);
@@ -147,11 +180,15 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
       }
     }
     return PAID_ROUTES.map((route, at) => {
-      const { window, bare, over, call, before, after } = samples[at] as (typeof samples)[number];
+      const { window, own, overOwn, bare, over, call, before, after } = samples[
+        at
+      ] as (typeof samples)[number];
       return {
         route,
         calls: window.length,
         window_p50_ms: p50Ms(window),
+        own_crtsh_p50_ms: p50Ms(own),
+        over_own_p50_ms: p50Ms(overOwn),
         bare_crtsh_p50_ms: p50Ms(bare),
         over_p50_ms: p50Ms(over),
         call_p50_ms: p50Ms(call),
@@ -160,6 +197,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
       };
     });
   } finally {
+    bareClient.close();
     await settlement.close();
   }
 }
