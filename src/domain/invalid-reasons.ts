@@ -6,6 +6,11 @@
 export interface InvalidReason {
   code: string;
   message: string;
+  /**
+   * Set where the refusal is of the caller rather than of the input (a sign-in another paid call
+   * spent): its HTTP status and title; the problem names `message` as its `reason` too.
+   */
+  refusal?: { status: number; title: string };
 }
 
 export const INVALID_REASON_CODES = {

@@ -8,6 +8,7 @@ import { DurableObject, type DurableObjectNamespace } from 'cloudflare:workers';
 import type { LedgerEntry, WalletLedger } from '../watches/wallet-ledger.ts';
 
 const ACCEPTED = 'accepted';
+const BOUND_TO = 'bound_to';
 const entryKey = ({ boughtAt, id }: LedgerEntry) => `watch:${String(boughtAt).padStart(15, '0')}:${id}`;
 
 export class WalletObject extends DurableObject {
@@ -26,11 +27,17 @@ export class WalletObject extends DurableObject {
     return [...entries.values()];
   }
 
-  /** True the first time; the object forgets the nonce (deletes all it holds) once it has expired. */
-  async acceptNonce(untilMs: number): Promise<boolean> {
+  /**
+   * True the first time, and again for the payment it was first accepted for; the object forgets
+   * the nonce (deletes all it holds) once it has expired.
+   */
+  async acceptNonce(untilMs: number, boundTo?: string): Promise<boolean> {
     const { storage } = this.ctx;
-    if ((await storage.get(ACCEPTED)) !== undefined) return false;
-    await storage.put(ACCEPTED, untilMs);
+    if ((await storage.get(ACCEPTED)) !== undefined)
+      return boundTo !== undefined && (await storage.get(BOUND_TO)) === boundTo;
+    await storage.put(
+      boundTo === undefined ? { [ACCEPTED]: untilMs } : { [ACCEPTED]: untilMs, [BOUND_TO]: boundTo },
+    );
     await storage.setAlarm(untilMs);
     return true;
   }
@@ -45,6 +52,6 @@ export function durableWalletLedger(namespace: DurableObjectNamespace<WalletObje
   return {
     add: (payer, entry) => named(`wallet:${payer}`).add(entry),
     list: (payer, after, limit) => named(`wallet:${payer}`).list(after, limit),
-    acceptNonce: (nonce, untilMs) => named(`nonce:${nonce}`).acceptNonce(untilMs),
+    acceptNonce: (nonce, untilMs, boundTo) => named(`nonce:${nonce}`).acceptNonce(untilMs, boundTo),
   };
 }

@@ -25,11 +25,12 @@ export function redisWalletLedger(redis: Redis): WalletLedger {
       const values = await redis.zrevrangebylex(watchesKey(payer), max, '-', 'LIMIT', 0, limit);
       return values.map(entryOf);
     },
-    async acceptNonce(nonce, untilMs) {
-      return (
-        (await redis.set(`sign-in-nonce:${nonce}`, '1', 'PXAT', Math.max(untilMs, Date.now() + 1), 'NX')) ===
-        'OK'
-      );
+    async acceptNonce(nonce, untilMs, boundTo) {
+      const key = `sign-in-nonce:${nonce}`;
+      const holder = boundTo === undefined ? '1' : `for:${boundTo}`;
+      if ((await redis.set(key, holder, 'PXAT', Math.max(untilMs, Date.now() + 1), 'NX')) === 'OK')
+        return true;
+      return boundTo !== undefined && (await redis.get(key)) === holder;
     },
   };
 }

@@ -17,7 +17,8 @@ CREATE TABLE IF NOT EXISTS wallet_watches (
 CREATE UNIQUE INDEX IF NOT EXISTS wallet_watches_id ON wallet_watches (id);
 CREATE TABLE IF NOT EXISTS sign_in_nonces (
   nonce TEXT PRIMARY KEY,
-  until INTEGER NOT NULL
+  until INTEGER NOT NULL,
+  bound_to TEXT NOT NULL DEFAULT ''
 ) STRICT;
 CREATE INDEX IF NOT EXISTS sign_in_nonces_until ON sign_in_nonces (until);
 `;
@@ -27,6 +28,7 @@ export function openSqliteWalletLedger(path: string, now = Date.now): WalletLedg
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;');
   db.exec(SCHEMA);
+  addBoundTo(db);
   const insertEntry = db.prepare(
     'INSERT OR IGNORE INTO wallet_watches (payer, bought_at, id) VALUES (?, ?, ?)',
   );
@@ -37,7 +39,8 @@ export function openSqliteWalletLedger(path: string, now = Date.now): WalletLedg
     'SELECT id, bought_at FROM wallet_watches WHERE payer = ? AND (bought_at < ? OR (bought_at = ? AND id < ?)) ORDER BY bought_at DESC, id DESC LIMIT ?',
   );
   const forget = db.prepare('DELETE FROM sign_in_nonces WHERE until < ?');
-  const accept = db.prepare('INSERT OR IGNORE INTO sign_in_nonces (nonce, until) VALUES (?, ?)');
+  const accept = db.prepare('INSERT OR IGNORE INTO sign_in_nonces (nonce, until, bound_to) VALUES (?, ?, ?)');
+  const boundOf = db.prepare('SELECT bound_to FROM sign_in_nonces WHERE nonce = ?');
 
   return {
     async add(payer, { id, boughtAt }) {
@@ -49,10 +52,18 @@ export function openSqliteWalletLedger(path: string, now = Date.now): WalletLedg
         : newest.all(payer, limit);
       return rows.map((row) => ({ id: String(row.id), boughtAt: Number(row.bought_at) }));
     },
-    async acceptNonce(nonce, untilMs) {
+    async acceptNonce(nonce, untilMs, boundTo = '') {
       forget.run(now());
-      return accept.run(nonce, untilMs).changes === 1;
+      if (accept.run(nonce, untilMs, boundTo).changes === 1) return true;
+      return boundTo !== '' && boundOf.get(nonce)?.bound_to === boundTo;
     },
     close: () => db.close(),
   };
+}
+
+/** A file written before nonces were bound to a payment gets the column (each unbound). */
+function addBoundTo(db: DatabaseSync): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('sign_in_nonces')").all();
+  if (columns.some((column) => column.name === 'bound_to')) return;
+  db.exec("ALTER TABLE sign_in_nonces ADD COLUMN bound_to TEXT NOT NULL DEFAULT ''");
 }

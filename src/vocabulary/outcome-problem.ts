@@ -6,7 +6,9 @@ export type RefusedOutcome = Exclude<RunOutcome<unknown>, { type: 'result' }>;
 
 export function outcomeProblem(outcome: RefusedOutcome): Problem {
   if (outcome.type === 'invalid_input') {
-    return { status: 400, code: outcome.reason.code, title: 'Invalid input', detail: outcome.reason.message };
+    const { code, message, refusal } = outcome.reason;
+    if (refusal) return { ...refusal, code, detail: message, reason: message };
+    return { status: 400, code, title: 'Invalid input', detail: message };
   }
   return {
     status: 502,

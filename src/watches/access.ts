@@ -10,7 +10,8 @@ import type { Config } from '../config.ts';
 import { PROBLEM_CODES, type Problem } from '../vocabulary/problems.ts';
 import type { WatchRecord } from './model.ts';
 import type { Watches } from './ports.ts';
-import { createSignIn, SIGN_IN_WITH_X, type SignIn, type SignInChain } from './sign-in.ts';
+import type { InvalidReason } from '../domain/invalid-reasons.ts';
+import { createSignIn, SIGN_IN_WITH_X, type SignIn, type SignInChain, SPENT_NONCE } from './sign-in.ts';
 
 /** What a management call carries: either may be absent. */
 export interface Credentials {
@@ -18,8 +19,10 @@ export interface Credentials {
   /** The `SIGN-IN-WITH-X` header's value (base64 of the JSON payload). */
   proof: string | null;
   /**
-   * False when the call carries no payment and so can only answer with the payment's challenge
-   * (the extension's first request): the proof is checked but its nonce kept for the paid retry.
+   * False for a paid call (the extension): the proof is checked but its nonce left for the paid
+   * work to spend once the payment is verified (`spendProof`), so that an unpaid request, answered
+   * with the payment's challenge, or a payment refused or not taken leaves the sign-in good for the
+   * retry, and the same paid call sent again is let in again.
    */
   spendsProof?: boolean;
 }
@@ -27,8 +30,18 @@ export interface Credentials {
 export type Denied =
   { kind: 'not_found' } | { kind: 'sign_in_required' } | { kind: 'refused'; reason: string };
 
-export type WalletAccess = { kind: 'wallet'; payer: `0x${string}` } | Denied;
-export type WatchAccess = { kind: 'granted'; watch: WatchRecord } | Denied;
+/** A sign-in left unspent (`spendsProof` false): spends it for a payment, false when that cannot be. */
+export type SpendProof = (paymentKey: string) => Promise<boolean>;
+
+export type WalletAccess = { kind: 'wallet'; payer: `0x${string}`; spendProof?: SpendProof } | Denied;
+export type WatchAccess = { kind: 'granted'; watch: WatchRecord; spendProof?: SpendProof } | Denied;
+
+/** Why paid work refuses a sign-in whose nonce went to another call: the refusal of a spent proof. */
+export const SPENT_PROOF: InvalidReason = {
+  code: 'invalid_sign_in',
+  message: SPENT_NONCE,
+  refusal: { status: 401, title: 'Invalid sign-in' },
+};
 
 /** Longest id and token looked up; anything longer cannot be one (404 without a look). */
 export const MAX_ID_LENGTH = 64;
@@ -64,9 +77,9 @@ export function createWatchAccess(
     if (!signIn) return { kind: 'not_found' };
     if (proof === null) return { kind: 'sign_in_required' };
     const verified = await signIn.verify(proof, spend);
-    return verified.ok
-      ? { kind: 'wallet', payer: verified.payer }
-      : { kind: 'refused', reason: verified.reason };
+    if (!verified.ok) return { kind: 'refused', reason: verified.reason };
+    const { payer, spendFor } = verified;
+    return spendFor ? { kind: 'wallet', payer, spendProof: spendFor } : { kind: 'wallet', payer };
   }
 
   return {
@@ -82,7 +95,9 @@ export function createWatchAccess(
       if (signedIn.kind !== 'wallet') return signedIn;
       if (id.length > MAX_ID_LENGTH) return { kind: 'not_found' };
       const watch = await service.watch(id);
-      return watch && watch.payer === signedIn.payer ? { kind: 'granted', watch } : { kind: 'not_found' };
+      if (!watch || watch.payer !== signedIn.payer) return { kind: 'not_found' };
+      const { spendProof } = signedIn;
+      return spendProof ? { kind: 'granted', watch, spendProof } : { kind: 'granted', watch };
     },
   };
 }

@@ -6,8 +6,8 @@
  * chain, so EIP-1271 contract wallets verify too). What the library leaves to the application is
  * here: the chain must be the payment network's; the nonce must be one this service issued (an
  * HMAC under `WATCH_SECRET_KEY` with its own expiry, so any instance can tell without a store) and
- * accepted only once (`WalletLedger.acceptNonce`, shared by every instance); the expiry holds
- * against the chain's latest block as well as this server's clock.
+ * accepted only once, or by a paid call for its payment alone (`WalletLedger.acceptNonce`, shared by
+ * every instance); the expiry holds against the chain's latest block as well as this server's clock.
  */
 import {
   buildSIWxSchema,
@@ -50,18 +50,32 @@ export interface SignInDeps {
   now?: () => number;
 }
 
-export type SignInResult = { ok: true; payer: `0x${string}` } | { ok: false; reason: string };
+export type SignInResult =
+  | {
+      ok: true;
+      payer: `0x${string}`;
+      /**
+       * Present when the nonce was left unspent: spends it for the payment `boundTo` (its
+       * authorization's key); false when it was spent already, unless for that same payment.
+       */
+      spendFor?: (boundTo: string) => Promise<boolean>;
+    }
+  | { ok: false; reason: string };
 
 export interface SignIn {
   /** The `sign-in-with-x` extension of an auth-only 402 for `resourceUrl`: a fresh challenge. */
   challenge(resourceUrl: string): Promise<SIWxExtension>;
   /**
    * Checks a `SIGN-IN-WITH-X` header; the payer's lower-case address, or why it is refused. Its
-   * nonce is spent unless `spend` is false: a call that only answers with a payment challenge
-   * leaves it for the paid retry, which a standard client sends with the same proof.
+   * nonce is spent unless `spend` is false: a paid call spends it once its payment is verified, for
+   * that payment (`spendFor`), and a call that only answers with a payment challenge leaves it for
+   * the paid retry, which a standard client sends with the same proof.
    */
   verify(header: string, spend?: boolean): Promise<SignInResult>;
 }
+
+/** Why a proof whose nonce was accepted before is refused. */
+export const SPENT_NONCE = 'The nonce was already used: ask for a new challenge.';
 
 const encoder = new TextEncoder();
 const hex = (bytes: ArrayBuffer | Uint8Array) => Buffer.from(bytes as Uint8Array).toString('hex');
@@ -163,10 +177,13 @@ export function createSignIn(deps: SignInDeps): SignIn {
         chain ? { evmVerifier: (args) => chain.verifyMessage(args) } : undefined,
       );
       if (!verified.isValid) return refused(verified.invalidMessage);
+      const payer = verified.payer.toLowerCase() as `0x${string}`;
+      const { nonce } = payload;
+      if (!spend)
+        return { ok: true, payer, spendFor: (boundTo) => ledger.acceptNonce(nonce, nonceExpiry, boundTo) };
       // Spent only once the signature holds, so nobody can burn another wallet's challenge.
-      if (spend && !(await ledger.acceptNonce(payload.nonce, nonceExpiry)))
-        return refused('The nonce was already used: ask for a new challenge.');
-      return { ok: true, payer: verified.payer.toLowerCase() as `0x${string}` };
+      if (!(await ledger.acceptNonce(nonce, nonceExpiry))) return refused(SPENT_NONCE);
+      return { ok: true, payer };
     },
   };
 }

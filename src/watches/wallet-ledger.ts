@@ -21,9 +21,11 @@ export interface WalletLedger {
   list(payer: string, after: LedgerEntry | null, limit: number): Promise<LedgerEntry[]>;
   /**
    * Accepts a sign-in nonce once: true the first time it is presented on any instance, false ever
-   * after; it is remembered at least until `untilMs`, when the nonce itself has expired.
+   * after; it is remembered at least until `untilMs`, when the nonce itself has expired. A nonce
+   * accepted `boundTo` a payment (its authorization's key) is accepted again for that same payment,
+   * and only for it: the same paid call sent again finds its result, no other call gets in.
    */
-  acceptNonce(nonce: string, untilMs: number): Promise<boolean>;
+  acceptNonce(nonce: string, untilMs: number, boundTo?: string): Promise<boolean>;
 }
 
 const CURSOR = /^([0-9]{1,15})\.(wat_[A-Za-z0-9_-]{1,40})$/;

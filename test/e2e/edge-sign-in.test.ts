@@ -13,6 +13,7 @@ import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-wo
 import {
   buyPullOnly,
   expectRefusals,
+  expectSignInSpentByItsPayment,
   extendBySignIn,
   listed,
   proofFor,
@@ -77,4 +78,17 @@ it('takes a forgetful agent from purchase to cancellation by its wallet; another
 it('refuses a proof replayed on the other isolate, and the other refusals', async () => {
   const [owner, other] = await Promise.all([payer(0n), payer(0n)]);
   await expectRefusals(at('/v1/watches'), owner, other, at('/v1/watches', 1));
+}, 90_000);
+
+it('spends a sign-in on a paid extension for its payment alone, whichever isolate the same paid call is sent to again', async () => {
+  const agent = await payer(1_000_000n);
+  const bought = await buyPullOnly(at('/', 1), agent, 'healthy-shop.com');
+  await expectSignInSpentByItsPayment({
+    base: at('/'),
+    retryBase: at('/', 1),
+    payer: agent,
+    watchId: bought.watch_id,
+    balanceOf: (address) => running.chain.balanceOf(address),
+    price: (days) => BigInt(watchPriceAtomic('0.10', days)),
+  });
 }, 90_000);

@@ -17,6 +17,7 @@ import {
 import {
   buyPullOnly,
   expectRefusals,
+  expectSignInSpentByItsPayment,
   extendBySignIn,
   listed,
   proofFor,
@@ -95,4 +96,18 @@ it('refuses a proof replayed on the other instance, and the other refusals', asy
   const firstUrl = new URL(path, first());
   const signedFor = new URL(path, front.url);
   await expectRefusals(signedFor, owner, other, new URL(path, second()), firstUrl);
+}, 60_000);
+
+it('spends a sign-in on a paid extension for its payment alone, whichever instance the same paid call is sent to again', async () => {
+  const agent = await settlement.newPayer(FUNDS);
+  const bought = await buyPullOnly(first(), agent, 'healthy-shop.com');
+  await expectSignInSpentByItsPayment({
+    base: first(),
+    retryBase: second(),
+    publicBase: front.url,
+    payer: agent,
+    watchId: bought.watch_id,
+    balanceOf: (address) => settlement.chain.balanceOf(address),
+    price: (days) => BigInt(watchPriceAtomic('0.10', days)),
+  });
 }, 60_000);

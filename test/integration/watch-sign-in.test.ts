@@ -16,6 +16,7 @@ import {
   buyPullOnly,
   challengeOf,
   expectRefusals,
+  expectSignInSpentByItsPayment,
   extendBySignIn,
   listed,
   proofFor,
@@ -133,6 +134,18 @@ describe('the paying wallet as the account', () => {
     });
     expect(cancelled.status).toBe(200);
     expect(await cancelled.json()).toMatchObject({ status: 'cancelled' });
+  });
+
+  it('spends a sign-in on a paid extension for the payment taken alone: a refused payment leaves it, a lost answer is fetched again', async () => {
+    const agent = await service.newPayer(FUNDS);
+    const bought = await buyPullOnly(service.url, agent, 'example.com');
+    await expectSignInSpentByItsPayment({
+      base: service.url,
+      payer: agent,
+      watchId: bought.watch_id,
+      balanceOf: (address) => service.chain.balanceOf(address),
+      price: (days) => BigInt(watchPriceAtomic('0.10', days)),
+    });
   });
 
   it('refuses an expired, replayed, foreign-origin, foreign-chain or forged proof with 401', async () => {

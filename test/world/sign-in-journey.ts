@@ -6,7 +6,7 @@
  * watches, reads the events it missed with `since`, rotates its token and cancels. A second wallet
  * sees none of it; hand-made proofs that must be refused are built here too.
  */
-import { decodePaymentRequiredHeader } from '@x402/core/http';
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import type { PaymentRequired } from '@x402/core/types';
 import {
   type CompleteSIWxInfo,
@@ -171,4 +171,77 @@ export async function expectRefusals(
   const replayed = await fetch(replayUrl, { headers: { [SIGN_IN_WITH_X]: once } });
   expect(replayed.status).toBe(401);
   expect(((await replayed.json()) as { detail: string }).detail).toMatch(/already used/);
+}
+
+/**
+ * Asserts that a sign-in on a paid extension is spent by the payment that is taken, for it alone: a
+ * payment refused before the work (signed for other terms) leaves the proof good; the payment taken
+ * spends it; that same paid call sent again (to `retryBase`'s instance, as after a lost answer)
+ * gets the same result, charged once; another payment with the proof is 401, uncharged. Proofs are
+ * signed for `publicBase` (the service's `PUBLIC_BASE_URL`) and sent to `base`.
+ */
+export async function expectSignInSpentByItsPayment({
+  base,
+  retryBase = base,
+  publicBase = base,
+  payer,
+  watchId,
+  balanceOf,
+  price,
+}: {
+  base: URL;
+  retryBase?: URL;
+  publicBase?: URL;
+  payer: PrivateKeyAccount;
+  watchId: string;
+  balanceOf: (address: `0x${string}`) => Promise<bigint>;
+  price: (days: number) => bigint;
+}): Promise<void> {
+  const path = `/v1/watches/${watchId}/extend`;
+  const proof = await proofFor(
+    new URL(`/v1/watches/${watchId}`, base),
+    payer,
+    (info) => info,
+    new URL(path, publicBase),
+  );
+  const extend = (days: number, payment?: string, at: URL = base) =>
+    fetch(new URL(path, at), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        [SIGN_IN_WITH_X]: proof,
+        ...(payment ? { 'payment-signature': payment } : {}),
+      },
+      body: JSON.stringify({ days }),
+    });
+  const paymentFor = async (days: number) => {
+    const unpaid = await extend(days);
+    await unpaid.arrayBuffer();
+    expect(unpaid.status).toBe(402);
+    const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
+    return encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(required));
+  };
+  const start = await balanceOf(payer.address);
+
+  const mismatched = await extend(2, await paymentFor(3));
+  expect(mismatched.status).toBe(402);
+  expect(JSON.stringify(await mismatched.json())).toMatch(/resource_mismatch/);
+  expect(await balanceOf(payer.address)).toBe(start);
+
+  const payment = await paymentFor(2);
+  const taken = await extend(2, payment);
+  const result = (await taken.json()) as { days: number; expires_at: string };
+  expect(taken.status, JSON.stringify(result)).toBe(200);
+  const paid = start - price(2);
+  expect(await balanceOf(payer.address)).toBe(paid);
+
+  const again = await extend(2, payment, retryBase);
+  expect(again.status).toBe(200);
+  expect(await again.json()).toMatchObject({ days: result.days, expires_at: result.expires_at });
+  expect(await balanceOf(payer.address)).toBe(paid);
+
+  const another = await extend(2, await paymentFor(2));
+  expect(another.status).toBe(401);
+  expect(await another.json()).toMatchObject({ code: 'invalid_sign_in', reason: /already used/ });
+  expect(await balanceOf(payer.address)).toBe(paid);
 }

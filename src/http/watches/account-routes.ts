@@ -18,6 +18,7 @@ import {
   deniedProblem,
   INVALID_CURSOR,
   type WatchAccessControl,
+  type SpendProof,
 } from '../../watches/access.ts';
 import type { WatchRecord } from '../../watches/model.ts';
 import type { Watches } from '../../watches/ports.ts';
@@ -66,9 +67,9 @@ export async function guard(
   c: Context,
   access: WatchAccessControl,
   spendsProof = true,
-): Promise<{ watch: WatchRecord } | { response: Response }> {
+): Promise<{ watch: WatchRecord; spendProof?: SpendProof } | { response: Response }> {
   const granted = await access.watch(c.req.param('watch_id') ?? '', { ...credentialsOf(c), spendsProof });
-  if (granted.kind === 'granted') return { watch: granted.watch };
+  if (granted.kind === 'granted') return granted;
   return { response: await sendDenied(c, granted, access) };
 }
 

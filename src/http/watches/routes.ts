@@ -87,10 +87,10 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
   });
 
   app.post('/v1/watches/:watch_id/extend', async function extendWatch(c) {
-    // Unpaid, the answer is the payment's challenge: the sign-in stays good for the paid retry.
-    const guarded = await guard(c, access, c.req.header('payment-signature') !== undefined);
+    // A sign-in is spent by the paid work, for its payment (`Credentials.spendsProof`).
+    const guarded = await guard(c, access, false);
     if ('response' in guarded) return guarded.response;
-    const { watch } = guarded;
+    const { watch, spendProof } = guarded;
     const body = await jsonBody(c);
     if (!body) return invalid(c, WATCH_INPUT_CODES.invalidBody, 'The body must be JSON: { "days": 30 }.');
     const checked = readExtension(body.value);
@@ -104,7 +104,7 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
       terms: () => terms.extension(watch.id, days),
       keptResult: true,
     });
-    return pay(c, extensionRun(service, watch.id, days), extensionSubject(watch.id, days));
+    return pay(c, extensionRun(service, watch.id, days, spendProof), extensionSubject(watch.id, days));
   });
 
   app.get('/v1/watches/:watch_id', async function watchStatus(c) {

@@ -122,11 +122,11 @@ export function watchTools(deps: {
     {
       ...extendConfig,
       async call(args, meta, signal) {
-        // Unpaid, the answer is the payment's challenge: the sign-in stays good for the paid retry.
+        // A sign-in is spent by the paid work, for its payment (`Credentials.spendsProof`).
         const payment = readToolPayment(meta);
-        const granted = await managed(args, meta, payment.kind !== 'absent');
+        const granted = await managed(args, meta, false);
         if ('denied' in granted) return granted.denied;
-        const { watch } = granted;
+        const { watch, spendProof } = granted;
         const checked = readExtension({ days: args.days });
         if (!checked.ok) return refusedResult({ type: 'invalid_input', reason: checked.reason });
         if (watch.status !== 'active') return problemResult(NOT_ACTIVE);
@@ -135,7 +135,7 @@ export function watchTools(deps: {
         const outcome = await payments.paidCall({
           terms: await terms.extension(watch.id, days),
           payment,
-          run: extensionRun(service, watch.id, days),
+          run: extensionRun(service, watch.id, days, spendProof),
           keptResult: true,
           signal,
           name: 'watch_extend',

@@ -18,6 +18,7 @@ import {
   deniedProblem,
   INVALID_CURSOR,
   type WatchAccessControl,
+  type SpendProof,
 } from '../../watches/access.ts';
 import type { WatchRecord } from '../../watches/model.ts';
 import type { Watches } from '../../watches/ports.ts';
@@ -68,7 +69,7 @@ export type Managed = (
   meta: Record<string, unknown> | undefined,
   /** False checks a sign-in without spending its nonce (`Credentials`). */
   spendsProof?: boolean,
-) => Promise<{ watch: WatchRecord } | { denied: CallToolResult }>;
+) => Promise<{ watch: WatchRecord; spendProof?: SpendProof } | { denied: CallToolResult }>;
 
 /** The watch a tool call's token or sign-in manages, or the result that refuses it. */
 export function managedBy(config: Config, access: WatchAccessControl): Managed {
@@ -76,7 +77,7 @@ export function managedBy(config: Config, access: WatchAccessControl): Managed {
     const token = typeof args.token === 'string' ? args.token : null;
     const proof = proofOf(meta);
     const granted = await access.watch(String(args.watch_id ?? ''), { token, proof, spendsProof });
-    if (granted.kind === 'granted') return { watch: granted.watch };
+    if (granted.kind === 'granted') return granted;
     return { denied: await deniedResult(granted, access, config) };
   };
 }
