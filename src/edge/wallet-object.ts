@@ -42,6 +42,13 @@ export class WalletObject extends DurableObject {
     return true;
   }
 
+  /** The payment the nonce is bound to, '' when unbound, null when never accepted (or forgotten). */
+  async nonceHolder(): Promise<string | null> {
+    const { storage } = this.ctx;
+    if ((await storage.get(ACCEPTED)) === undefined) return null;
+    return (await storage.get<string>(BOUND_TO)) ?? '';
+  }
+
   async alarm(): Promise<void> {
     await this.ctx.storage.deleteAll();
   }
@@ -53,5 +60,6 @@ export function durableWalletLedger(namespace: DurableObjectNamespace<WalletObje
     add: (payer, entry) => named(`wallet:${payer}`).add(entry),
     list: (payer, after, limit) => named(`wallet:${payer}`).list(after, limit),
     acceptNonce: (nonce, untilMs, boundTo) => named(`nonce:${nonce}`).acceptNonce(untilMs, boundTo),
+    nonceHolder: (nonce) => named(`nonce:${nonce}`).nonceHolder(),
   };
 }

@@ -32,5 +32,10 @@ export function redisWalletLedger(redis: Redis): WalletLedger {
         return true;
       return boundTo !== undefined && (await redis.get(key)) === holder;
     },
+    async nonceHolder(nonce) {
+      const holder = await redis.get(`sign-in-nonce:${nonce}`);
+      if (holder === null) return null;
+      return holder.startsWith('for:') ? holder.slice('for:'.length) : '';
+    },
   };
 }

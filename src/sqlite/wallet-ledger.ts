@@ -41,6 +41,7 @@ export function openSqliteWalletLedger(path: string, now = Date.now): WalletLedg
   const forget = db.prepare('DELETE FROM sign_in_nonces WHERE until < ?');
   const accept = db.prepare('INSERT OR IGNORE INTO sign_in_nonces (nonce, until, bound_to) VALUES (?, ?, ?)');
   const boundOf = db.prepare('SELECT bound_to FROM sign_in_nonces WHERE nonce = ?');
+  const heldUntil = db.prepare('SELECT bound_to FROM sign_in_nonces WHERE nonce = ? AND until >= ?');
 
   return {
     async add(payer, { id, boughtAt }) {
@@ -56,6 +57,10 @@ export function openSqliteWalletLedger(path: string, now = Date.now): WalletLedg
       forget.run(now());
       if (accept.run(nonce, untilMs, boundTo).changes === 1) return true;
       return boundTo !== '' && boundOf.get(nonce)?.bound_to === boundTo;
+    },
+    async nonceHolder(nonce) {
+      const row = heldUntil.get(nonce, now());
+      return row ? String(row.bound_to) : null;
     },
     close: () => db.close(),
   };

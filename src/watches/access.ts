@@ -11,7 +11,14 @@ import { PROBLEM_CODES, type Problem } from '../vocabulary/problems.ts';
 import type { WatchRecord } from './model.ts';
 import type { Watches } from './ports.ts';
 import type { InvalidReason } from '../domain/invalid-reasons.ts';
-import { createSignIn, SIGN_IN_WITH_X, type SignIn, type SignInChain, SPENT_NONCE } from './sign-in.ts';
+import {
+  createSignIn,
+  type ProofUse,
+  SIGN_IN_WITH_X,
+  type SignIn,
+  type SignInChain,
+  SPENT_NONCE,
+} from './sign-in.ts';
 
 /** What a management call carries: either may be absent. */
 export interface Credentials {
@@ -19,18 +26,18 @@ export interface Credentials {
   /** The `SIGN-IN-WITH-X` header's value (base64 of the JSON payload). */
   proof: string | null;
   /**
-   * False for a paid call (the extension): the proof is checked but its nonce left for the paid
-   * work to spend once the payment is verified (`spendProof`), so that an unpaid request, answered
-   * with the payment's challenge, or a payment refused or not taken leaves the sign-in good for the
-   * retry, and the same paid call sent again is let in again.
+   * What the call does with a proof's nonce (`ProofUse`, default `spend`). On the paid extension
+   * the paid work spends it once the payment is verified (`spendProof`), so that the unpaid request,
+   * answered with the payment's challenge, or a payment refused or not taken leaves the sign-in good
+   * for the retry, and the same paid call sent again is let in again.
    */
-  spendsProof?: boolean;
+  proofUse?: ProofUse;
 }
 
 export type Denied =
   { kind: 'not_found' } | { kind: 'sign_in_required' } | { kind: 'refused'; reason: string };
 
-/** A sign-in left unspent (`spendsProof` false): spends it for a payment, false when that cannot be. */
+/** A sign-in left unspent (`proofUse` other than `spend`): spends it for a payment, false when that cannot be. */
 export type SpendProof = (paymentKey: string) => Promise<boolean>;
 
 export type WalletAccess = { kind: 'wallet'; payer: `0x${string}`; spendProof?: SpendProof } | Denied;
@@ -73,10 +80,10 @@ export function createWatchAccess(
         })
       : undefined;
 
-  async function wallet(proof: string | null, spend = true): Promise<WalletAccess> {
+  async function wallet(proof: string | null, use: ProofUse = 'spend'): Promise<WalletAccess> {
     if (!signIn) return { kind: 'not_found' };
     if (proof === null) return { kind: 'sign_in_required' };
-    const verified = await signIn.verify(proof, spend);
+    const verified = await signIn.verify(proof, use);
     if (!verified.ok) return { kind: 'refused', reason: verified.reason };
     const { payer, spendFor } = verified;
     return spendFor ? { kind: 'wallet', payer, spendProof: spendFor } : { kind: 'wallet', payer };
@@ -85,13 +92,13 @@ export function createWatchAccess(
   return {
     ...(signIn ? { signIn } : {}),
     wallet,
-    async watch(id, { token, proof, spendsProof = true }) {
+    async watch(id, { token, proof, proofUse }) {
       if (token !== null) {
         if (id.length > MAX_ID_LENGTH || token.length > MAX_TOKEN_LENGTH) return { kind: 'not_found' };
         const watch = await service.authorized(id, token);
         return watch ? { kind: 'granted', watch } : { kind: 'not_found' };
       }
-      const signedIn = await wallet(proof, spendsProof);
+      const signedIn = await wallet(proof, proofUse);
       if (signedIn.kind !== 'wallet') return signedIn;
       if (id.length > MAX_ID_LENGTH) return { kind: 'not_found' };
       const watch = await service.watch(id);

@@ -45,10 +45,18 @@ export interface SignInDeps {
   network: string;
   /** `WATCH_SECRET_KEY`: nonces are MACed under it. */
   key: string;
-  ledger: Pick<WalletLedger, 'acceptNonce'>;
+  ledger: Pick<WalletLedger, 'acceptNonce' | 'nonceHolder'>;
   chain?: SignInChain;
   now?: () => number;
 }
+
+/**
+ * What a call does with a proof's nonce: `spend` it now (a free management call); leave it for the
+ * payment the call carries to spend once verified (`pay`, refused when a free call spent it); or
+ * leave it, refused when spent at all (`ask`: the unpaid request of a paid route, which can only
+ * lead to a new payment).
+ */
+export type ProofUse = 'spend' | 'pay' | 'ask';
 
 export type SignInResult =
   | {
@@ -67,11 +75,11 @@ export interface SignIn {
   challenge(resourceUrl: string): Promise<SIWxExtension>;
   /**
    * Checks a `SIGN-IN-WITH-X` header; the payer's lower-case address, or why it is refused. Its
-   * nonce is spent unless `spend` is false: a paid call spends it once its payment is verified, for
-   * that payment (`spendFor`), and a call that only answers with a payment challenge leaves it for
-   * the paid retry, which a standard client sends with the same proof.
+   * nonce is spent now unless `use` says otherwise (`ProofUse`): a paid call spends it once its
+   * payment is verified, for that payment (`spendFor`), and the unpaid request before it leaves it
+   * for the paid retry, which a standard client sends with the same proof.
    */
-  verify(header: string, spend?: boolean): Promise<SignInResult>;
+  verify(header: string, use?: ProofUse): Promise<SignInResult>;
 }
 
 /** Why a proof whose nonce was accepted before is refused. */
@@ -150,7 +158,7 @@ export function createSignIn(deps: SignInDeps): SignIn {
       };
     },
 
-    async verify(header, spend = true) {
+    async verify(header, use = 'spend') {
       if (header.length > MAX_PROOF_LENGTH)
         return refused(`The proof is over ${MAX_PROOF_LENGTH} characters.`);
       let payload;
@@ -179,11 +187,15 @@ export function createSignIn(deps: SignInDeps): SignIn {
       if (!verified.isValid) return refused(verified.invalidMessage);
       const payer = verified.payer.toLowerCase() as `0x${string}`;
       const { nonce } = payload;
-      if (!spend)
-        return { ok: true, payer, spendFor: (boundTo) => ledger.acceptNonce(nonce, nonceExpiry, boundTo) };
-      // Spent only once the signature holds, so nobody can burn another wallet's challenge.
-      if (!(await ledger.acceptNonce(nonce, nonceExpiry))) return refused(SPENT_NONCE);
-      return { ok: true, payer };
+      if (use === 'spend') {
+        // Spent only once the signature holds, so nobody can burn another wallet's challenge.
+        if (!(await ledger.acceptNonce(nonce, nonceExpiry))) return refused(SPENT_NONCE);
+        return { ok: true, payer };
+      }
+      const holder = await ledger.nonceHolder(nonce);
+      // A free call's, or any payment's for a request that can only lead to a new one: used up.
+      if (holder === '' || (holder !== null && use === 'ask')) return refused(SPENT_NONCE);
+      return { ok: true, payer, spendFor: (boundTo) => ledger.acceptNonce(nonce, nonceExpiry, boundTo) };
     },
   };
 }

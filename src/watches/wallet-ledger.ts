@@ -26,6 +26,8 @@ export interface WalletLedger {
    * and only for it: the same paid call sent again finds its result, no other call gets in.
    */
   acceptNonce(nonce: string, untilMs: number, boundTo?: string): Promise<boolean>;
+  /** Who holds an accepted nonce: the payment it is bound to, '' when unbound, null when never accepted. */
+  nonceHolder(nonce: string): Promise<string | null>;
 }
 
 const CURSOR = /^([0-9]{1,15})\.(wat_[A-Za-z0-9_-]{1,40})$/;

@@ -17,7 +17,9 @@ import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 const LATER = () => Date.now() + 60_000;
 
 async function expectBoundOnce(ledger: WalletLedger, nonce: string): Promise<void> {
+  expect(await ledger.nonceHolder(nonce)).toBeNull();
   expect(await ledger.acceptNonce(nonce, LATER(), '0xpayer:0x01')).toBe(true);
+  expect(await ledger.nonceHolder(nonce)).toBe('0xpayer:0x01');
   // The same paid call again (a lost answer fetched again, on any instance): let in.
   expect(await ledger.acceptNonce(nonce, LATER(), '0xpayer:0x01')).toBe(true);
   // Another payment, or a free call, with the same proof: refused.
@@ -25,6 +27,7 @@ async function expectBoundOnce(ledger: WalletLedger, nonce: string): Promise<voi
   expect(await ledger.acceptNonce(nonce, LATER())).toBe(false);
   // A nonce a free call spent is no payment's.
   expect(await ledger.acceptNonce(`${nonce}-free`, LATER())).toBe(true);
+  expect(await ledger.nonceHolder(`${nonce}-free`)).toBe('');
   expect(await ledger.acceptNonce(`${nonce}-free`, LATER(), '0xpayer:0x01')).toBe(false);
   expect(await ledger.acceptNonce(`${nonce}-free`, LATER(), '')).toBe(false);
 }
@@ -53,6 +56,7 @@ describe('sign-in nonces in SQLite', () => {
     older.close();
     const ledger = openSqliteWalletLedger(path);
     try {
+      expect(await ledger.nonceHolder('spent-before')).toBe('');
       expect(await ledger.acceptNonce('spent-before', LATER(), '0xpayer:0x01')).toBe(false);
       expect(await ledger.acceptNonce('spent-before', LATER())).toBe(false);
       await expectBoundOnce(ledger, 'n2');

@@ -177,8 +177,8 @@ export async function expectRefusals(
  * Asserts that a sign-in on a paid extension is spent by the payment that is taken, for it alone: a
  * payment refused before the work (signed for other terms) leaves the proof good; the payment taken
  * spends it; that same paid call sent again (to `retryBase`'s instance, as after a lost answer)
- * gets the same result, charged once; another payment with the proof is 401, uncharged. Proofs are
- * signed for `publicBase` (the service's `PUBLIC_BASE_URL`) and sent to `base`.
+ * gets the same result, charged once; an unpaid request or another payment with the proof is 401,
+ * uncharged. Proofs are signed for `publicBase` (the service's `PUBLIC_BASE_URL`) and sent to `base`.
  */
 export async function expectSignInSpentByItsPayment({
   base,
@@ -214,13 +214,15 @@ export async function expectSignInSpentByItsPayment({
       },
       body: JSON.stringify({ days }),
     });
-  const paymentFor = async (days: number) => {
+  const requiredFor = async (days: number) => {
     const unpaid = await extend(days);
     await unpaid.arrayBuffer();
     expect(unpaid.status).toBe(402);
-    const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
-    return encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(required));
+    return decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
   };
+  const paymentUnder = async (required: PaymentRequired) =>
+    encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(required));
+  const paymentFor = async (days: number) => paymentUnder(await requiredFor(days));
   const start = await balanceOf(payer.address);
 
   const mismatched = await extend(2, await paymentFor(3));
@@ -228,7 +230,8 @@ export async function expectSignInSpentByItsPayment({
   expect(JSON.stringify(await mismatched.json())).toMatch(/resource_mismatch/);
   expect(await balanceOf(payer.address)).toBe(start);
 
-  const payment = await paymentFor(2);
+  const required = await requiredFor(2);
+  const payment = await paymentUnder(required);
   const taken = await extend(2, payment);
   const result = (await taken.json()) as { days: number; expires_at: string };
   expect(taken.status, JSON.stringify(result)).toBe(200);
@@ -240,7 +243,12 @@ export async function expectSignInSpentByItsPayment({
   expect(await again.json()).toMatchObject({ days: result.days, expires_at: result.expires_at });
   expect(await balanceOf(payer.address)).toBe(paid);
 
-  const another = await extend(2, await paymentFor(2));
+  // Used up for anything new: the unpaid request that would start another payment, and another
+  // payment signed over the same challenge.
+  const unpaidAgain = await extend(2);
+  expect(unpaidAgain.status).toBe(401);
+  expect(await unpaidAgain.json()).toMatchObject({ code: 'invalid_sign_in', reason: /already used/ });
+  const another = await extend(2, await paymentUnder(required));
   expect(another.status).toBe(401);
   expect(await another.json()).toMatchObject({ code: 'invalid_sign_in', reason: /already used/ });
   expect(await balanceOf(payer.address)).toBe(paid);

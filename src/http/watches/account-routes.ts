@@ -23,7 +23,7 @@ import {
 import type { WatchRecord } from '../../watches/model.ts';
 import type { Watches } from '../../watches/ports.ts';
 import { rotateCall } from '../../watches/rotate-call.ts';
-import { SIGN_IN_WITH_X } from '../../watches/sign-in.ts';
+import { type ProofUse, SIGN_IN_WITH_X } from '../../watches/sign-in.ts';
 import { walletListView } from '../../watches/views.ts';
 import { walletWatches } from '../../watches/wallet-watches.ts';
 
@@ -61,14 +61,14 @@ export async function sendDenied(c: Context, denied: Denied, access: WatchAccess
 
 /**
  * The watch of the route's `:watch_id` that the request's credentials manage, or the refusal sent.
- * `spendsProof` false checks a sign-in without spending its nonce (`Credentials`).
+ * `proofUse` is what the call does with a sign-in's nonce (`Credentials`).
  */
 export async function guard(
   c: Context,
   access: WatchAccessControl,
-  spendsProof = true,
+  proofUse: ProofUse = 'spend',
 ): Promise<{ watch: WatchRecord; spendProof?: SpendProof } | { response: Response }> {
-  const granted = await access.watch(c.req.param('watch_id') ?? '', { ...credentialsOf(c), spendsProof });
+  const granted = await access.watch(c.req.param('watch_id') ?? '', { ...credentialsOf(c), proofUse });
   if (granted.kind === 'granted') return granted;
   return { response: await sendDenied(c, granted, access) };
 }

@@ -87,8 +87,8 @@ export function watchRoutes({ config, watches, payments, gate, logger }: WatchRo
   });
 
   app.post('/v1/watches/:watch_id/extend', async function extendWatch(c) {
-    // A sign-in is spent by the paid work, for its payment (`Credentials.spendsProof`).
-    const guarded = await guard(c, access, false);
+    // A sign-in is spent by the paid work, for its payment (`Credentials.proofUse`).
+    const guarded = await guard(c, access, c.req.header('payment-signature') === undefined ? 'ask' : 'pay');
     if ('response' in guarded) return guarded.response;
     const { watch, spendProof } = guarded;
     const body = await jsonBody(c);

@@ -122,9 +122,9 @@ export function watchTools(deps: {
     {
       ...extendConfig,
       async call(args, meta, signal) {
-        // A sign-in is spent by the paid work, for its payment (`Credentials.spendsProof`).
+        // A sign-in is spent by the paid work, for its payment (`Credentials.proofUse`).
         const payment = readToolPayment(meta);
-        const granted = await managed(args, meta, false);
+        const granted = await managed(args, meta, payment.kind === 'absent' ? 'ask' : 'pay');
         if ('denied' in granted) return granted.denied;
         const { watch, spendProof } = granted;
         const checked = readExtension({ days: args.days });

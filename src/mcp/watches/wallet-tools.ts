@@ -20,6 +20,7 @@ import {
   type WatchAccessControl,
   type SpendProof,
 } from '../../watches/access.ts';
+import type { ProofUse } from '../../watches/sign-in.ts';
 import type { WatchRecord } from '../../watches/model.ts';
 import type { Watches } from '../../watches/ports.ts';
 import { rotateCall } from '../../watches/rotate-call.ts';
@@ -67,16 +68,16 @@ async function deniedResult(
 export type Managed = (
   args: Record<string, unknown>,
   meta: Record<string, unknown> | undefined,
-  /** False checks a sign-in without spending its nonce (`Credentials`). */
-  spendsProof?: boolean,
+  /** What the call does with a sign-in's nonce (`Credentials`). */
+  proofUse?: ProofUse,
 ) => Promise<{ watch: WatchRecord; spendProof?: SpendProof } | { denied: CallToolResult }>;
 
 /** The watch a tool call's token or sign-in manages, or the result that refuses it. */
 export function managedBy(config: Config, access: WatchAccessControl): Managed {
-  return async (args, meta, spendsProof = true) => {
+  return async (args, meta, proofUse) => {
     const token = typeof args.token === 'string' ? args.token : null;
     const proof = proofOf(meta);
-    const granted = await access.watch(String(args.watch_id ?? ''), { token, proof, spendsProof });
+    const granted = await access.watch(String(args.watch_id ?? ''), { token, proof, proofUse });
     if (granted.kind === 'granted') return granted;
     return { denied: await deniedResult(granted, access, config) };
   };
