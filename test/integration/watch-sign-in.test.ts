@@ -328,9 +328,20 @@ describe('the paying wallet as the account', () => {
       const retried = await extend({ days: 2 }, { 'x402/sign-in-with-x': proof, 'x402/payment': payment });
       expect(retried.isError).toBeFalsy();
       expect(retried.structuredContent).toMatchObject({ days: 11, status: 'active' });
-      expect(await service.chain.balanceOf(payer.address)).toBe(
-        afterSignIn - BigInt(watchPriceAtomic('0.10', 2)),
-      );
+      const afterRetry = afterSignIn - BigInt(watchPriceAtomic('0.10', 2));
+      expect(await service.chain.balanceOf(payer.address)).toBe(afterRetry);
+      // Spent by that payment, for it alone: the same paid call again gets the same result, charged
+      // once; an unpaid call with the proof, which could only start another payment, is refused.
+      const again = await extend({ days: 2 }, { 'x402/sign-in-with-x': proof, 'x402/payment': payment });
+      expect(again.isError).toBeFalsy();
+      const { days, expires_at } = retried.structuredContent as { days: number; expires_at: string };
+      expect(again.structuredContent).toMatchObject({ days, expires_at, status: 'active' });
+      const unpaidAgain = await extend({ days: 2 }, { 'x402/sign-in-with-x': proof });
+      expect(unpaidAgain).toMatchObject({
+        isError: true,
+        structuredContent: { code: 'invalid_sign_in', reason: expect.stringMatching(/already used/) },
+      });
+      expect(await service.chain.balanceOf(payer.address)).toBe(afterRetry);
     } finally {
       await client.close();
     }
