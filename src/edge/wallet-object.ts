@@ -33,11 +33,9 @@ export class WalletObject extends DurableObject {
    */
   async acceptNonce(untilMs: number, boundTo?: string): Promise<boolean> {
     const { storage } = this.ctx;
-    if ((await storage.get(ACCEPTED)) !== undefined)
-      return boundTo !== undefined && (await storage.get(BOUND_TO)) === boundTo;
-    await storage.put(
-      boundTo === undefined ? { [ACCEPTED]: untilMs } : { [ACCEPTED]: untilMs, [BOUND_TO]: boundTo },
-    );
+    const holder = await this.nonceHolder();
+    if (holder !== null) return holder !== '' && holder === boundTo;
+    await storage.put(boundTo ? { [ACCEPTED]: untilMs, [BOUND_TO]: boundTo } : { [ACCEPTED]: untilMs });
     await storage.setAlarm(untilMs);
     return true;
   }

@@ -40,8 +40,11 @@ export function openSqliteWalletLedger(path: string, now = Date.now): WalletLedg
   );
   const forget = db.prepare('DELETE FROM sign_in_nonces WHERE until < ?');
   const accept = db.prepare('INSERT OR IGNORE INTO sign_in_nonces (nonce, until, bound_to) VALUES (?, ?, ?)');
-  const boundOf = db.prepare('SELECT bound_to FROM sign_in_nonces WHERE nonce = ?');
-  const heldUntil = db.prepare('SELECT bound_to FROM sign_in_nonces WHERE nonce = ? AND until >= ?');
+  const holderOf = db.prepare('SELECT bound_to FROM sign_in_nonces WHERE nonce = ? AND until >= ?');
+  const nonceHolder = (nonce: string) => {
+    const row = holderOf.get(nonce, now());
+    return row ? String(row.bound_to) : null;
+  };
 
   return {
     async add(payer, { id, boughtAt }) {
@@ -56,12 +59,9 @@ export function openSqliteWalletLedger(path: string, now = Date.now): WalletLedg
     async acceptNonce(nonce, untilMs, boundTo = '') {
       forget.run(now());
       if (accept.run(nonce, untilMs, boundTo).changes === 1) return true;
-      return boundTo !== '' && boundOf.get(nonce)?.bound_to === boundTo;
+      return boundTo !== '' && nonceHolder(nonce) === boundTo;
     },
-    async nonceHolder(nonce) {
-      const row = heldUntil.get(nonce, now());
-      return row ? String(row.bound_to) : null;
-    },
+    nonceHolder: async (nonce) => nonceHolder(nonce),
     close: () => db.close(),
   };
 }
