@@ -6,7 +6,7 @@
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { describe, expect, it } from 'vitest';
 import { paidOperations } from '../../src/catalog.ts';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import { describeChargedIffDelivered, FUNDS, OPERATION, quiet } from './charged-iff-delivered.ts';
 
 const lab = describeChargedIffDelivered(
@@ -36,7 +36,7 @@ describe('HTTP: other methods on the paid routes never run a check or charge', (
         const challenge = decodePaymentRequiredHeader(get.headers.get('payment-required') ?? '');
         const payer = await lab().settlement.newPayer(FUNDS);
         const signature = encodePaymentSignatureHeader(
-          await x402ClientFor(payer).createPaymentPayload(challenge),
+          await clientFor(payer).createPaymentPayload(challenge),
         );
         const before = upstreamRequests();
 

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
 import { generatePrivateKey } from 'viem/accounts';
 import { type PaidAnswer, type PaidCall, payFor, type Transport } from '../world/paying-clients.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
-import type { FaultRule } from '../world/rpc-fault-proxy.ts';
+import { describeCalls, type FaultRule } from '../world/rpc-fault-proxy.ts';
+import { warningLines } from '../world/service-process.ts';
 import {
   type Runtime,
   type SelfSettlingService,
@@ -261,6 +262,8 @@ export interface Observation {
   alive: boolean;
   /** A fresh paid call after the faults were cleared: delivered, and what it cost. */
   followUp: { delivered: boolean; status: number | null; delta: bigint };
+  /** For a failure's message: the paid call's RPC calls (ms from its start) and the service's warnings. */
+  trace: { answeredAfterMs: number; calls: string[]; warnings: string[] };
 }
 
 /** Names of the secrets and internals found in `text`. */
@@ -361,7 +364,10 @@ async function observeOn(
   for (const [method, rule] of faults) proxy.rule(method, rule);
 
   const domain = paymentCase.domain ?? OPERATION.domain;
+  const startedAt = performance.now();
   const { payer, call, left } = await paidCall(at, transport, domain, paymentCase.abortWhen);
+  const answeredAfterMs = Math.round(performance.now() - startedAt);
+  const calls = describeCalls(proxy.calls(), startedAt);
   const exercised =
     faults.every(([method]) => proxy.calls(method).some((c) => c.rule !== null)) &&
     (paymentCase.abortWhen === undefined || (await left));
@@ -396,6 +402,7 @@ async function observeOn(
       status: followUp.call.answer.status,
       delta: followUpDelta,
     },
+    trace: { answeredAfterMs, calls, warnings: warningLines(process.output().slice(logFrom)) },
   };
 }
 

@@ -10,7 +10,7 @@ import { wrapFetchWithPayment } from '@x402/fetch';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EdgeWatchWorld, startEdgeWatchWorld } from '../world/edge-watch-world.ts';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import type { ReceivedWebhook } from '../world/holding-webhook-receiver.ts';
 
 const FUNDS = 1_000_000n; // 1 USDC
@@ -50,7 +50,7 @@ async function buy(instance: number): Promise<Bought> {
   const { chain, edge, receiver } = running;
   const payer = privateKeyToAccount(generatePrivateKey());
   await chain.fund(payer.address, FUNDS);
-  const paying = wrapFetchWithPayment(fetch, x402ClientFor(payer));
+  const paying = wrapFetchWithPayment(fetch, clientFor(payer));
   const res = await paying(new URL('/v1/watches', edge.urls[instance]), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

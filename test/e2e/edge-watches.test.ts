@@ -24,7 +24,7 @@ import type { World } from '../world/index.ts';
 import { waitFor } from '../support/wait-for.ts';
 import { closeHolding, conditions } from '../world/conditions.ts';
 import { probeWarnings } from '../world/x402scan-probe.ts';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import {
   type HoldingWebhookReceiver,
   type ReceivedWebhook,
@@ -76,7 +76,7 @@ const alerted = (key: 'raised' | 'cleared') =>
 async function buyWatch(instance = 0, webhook: URL = receiver.url) {
   const payer = privateKeyToAccount(generatePrivateKey());
   await chain.fund(payer.address, FUNDS);
-  const paying = wrapFetchWithPayment(fetch, x402ClientFor(payer));
+  const paying = wrapFetchWithPayment(fetch, clientFor(payer));
   const res = await paying(at('/v1/watches', instance), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -28,7 +28,8 @@ import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
 import { FAKE_TX_HASH, type FakeFacilitator, startFakeFacilitator } from '../world/facilitator.ts';
 import { newestCertificate, worldCertId } from '../world/acme.ts';
 import { startWorld, type World } from '../world/index.ts';
-import { payFor, x402ClientFor } from '../world/paying-clients.ts';
+import { payFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import { type RpcFaultProxy, startRpcFaultProxy } from '../world/rpc-fault-proxy.ts';
 import { freePort } from '../support/free-port.ts';
 
@@ -143,7 +144,7 @@ describe('the Worker in workerd', () => {
     async (route, op) => {
       const payer = await newPayer();
       const [payTo0 = 0n] = await balances(chain.payTo);
-      const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at(`${route}?domain=${DOMAIN}`));
+      const res = await wrapFetchWithPayment(fetch, clientFor(payer))(at(`${route}?domain=${DOMAIN}`));
       expect(res.status).toBe(200);
       const body = (await res.json()) as {
         domain: string;
@@ -171,10 +172,7 @@ describe('the Worker in workerd', () => {
 
   it('cannot read the served certificate: serves_newest null where Node finds one renewed but not deployed', async () => {
     const payer = await newPayer();
-    const res = await wrapFetchWithPayment(
-      fetch,
-      x402ClientFor(payer),
-    )(at('/v1/cert?domain=stale-deploy.net'));
+    const res = await wrapFetchWithPayment(fetch, clientFor(payer))(at('/v1/cert?domain=stale-deploy.net'));
     expect(res.status).toBe(200);
     const body = (await res.json()) as {
       live_probe: { ok: boolean; serves_newest: boolean | null };
@@ -193,7 +191,7 @@ describe('the Worker in workerd', () => {
     "%s: without the served leaf the verdict is about CT's newest certificate, and the result says so",
     async (domain, stall) => {
       const payer = await newPayer();
-      const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at(`/v1/cert?domain=${domain}`));
+      const res = await wrapFetchWithPayment(fetch, clientFor(payer))(at(`/v1/cert?domain=${domain}`));
       expect(res.status).toBe(200);
       const body = (await res.json()) as {
         certificate: { serial: string };
@@ -220,7 +218,7 @@ describe('the Worker in workerd', () => {
     const payer = await newPayer();
     const path = `/v1/expiry?domain=${DOMAIN}`;
     const header = encodePaymentSignatureHeader(
-      await x402ClientFor(payer).createPaymentPayload(await challenge(path)),
+      await clientFor(payer).createPaymentPayload(await challenge(path)),
     );
     const first = await fetch(at(path, 0), { headers: { 'payment-signature': header } });
     expect(first.status).toBe(200);
@@ -236,7 +234,7 @@ describe('the Worker in workerd', () => {
   it('reconciles in the settler object: a send whose answer was lost is found on chain, delivered, charged once', async () => {
     const payer = await newPayer();
     rpc.rule('eth_sendRawTransaction', { respond: 'reset' });
-    const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at(`/v1/dns?domain=${DOMAIN}`, 1));
+    const res = await wrapFetchWithPayment(fetch, clientFor(payer))(at(`/v1/dns?domain=${DOMAIN}`, 1));
     expect(res.status).toBe(200);
     expect(decodePaymentResponseHeader(res.headers.get('payment-response') ?? '')).toMatchObject({
       success: true,
@@ -249,7 +247,7 @@ describe('the Worker in workerd', () => {
 
   it('never charges a 400: the paying client is refused before any challenge', async () => {
     const payer = await newPayer();
-    const res = await wrapFetchWithPayment(fetch, x402ClientFor(payer))(at('/v1/dns?domain=localhost'));
+    const res = await wrapFetchWithPayment(fetch, clientFor(payer))(at('/v1/dns?domain=localhost'));
     expect(res.status).toBe(400);
     expect(await balances(payer.address)).toEqual([FUNDS]);
   });
@@ -259,10 +257,7 @@ describe('the Worker in workerd', () => {
     const [payTo0] = await balances(chain.payTo);
     world.crtsh.mode = 'bad_gateway';
     world.certspotter.mode = 'server_error';
-    const res = await wrapFetchWithPayment(
-      fetch,
-      x402ClientFor(payer),
-    )(at('/v1/cert?domain=lapsed-cert.org'));
+    const res = await wrapFetchWithPayment(fetch, clientFor(payer))(at('/v1/cert?domain=lapsed-cert.org'));
     expect(res.status).toBe(502);
     expect(res.headers.get('payment-response')).toBeNull();
     expect(await res.json()).toMatchObject({ code: 'upstream_failed' });
@@ -274,7 +269,7 @@ describe('the Worker in workerd', () => {
     world.rdapRegistry.mode = 'server_error';
     const res = await wrapFetchWithPayment(
       fetch,
-      x402ClientFor(payer),
+      clientFor(payer),
     )(at('/v1/site-health?domain=neglected-bistro.com'));
     expect(res.status).toBe(200);
     const body = (await res.json()) as { partial: boolean; expiry: unknown };
@@ -290,7 +285,7 @@ describe('the Worker in workerd', () => {
     const [payTo0 = 0n] = await balances(chain.payTo);
     const domain = 'dmarc-monitor.net';
     const path = `/v1/cert?domain=${domain}`;
-    const payload = await x402ClientFor(payer).createPaymentPayload(await challenge(path));
+    const payload = await clientFor(payer).createPaymentPayload(await challenge(path));
     const header = encodePaymentSignatureHeader(payload);
     const crtshBefore = crtshLookups(domain);
     world.crtsh.delayMs = 300;
@@ -315,7 +310,7 @@ describe('the Worker in workerd', () => {
     const terms = await challenge(path);
     const headers = await Promise.all(
       payers.map(async (payer) =>
-        encodePaymentSignatureHeader(await x402ClientFor(payer).createPaymentPayload(terms)),
+        encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(terms)),
       ),
     );
     const responses = await Promise.all(
@@ -459,7 +454,7 @@ describe('the Worker with a remote facilitator', () => {
     const payer = await newPayer();
     const res = await wrapFetchWithPayment(
       fetch,
-      x402ClientFor(payer),
+      clientFor(payer),
     )(new URL(`/v1/dns?domain=${DOMAIN}`, remote.urls[0]));
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ domain: DOMAIN });
@@ -491,7 +486,7 @@ describe('the Worker offline (edge:dev with no upstream reachable)', () => {
     const payer = await newPayer();
     const res = await wrapFetchWithPayment(
       fetch,
-      x402ClientFor(payer),
+      clientFor(payer),
     )(new URL(`/v1/dns?domain=${DOMAIN}`, offline.urls[0]));
     expect(res.status).toBe(502);
     const body = (await res.json()) as { code: string; upstreams: { name: string; error: string }[] };

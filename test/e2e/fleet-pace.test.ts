@@ -9,6 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Burst, describeRace, type PaceLab, paceOf, startPaceLab } from '../world/fleet-pace.ts';
 import type { SelfSettlingService } from '../world/self-settling-service.ts';
+import { warningLines } from '../world/service-process.ts';
 
 /** The fleet's pace against one instance's, with slack for a loaded 2-core machine that runs both, their chain and their clients. */
 const PACE_SLACK = 0.8;
@@ -33,11 +34,8 @@ const MAX_RACES = 3;
 function warningsOf(services: readonly SelfSettlingService[]): string {
   return services
     .map((service, index) => {
-      const lines = service.process
-        .output()
-        .split('\n')
-        .filter((line) => /"level":(4|5|6)0/.test(line));
-      return `instance ${index}: ${lines.slice(-20).join('\n') || '(no warning)'}`;
+      const lines = warningLines(service.process.output());
+      return `instance ${index}: ${lines.join('\n') || '(no warning)'}`;
     })
     .join('\n');
 }

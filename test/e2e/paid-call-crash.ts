@@ -13,7 +13,7 @@ import { type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { expect } from 'vitest';
 import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
 import { LEASE_MS } from '../../src/payments/server/lock-lease.ts';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import type { SelfSettlingService, SettlementWorld } from '../world/self-settling-service.ts';
 import { waitFor } from '../support/wait-for.ts';
 
@@ -81,7 +81,7 @@ export async function signedPayment(
   await unpaid.arrayBuffer();
   const challenge = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
   if (id) appendPaymentIdentifierToExtensions((challenge.extensions ??= {}), id);
-  return encodePaymentSignatureHeader(await x402ClientFor(payer).createPaymentPayload(challenge));
+  return encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(challenge));
 }
 
 export async function answerOf(

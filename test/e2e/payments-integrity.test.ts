@@ -19,7 +19,7 @@ import { type LocalChain, startLocalChain } from '../../src/payments/chain/local
 import { type EdgeService, startEdgeService } from '../world/edge-service.ts';
 import { startWorld, type World } from '../world/index.ts';
 import { callTool, type PaidMcpService, startPaidMcpService } from '../world/mcp-service.ts';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 
 const FUNDS = 1_000_000n;
 
@@ -215,7 +215,7 @@ function paymentIntegrityTests(target: () => Target): void {
     it.for(PAIRS)('%s: 402 with the reason, nothing run or charged', async ([, signedAt, presentedAt]) => {
       const t = target();
       const payer = await newPayer(t.chain);
-      const payment = await x402ClientFor(payer).createPaymentPayload(await challengeAt(t, signedAt));
+      const payment = await clientFor(payer).createPaymentPayload(await challengeAt(t, signedAt));
 
       const refused = await present(t, presentedAt, payment, t.domain);
       expect(refused.delivered).toBe(false);
@@ -242,7 +242,7 @@ function paymentIntegrityTests(target: () => Target): void {
     it.for(cases)('%s', async ([, place, mangle, field]) => {
       const t = target();
       const payer = await newPayer(t.chain);
-      const good = await x402ClientFor(payer).createPaymentPayload(await challengeAt(t, place));
+      const good = await clientFor(payer).createPaymentPayload(await challengeAt(t, place));
       const { authorization, signature } = good.payload as {
         authorization: Authorization;
         signature: string;
@@ -270,7 +270,7 @@ function paymentIntegrityTests(target: () => Target): void {
       async ([, bad]) => {
         const t = target();
         const payer = await newPayer(t.chain);
-        const good = await x402ClientFor(payer).createPaymentPayload(await challengeAt(t, CERT_HTTP));
+        const good = await clientFor(payer).createPaymentPayload(await challengeAt(t, CERT_HTTP));
         const { authorization } = good.payload as { authorization: Authorization };
         const logFrom = t.logs().length;
 

@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
 import { FOREIGN_PENDING_WARNING } from '../../src/payments/facilitator/foreign-pending.ts';
 import { BASE_USDC_ADDRESS, TEST_USDC_ABI } from '../../src/payments/chain/local-contracts.ts';
-import { payFor, x402ClientFor } from '../world/paying-clients.ts';
+import { payFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { type ServiceProcess, startServiceProcess } from '../world/service-process.ts';
 import { writeCaFile } from '../world/test-ca.ts';
@@ -63,7 +64,7 @@ async function signedPayment(service: SelfSettlingService, payer: PrivateKeyAcco
   const unpaid = await fetch(url);
   await unpaid.arrayBuffer();
   const challenge = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
-  return encodePaymentSignatureHeader(await x402ClientFor(payer).createPaymentPayload(challenge));
+  return encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(challenge));
 }
 
 async function paidGet(

@@ -15,7 +15,7 @@ import {
   type SettlementWorld,
   startSettlementWorld,
 } from '../world/self-settling-service.ts';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import {
   type HoldingWebhookReceiver,
   type ReceivedWebhook,
@@ -76,7 +76,7 @@ const secretOf = (watchId: string) => bought.find((watch) => watch.watch_id === 
 
 async function buy(service: SelfSettlingService, domain: string): Promise<Bought> {
   const payer = await settlement.newPayer(FUNDS);
-  const paying = wrapFetchWithPayment(fetch, x402ClientFor(payer));
+  const paying = wrapFetchWithPayment(fetch, clientFor(payer));
   const res = await paying(new URL('/v1/watches', service.process.url), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

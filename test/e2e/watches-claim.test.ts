@@ -17,7 +17,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createWatchSecrets } from '../../src/watches/secrets.ts';
 import { exactAuthorizationOf } from '../../src/payments/exact-authorization.ts';
 import { watchPriceAtomic } from '../../src/watches/pricing.ts';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import {
   type SelfSettlingService,
   type SettlementWorld,
@@ -58,7 +58,7 @@ it('a client gone during settlement claims the same watch once with the same req
     });
   const unpaid = await post();
   const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
-  const signature = encodePaymentSignatureHeader(await x402ClientFor(payer).createPaymentPayload(required));
+  const signature = encodePaymentSignatureHeader(await clientFor(payer).createPaymentPayload(required));
 
   service.proxy.reset();
   service.proxy.rule('eth_getTransactionReceipt', { holdRequest: 'until-released' });

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import {
   type SelfSettlingService,
   type SettlementWorld,
@@ -60,7 +60,7 @@ it('loses no watch and no undelivered event to kill -9, and checks resume', asyn
     });
   const unpaid = await post();
   const required = decodePaymentRequiredHeader(unpaid.headers.get('payment-required') ?? '');
-  const payload = await x402ClientFor(payer).createPaymentPayload(required);
+  const payload = await clientFor(payer).createPaymentPayload(required);
   const res = await post({ 'payment-signature': encodePaymentSignatureHeader(payload) });
   expect(res.status).toBe(201);
   const watch = (await res.json()) as { watch_id: string; token: string; webhook_secret: string };

@@ -23,7 +23,7 @@ import { createRateLimiter, type RateLimiter } from '../../src/http/ops/rate-lim
 import { type LocalChain, startLocalChain } from '../../src/payments/chain/local-chain.ts';
 import { createPayments, type Payments } from '../../src/payments/payments.ts';
 import { type CheckUpstream, startCheckUpstream, upstreamRunners } from '../world/check-upstream.ts';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 
 const logger = pino({ level: 'silent' });
 const BURST = 4;
@@ -120,7 +120,7 @@ describe('/metrics and /readyz on the paid service', () => {
     const key = generatePrivateKey();
     const payer = privateKeyToAccount(key);
     await chain.fund(payer.address, 1_000_000n);
-    const client = x402ClientFor(payer);
+    const client = clientFor(payer);
     const pay = wrapFetchWithPayment(fetch, client);
     const expiryUrl = new URL('/v1/expiry?domain=healthy-shop.com', base);
     const unpaid = await fetch(expiryUrl);

@@ -25,7 +25,7 @@ import { createWatchSecrets } from '../../src/watches/secrets.ts';
 import { openSqliteWatchStore } from '../../src/sqlite/watch-store.ts';
 import { createStoreWatchService } from '../../src/watches/store-service.ts';
 import { freePort } from '../support/free-port.ts';
-import { x402ClientFor } from '../world/paying-clients.ts';
+import { clientFor } from '../world/payer-client.ts';
 import { type RedisServer, startRedisServer } from '../world/redis-server.ts';
 import { siteHealthFor } from '../world/watch-service.ts';
 import { watchRecord } from '../world/watch-records.ts';
@@ -75,7 +75,7 @@ async function signed(seconds = 45) {
   const payer = privateKeyToAccount(generatePrivateKey());
   await chain.fund(payer.address, 1_000_000n);
   const requirements = requirementsFor(seconds);
-  const payload: PaymentPayload = await x402ClientFor(payer).createPaymentPayload({
+  const payload: PaymentPayload = await clientFor(payer).createPaymentPayload({
     x402Version: 2,
     resource: {
       url: 'https://checks.example.test/v1/watches',

@@ -10,9 +10,21 @@ export function clientFor(payer: PrivateKeyAccount): x402Client {
   return x402Client.fromConfig({ schemes: [{ network: 'eip155:8453', client: new ExactEvmScheme(payer) }] });
 }
 
-/** `fetch` that pays as `payer` with the official `@x402/fetch` wrapper. */
-export function payingFetchFor(payer: PrivateKeyAccount): typeof fetch {
-  return wrapFetchWithPayment(fetch, clientFor(payer));
+/**
+ * `fetch` that pays as `payer` with the official `@x402/fetch` wrapper, each request sent by `send`
+ * (`fetch` or one that passes its arguments on to it). The wrapper sends clones of the caller's
+ * request, whose signal stops following the caller's once a garbage collection takes the
+ * intermediate copies (nodejs/undici#4068), and an abort was lost: the caller's own signal goes
+ * with every request `send` is given, for `fetch` to follow directly.
+ */
+export function payingFetchFor(payer: PrivateKeyAccount, send: typeof fetch = fetch): typeof fetch {
+  const client = clientFor(payer);
+  return (input, init) => {
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    const keepingSignal: typeof fetch = (request, options) =>
+      send(request, signal ? { ...options, signal } : options);
+    return wrapFetchWithPayment(keepingSignal, client)(input, init);
+  };
 }
 
 /** The fields of an exact EIP-3009 authorization, as a payload carries them. */

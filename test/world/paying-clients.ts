@@ -12,11 +12,9 @@ import {
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { x402Client } from '@x402/core/client';
 import type { PaymentPayload, PaymentRequired } from '@x402/core/types';
-import { ExactEvmScheme } from '@x402/evm/exact/client';
-import { wrapFetchWithPayment } from '@x402/fetch';
 import type { PrivateKeyAccount } from 'viem/accounts';
+import { clientFor, payingFetchFor } from './payer-client.ts';
 
 export type Transport = 'http' | 'mcp' | 'mcp-2026';
 
@@ -56,10 +54,6 @@ export interface PaidCallOptions {
 
 /** Above the service's own bound for a paid answer (a 12 s check plus a settlement of at most 50 s). */
 const MCP_REQUEST_TIMEOUT_MS = 65_000;
-
-export function x402ClientFor(payer: PrivateKeyAccount): x402Client {
-  return x402Client.fromConfig({ schemes: [{ network: 'eip155:8453', client: new ExactEvmScheme(payer) }] });
-}
 
 export function payFor(options: PaidCallOptions): Promise<PaidCall> {
   return options.transport === 'http' ? payOverHttp(options) : payOverMcp(options, options.transport);
@@ -121,9 +115,8 @@ async function payOverHttp(options: PaidCallOptions): Promise<PaidCall> {
   const url = new URL(`${options.route}?domain=${options.domain}`, options.baseUrl);
   let signature: string | null = null;
   const recording: typeof fetch = (input, init) => {
-    const request = new Request(input, init);
-    signature = request.headers.get('payment-signature') ?? signature;
-    return fetch(request);
+    signature = new Request(input, init).headers.get('payment-signature') ?? signature;
+    return fetch(input, init);
   };
   const read = async (res: Response): Promise<PaidAnswer> => {
     const text = await res.text();
@@ -139,7 +132,7 @@ async function payOverHttp(options: PaidCallOptions): Promise<PaidCall> {
 
   const headers = options.headers ?? {};
   const answer = await attempt(() =>
-    wrapFetchWithPayment(recording, x402ClientFor(options.payer))(url, { signal: options.signal, headers }),
+    payingFetchFor(options.payer, recording)(url, { signal: options.signal, headers }),
   );
   return {
     answer,
@@ -216,7 +209,7 @@ async function payOverMcp(options: PaidCallOptions, transport: 'mcp' | 'mcp-2026
   try {
     const unpaid = await call();
     const challenge = unpaid.structuredContent as unknown as PaymentRequired;
-    payment = await x402ClientFor(options.payer).createPaymentPayload(challenge);
+    payment = await clientFor(options.payer).createPaymentPayload(challenge);
   } catch (error) {
     const answer = await answerOrFailure(() => Promise.reject(error));
     return { answer, retry: async () => answer };

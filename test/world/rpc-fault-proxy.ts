@@ -59,6 +59,17 @@ export interface RpcCall {
   doneAt?: number;
 }
 
+/** One line per call, times in ms from `since` (`performance.now()`): for a failure's message. */
+export function describeCalls(calls: readonly RpcCall[], since: number): string[] {
+  const at = (time: number) => `+${Math.round(time - since)}`;
+  return calls.map(
+    (call) =>
+      `${at(call.receivedAt)} ${call.method}#${call.index}${call.rule ? ' faulted' : ''}` +
+      `${call.forwarded ? ' forwarded' : ''} -> ${call.answered ?? 'open'}` +
+      (call.doneAt === undefined ? '' : ` at ${at(call.doneAt)}`),
+  );
+}
+
 export interface RpcFaultProxy extends LoopbackServer {
   /** Sets (replaces) the rule of `method`; `*` applies to every method without a rule of its own. */
   rule(method: string, rule: FaultRule): void;

@@ -25,6 +25,14 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
+/** The last `last` warning and error lines (pino levels 40 and up) in `output`: for a failure's message. */
+export function warningLines(output: string, last = 20): string[] {
+  return output
+    .split('\n')
+    .filter((line) => /"level":(4|5|6)0/.test(line))
+    .slice(-last);
+}
+
 export async function freeLoopbackPort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
