@@ -140,9 +140,10 @@ export async function checkRunning({ settlement }: CaseContext): Promise<void> {
 
 /**
  * The cases, by stage after the longest one. Call order of one paid call on the current code
- * (verify → check → settle): eth_getCode ×2 (payer and asset, each once: settle reuses verify's
- * answers), eth_call (verify simulation); eth_call (settle simulation), eth_getTransactionCount
- * (nonce), eth_fillTransaction, eth_sendRawTransaction, eth_getTransactionReceipt.
+ * (verify → check → settle) paid with an account's own signature: eth_getCode of the asset (a
+ * process's first payment only) beside eth_call (verify simulation); eth_call (settle simulation),
+ * eth_fillTransaction, eth_getTransactionCount (nonce), eth_sendRawTransaction,
+ * eth_getTransactionReceipt.
  */
 export const PAYMENT_CASES: readonly PaymentCase[] = [
   // First: only the authorization's expiry (its 45 s window and the margin) proves that a transfer
@@ -159,9 +160,12 @@ export const PAYMENT_CASES: readonly PaymentCase[] = [
     faults: { eth_getCode: dropRequest },
     freshService: true,
   },
-  { name: 'verify: eth_getCode never reaches the node', faults: { eth_getCode: dropRequest } },
-  // Settle asks no eth_getCode of its own any more: the 502 case moved here from settle.
-  { name: 'verify: eth_getCode answers are lost (502)', faults: { eth_getCode: { respond: 'http-502' } } },
+  // A warm process reads no code for an account's payment: the asset's is known (15 min).
+  {
+    name: "verify, first call of a fresh process: the asset's eth_getCode answers are lost (502)",
+    faults: { eth_getCode: { respond: 'http-502' } },
+    freshService: true,
+  },
   { name: 'verify: eth_call (simulation) never reaches the node', faults: { eth_call: dropRequest } },
   { name: 'verify: eth_call answers are lost (connection reset)', faults: { eth_call: loseAnswer('reset') } },
   { name: 'verify: eth_call answers a JSON-RPC error', faults: { eth_call: loseAnswer('rpc-error') } },

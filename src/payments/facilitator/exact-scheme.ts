@@ -6,9 +6,11 @@
  * do not depend on the clock (the EIP-712 types, ERC-6492 classification, signature verification,
  * the asset check) are the SDK's.
  *
- * Settle does not recover the signature again: verify did, moments before, and settle's simulation
- * of the transfer is the token contract's own check of it. The pure checks (recipient, amount,
- * window) are repeated, since the simulation would take any valid signature.
+ * Verify recovers an account's own signature in-process and simulates the transfer at once, one
+ * round trip to the chain; only another kind of signature (a wallet contract's) has the payer's code
+ * read first. Settle does not recover the signature again: verify did, moments before, and settle's
+ * simulation of the transfer is the token contract's own check of it. The pure checks (recipient,
+ * amount, window) are repeated, since the simulation would take any valid signature.
  */
 import type {
   FacilitatorContext,
@@ -28,7 +30,17 @@ import {
   verifyTypedDataSignature,
 } from '@x402/evm';
 import { LRUCache } from 'lru-cache';
-import { getAddress, isAddressEqual, type Log, parseAbi, parseEventLogs, parseSignature } from 'viem';
+import {
+  getAddress,
+  isAddressEqual,
+  type Log,
+  parseAbi,
+  parseErc6492Signature,
+  parseEventLogs,
+  parseSignature,
+  recoverTypedDataAddress,
+  zeroAddress,
+} from 'viem';
 import { CHAIN_TIME_MAX_AGE_MS, type ChainClock } from '../chain/chain-clock.ts';
 import { SETTLEMENT_MAX_MS } from './settlement.ts';
 import {
@@ -102,13 +114,17 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     if ('refusal' in screened) return refused(screened.refusal, screened.payer);
     const { authorization, asset, payer } = screened;
     const assetCheck = startAssetContractCheck(this.signer, requirements.network, asset);
-    const signed = await this.signatureRefusal(screened, requirements);
-    if (signed) return refused(signed, payer);
+    // An account's own signature is recovered here, and the transfer is simulated at once: one
+    // round trip to the chain. A wallet contract's (ERC-1271, ERC-6492) needs its code read first.
+    const byAccount = await signedByPayerAccount(screened, requirements);
     const terms = termsRefusal(authorization, requirements) ?? this.windowRefusal(authorization);
+    const simulation = byAccount && !terms ? this.simulates(screened) : undefined;
+    const signed = byAccount ? undefined : await this.signatureRefusal(screened, requirements);
+    if (signed) return refused(signed, payer);
     if (terms) return refused(terms, payer);
     const assetProblem = await assetCheck.await();
     if (assetProblem) return refused(assetProblem, payer);
-    const simulated = await this.simulationRefusal(screened, requirements);
+    const simulated = await this.simulationRefusal(screened, requirements, simulation);
     return simulated ? refused(simulated, payer) : { isValid: true, payer };
   }
 
@@ -143,7 +159,7 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
         address: asset,
         abi: eip3009ABI,
         functionName: 'transferWithAuthorization',
-        args: await this.transferArgs(authorization),
+        args: transferArgs(authorization),
         ...(dataSuffix ? { dataSuffix } : {}),
       });
     } catch (error) {
@@ -175,25 +191,15 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
 
   /** Why the signature does not authorize this transfer, or undefined when it does. */
   private async signatureRefusal(
-    { authorization, asset, payer }: Screened,
+    screened: Screened,
     requirements: PaymentRequirements,
   ): Promise<string | undefined> {
-    const classified = await this.classify(authorization);
+    const { signature, from } = screened.authorization;
+    const classified = await classifyErc6492Payer(this.signer, signature as `0x${string}`, from);
     if (classified.isCounterfactual) return REFUSAL.factoryNotAllowed;
-    const { name, version } = requirements.extra as { name: string; version: string };
     const valid = await verifyTypedDataSignature(this.signer, {
-      address: payer,
-      types: authorizationTypes,
-      primaryType: 'TransferWithAuthorization',
-      domain: { name, version, chainId: chainIdOf(requirements.network), verifyingContract: asset },
-      message: {
-        from: authorization.from,
-        to: authorization.to,
-        value: authorization.value,
-        validAfter: authorization.validAfter,
-        validBefore: authorization.validBefore,
-        nonce: authorization.nonce,
-      },
+      address: screened.payer,
+      ...typedDataOf(screened, requirements),
       signature: classified.innerSignature,
     });
     return valid ? undefined : REFUSAL.signature;
@@ -209,40 +215,74 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     return windowRefusal(authorization, this.clock.now()) ?? undefined;
   }
 
-  /** Why the token would refuse the transfer now (an `eth_call` of it), or undefined when it would not. */
+  /**
+   * Why the token would refuse the transfer now (an `eth_call` of it, or the one `simulation`
+   * already asked), or undefined when it would not.
+   */
   private async simulationRefusal(
-    { authorization, asset, payer }: Screened,
+    screened: Screened,
     requirements: PaymentRequirements,
+    simulation = this.simulates(screened),
   ): Promise<string | undefined> {
+    if (await simulation) return undefined;
+    const { authorization, asset, payer } = screened;
+    return diagnose(this.signer, asset, payer, authorization, requirements);
+  }
+
+  /** Whether the token takes the transfer now (an `eth_call` of it). */
+  private async simulates({ authorization, asset }: Screened): Promise<boolean> {
     try {
       await this.signer.readContract({
         address: asset,
         abi: eip3009ABI,
         functionName: 'transferWithAuthorization',
-        args: await this.transferArgs(authorization),
+        args: transferArgs(authorization),
       });
-      return undefined;
+      return true;
     } catch {
-      return diagnose(this.signer, asset, payer, authorization, requirements);
+      return false;
     }
   }
+}
 
-  /**
-   * `transferWithAuthorization`'s arguments: with v, r and s for an account's 65-byte signature,
-   * with the signature's bytes (ERC-1271) otherwise; an ERC-6492 wrapper of a deployed wallet unwrapped.
-   */
-  private async transferArgs(authorization: ExactAuthorization): Promise<readonly unknown[]> {
-    const { innerSignature } = await this.classify(authorization);
-    const { from, to, value, validAfter, validBefore, nonce } = authorization;
-    const fields = [getAddress(from), getAddress(to), value, validAfter, validBefore, nonce];
-    if (innerSignature.length !== 132) return [...fields, innerSignature];
-    const { v, yParity, r, s } = parseSignature(innerSignature);
-    return [...fields, v ?? BigInt(yParity + 27), r, s];
-  }
+/** The EIP-712 data the payer signed: the token's domain and the authorization. */
+function typedDataOf({ authorization, asset }: Screened, requirements: PaymentRequirements) {
+  const { name, version } = requirements.extra as { name: string; version: string };
+  const { from, to, value, validAfter, validBefore, nonce } = authorization;
+  return {
+    types: authorizationTypes,
+    primaryType: 'TransferWithAuthorization' as const,
+    domain: { name, version, chainId: chainIdOf(requirements.network), verifyingContract: asset },
+    message: { from, to, value, validAfter, validBefore, nonce },
+  };
+}
 
-  private classify({ signature, from }: ExactAuthorization) {
-    return classifyErc6492Payer(this.signer, signature as `0x${string}`, from);
+/** Whether the signature is the payer account's own: 65 bytes that recover to it, no code to read. */
+async function signedByPayerAccount(screened: Screened, requirements: PaymentRequirements): Promise<boolean> {
+  const signature = screened.authorization.signature as `0x${string}`;
+  if (signature.length !== 132) return false;
+  try {
+    const signer = await recoverTypedDataAddress({ ...typedDataOf(screened, requirements), signature });
+    return isAddressEqual(signer, screened.payer);
+  } catch {
+    return false;
   }
+}
+
+/**
+ * `transferWithAuthorization`'s arguments: with v, r and s for an account's 65-byte signature,
+ * with the signature's bytes (ERC-1271) otherwise; an ERC-6492 wrapper of a wallet to deploy
+ * unwrapped, as the payment SDK's `classifyErc6492Payer` reads it.
+ */
+function transferArgs(authorization: ExactAuthorization): readonly unknown[] {
+  const wrapped = parseErc6492Signature(authorization.signature as `0x${string}`);
+  const deploys = wrapped.address && wrapped.data && !isAddressEqual(wrapped.address, zeroAddress);
+  const innerSignature = deploys ? wrapped.signature : (authorization.signature as `0x${string}`);
+  const { from, to, value, validAfter, validBefore, nonce } = authorization;
+  const fields = [getAddress(from), getAddress(to), value, validAfter, validBefore, nonce];
+  if (innerSignature.length !== 132) return [...fields, innerSignature];
+  const { v, yParity, r, s } = parseSignature(innerSignature);
+  return [...fields, v ?? BigInt(yParity + 27), r, s];
 }
 
 /** The payment read, and the checks that need neither the chain nor the signature. */

@@ -1,18 +1,23 @@
 /**
- * The exact scheme's settle on a scripted signer: the resource server settles once more when a
- * receipt did not come, and that second settle waits for the transaction already sent; it never
- * sends another for the same authorization.
+ * The exact scheme on a scripted signer. Verify: an account's own signature is recovered without
+ * reading the payer's code, the transfer simulated while the asset's code is still being read (one
+ * round trip); any other signature reads the payer's code first and is refused before any
+ * simulation. Settle: the resource server settles once more when a receipt did not come, and that
+ * second settle waits for the transaction already sent; it never sends another for the same
+ * authorization.
  */
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { FacilitatorEvmSigner } from '@x402/evm';
+import { authorizationTypes } from '@x402/evm';
 import { encodeAbiParameters, encodeEventTopics, parseAbi } from 'viem';
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
 import { ChainTimedExactScheme } from '../../../src/payments/facilitator/exact-scheme.ts';
 
 const NETWORK = 'eip155:8453';
 const ASSET = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const FROM = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC';
-const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+const TO = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' as const;
 const HASH = `0x${'aa'.repeat(32)}` as const;
 const NOW_S = Math.floor(Date.now() / 1000);
 
@@ -77,6 +82,81 @@ function scriptedSigner(failedWaits: number) {
 }
 
 const clock = { now: () => Date.now(), refresh: async () => true };
+
+/**
+ * A payment of `asset` signed by a fresh account (or carrying `signature` instead), and a signer
+ * that records what it is asked: the asset's code answers only once the simulation was asked (or
+ * after a second, so a scheme asking in turn is slow rather than stuck).
+ */
+async function verifyWorld(asset: `0x${string}`, signature?: `0x${string}`) {
+  const account = privateKeyToAccount(generatePrivateKey());
+  const terms = { ...requirements, asset };
+  const nonce = `0x${'33'.repeat(32)}` as const;
+  const validBefore = NOW_S + 45;
+  const authorization = {
+    from: account.address,
+    to: TO,
+    value: '10000',
+    validAfter: '0',
+    validBefore: String(validBefore),
+    nonce,
+  };
+  const signed =
+    signature ??
+    (await account.signTypedData({
+      domain: { name: 'USD Coin', version: '2', chainId: 8453, verifyingContract: asset },
+      types: authorizationTypes,
+      primaryType: 'TransferWithAuthorization',
+      message: { ...authorization, value: 10_000n, validAfter: 0n, validBefore: BigInt(validBefore) },
+    }));
+  const asked: string[] = [];
+  let simulated = () => {};
+  const simulationAsked = new Promise<void>((resolve) => (simulated = resolve));
+  const signer = {
+    getAddresses: () => [TO],
+    getCode: async ({ address }: { address: string }) => {
+      if (address.toLowerCase() !== asset.toLowerCase()) return (asked.push('code of the payer'), '0x');
+      asked.push('code of the asset');
+      await Promise.race([simulationAsked, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+      asked.push('code of the asset answered');
+      return '0x6080';
+    },
+    readContract: async ({ functionName }: { functionName: string }) => {
+      asked.push(functionName === 'transferWithAuthorization' ? 'simulation' : functionName);
+      simulated();
+      return undefined;
+    },
+    verifyTypedData: async () => false,
+  } as unknown as FacilitatorEvmSigner;
+  const paid = {
+    ...payload,
+    accepted: terms,
+    payload: { signature: signed, authorization },
+  } as PaymentPayload;
+  return { scheme: new ChainTimedExactScheme(signer, clock), paid, terms, asked };
+}
+
+describe('ChainTimedExactScheme.verify', () => {
+  it("takes an account's own signature without reading its code, the transfer simulated at once", async () => {
+    const { scheme, paid, terms, asked } = await verifyWorld('0x1111111111111111111111111111111111111111');
+    expect(await scheme.verify(paid, terms)).toMatchObject({ isValid: true });
+    expect(asked).toEqual(['code of the asset', 'simulation', 'code of the asset answered']);
+  });
+
+  it('reads the code of a payer whose signature is not its own, and refuses it without a simulation', async () => {
+    const forged = `0x${'11'.repeat(64)}1b` as const;
+    const { scheme, paid, terms, asked } = await verifyWorld(
+      '0x2222222222222222222222222222222222222222',
+      forged,
+    );
+    expect(await scheme.verify(paid, terms)).toMatchObject({
+      isValid: false,
+      invalidReason: 'invalid_exact_evm_signature',
+    });
+    expect(asked).toContain('code of the payer');
+    expect(asked).not.toContain('simulation');
+  });
+});
 
 describe('ChainTimedExactScheme.settle', () => {
   it('answers settlement_pending with the transaction when its receipt does not come', async () => {
