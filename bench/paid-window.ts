@@ -7,8 +7,8 @@
  * assembly). Beside each call, crt.sh fetched directly by two bare clients: one in a process of
  * its own, whose request and answer cross between processes as the service's do (the target is
  * judged against it), and one in the bench's process beside the fakes, as in the outside section.
- * Each round starts a fresh process, and no domain is asked twice in one (the checks' caches would
- * answer it).
+ * Each round starts a fresh process, no domain is asked twice in one (the checks' caches would
+ * answer it), and each measured call has a payer of its own, whose code the service has not read.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http';
@@ -39,6 +39,8 @@ export interface PaidWindowRow {
   bare_crtsh_p50_ms: number;
   over_p50_ms: number;
   call_p50_ms: number;
+  /** p50 from the paid request's sending to crt.sh's request: the payment's verification, as the payer waits for it. */
+  to_check_p50_ms: number;
   /** p50 from the last RPC before the check to crt.sh's request, and from crt.sh's answer to the next RPC. */
   before_check_p50_ms: number;
   after_check_p50_ms: number;
@@ -93,7 +95,13 @@ async function paidCall(
   const window = longestQuiet(calls, sent, send.receivedAt);
   // A call answered from the caches (a warm-up's second route) asked crt.sh nothing.
   if (searches.length === 0 || searches.some((request) => request.answeredAt === undefined))
-    return { window, call: answered - sent, beforeCheck: Number.NaN, afterCheck: Number.NaN };
+    return {
+      window,
+      call: answered - sent,
+      toCheck: Number.NaN,
+      beforeCheck: Number.NaN,
+      afterCheck: Number.NaN,
+    };
   const searchAsked = Math.min(...searches.map((request) => request.receivedAt));
   const searchAnswered = Math.max(...searches.map((request) => request.answeredAt ?? 0));
   // From the last RPC done before crt.sh was asked, and from crt.sh's answer to the next RPC.
@@ -107,6 +115,7 @@ async function paidCall(
   return {
     window,
     call: answered - sent,
+    toCheck: searchAsked - sent,
     beforeCheck: searchAsked - lastBefore,
     afterCheck: firstAfter - searchAnswered,
   };
@@ -149,6 +158,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
       bare: [] as number[],
       over: [] as number[],
       call: [] as number[],
+      toCheck: [] as number[],
       before: [] as number[],
       after: [] as number[],
     }));
@@ -162,7 +172,12 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
           const which = (index + round) % PAID_ROUTES.length;
           const direct = await timedGet(crtshSearchUrl(world.crtsh.url, domain));
           const own = await bareClient.get(crtshSearchUrl(world.crtsh.url, domain));
-          const timed = await paidCall(at, PAID_ROUTES[which] as string, domain, payer);
+          const timed = await paidCall(
+            at,
+            PAID_ROUTES[which] as string,
+            domain,
+            await settlement.newPayer(1_000_000n),
+          );
           if (Number.isNaN(timed.beforeCheck))
             throw new Error(`paid call of ${domain}: crt.sh was not asked`);
           const into = samples[which] as (typeof samples)[number];
@@ -172,6 +187,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
           into.bare.push(direct.ms);
           into.over.push(timed.window - direct.ms);
           into.call.push(timed.call);
+          into.toCheck.push(timed.toCheck);
           into.before.push(timed.beforeCheck);
           into.after.push(timed.afterCheck);
         }
@@ -180,7 +196,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
       }
     }
     return PAID_ROUTES.map((route, at) => {
-      const { window, own, overOwn, bare, over, call, before, after } = samples[
+      const { window, own, overOwn, bare, over, call, toCheck, before, after } = samples[
         at
       ] as (typeof samples)[number];
       return {
@@ -192,6 +208,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
         bare_crtsh_p50_ms: p50Ms(bare),
         over_p50_ms: p50Ms(over),
         call_p50_ms: p50Ms(call),
+        to_check_p50_ms: p50Ms(toCheck),
         before_check_p50_ms: p50Ms(before),
         after_check_p50_ms: p50Ms(after),
       };
