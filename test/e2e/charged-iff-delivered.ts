@@ -141,8 +141,8 @@ export async function checkRunning({ settlement }: CaseContext): Promise<void> {
 /**
  * The cases, by stage after the longest one. Call order of one paid call on the current code
  * (verify → check → settle) paid with an account's own signature: eth_getCode of the asset (a
- * process's first payment only) beside eth_call (verify simulation); eth_call (settle simulation),
- * eth_fillTransaction, eth_getTransactionCount (nonce), eth_sendRawTransaction,
+ * process's first payment only) beside eth_call (verify simulation); eth_call (settle simulation)
+ * beside eth_fillTransaction, then eth_getTransactionCount (nonce), eth_sendRawTransaction,
  * eth_getTransactionReceipt.
  */
 export const PAYMENT_CASES: readonly PaymentCase[] = [

@@ -9,8 +9,9 @@
  * Verify recovers an account's own signature in-process and simulates the transfer at once, one
  * round trip to the chain; only another kind of signature (a wallet contract's) has the payer's code
  * read first. Settle does not recover the signature again: verify did, moments before, and settle's
- * simulation of the transfer is the token contract's own check of it. The pure checks (recipient,
- * amount, window) are repeated, since the simulation would take any valid signature.
+ * simulation of the transfer is the token contract's own check of it, asked beside the
+ * transaction's preparation (`TwoStepWrite`). The pure checks (recipient, amount, window) are
+ * repeated, since the simulation would take any valid signature.
  */
 import type {
   FacilitatorContext,
@@ -82,6 +83,18 @@ interface Screened {
   payer: `0x${string}`;
 }
 
+/** The contract call settle makes (`transferWithAuthorization`), as the signer's `writeContract` takes it. */
+export type ContractWrite = Parameters<FacilitatorEvmSigner['writeContract']>[0];
+
+/**
+ * A contract call in two steps: prepared (its fees and gas, for which the node runs it), then sent
+ * at the next account nonce. Settle prepares while it simulates, and sends only what the simulation
+ * took; without it settle simulates, then `writeContract` prepares and sends.
+ */
+export interface TwoStepWrite {
+  prepareWrite(args: ContractWrite): Promise<() => Promise<`0x${string}`>>;
+}
+
 export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
   readonly scheme = 'exact';
   readonly caipFamily = 'eip155:*';
@@ -94,9 +107,16 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     ttl: SETTLEMENT_MAX_MS,
   });
 
-  constructor(signer: FacilitatorEvmSigner, clock: Pick<ChainClock, 'now' | 'refresh'>) {
+  private readonly write: TwoStepWrite | undefined;
+
+  constructor(
+    signer: FacilitatorEvmSigner,
+    clock: Pick<ChainClock, 'now' | 'refresh'>,
+    write?: TwoStepWrite,
+  ) {
     this.signer = signer;
     this.clock = clock;
+    this.write = write;
     // Read before the first payment is judged by it.
     void clock.refresh(0);
   }
@@ -144,24 +164,27 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
       this.awaitingReceipt.delete(authorization.key);
       return this.receiptOf(screened, network, sent);
     }
-    const refusal =
-      termsRefusal(authorization, requirements) ??
-      this.windowRefusal(authorization) ??
-      (await this.simulationRefusal(screened, requirements));
-    if (refusal) return failed(network, refusal, payer);
+    const terms = termsRefusal(authorization, requirements) ?? this.windowRefusal(authorization);
+    if (terms) return failed(network, terms, payer);
     let transaction: `0x${string}`;
     try {
       const dataSuffix = await resolveDataSuffix(context, {
         paymentPayload: payload,
         paymentRequirements: requirements,
       });
-      transaction = await this.signer.writeContract({
+      const write: ContractWrite = {
         address: asset,
         abi: eip3009ABI,
         functionName: 'transferWithAuthorization',
         args: transferArgs(authorization),
         ...(dataSuffix ? { dataSuffix } : {}),
-      });
+      };
+      // Prepared while the transfer is simulated, one round trip; sent only once the simulation took it.
+      const prepared = this.write?.prepareWrite(write);
+      prepared?.catch(() => {});
+      const refusal = await this.simulationRefusal(screened, requirements);
+      if (refusal) return failed(network, refusal, payer);
+      transaction = prepared ? await (await prepared)() : await this.signer.writeContract(write);
     } catch (error) {
       return { ...failed(network, transferErrorReason(error), payer), errorMessage: messageOf(error) };
     }

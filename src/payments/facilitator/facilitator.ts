@@ -18,7 +18,7 @@ import { type BroadcastJournal, createBroadcastJournal } from './broadcast-journ
 import { type ChainView, createChainView, rpcClient, rpcTransport } from '../chain/chain-view.ts';
 import type { LocalChain } from '../chain/local-chain.ts';
 import { authorizationKey } from '../exact-authorization.ts';
-import { ChainTimedExactScheme } from './exact-scheme.ts';
+import { ChainTimedExactScheme, type TwoStepWrite } from './exact-scheme.ts';
 import { tracked } from '../chain/rpc-faults.ts';
 import {
   processNonces,
@@ -175,7 +175,7 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     readContract: (args) => tracked(() => wallet.readContract({ ...args, args: args.args ?? [] })),
     verifyTypedData: (args) =>
       tracked(() => wallet.verifyTypedData(args as Parameters<typeof wallet.verifyTypedData>[0])),
-    writeContract: (args) => tracked(() => signAndSend(sending, args as WriteArgs)),
+    writeContract: (args) => tracked(async () => (await prepareWrite(sending, args as WriteArgs))()),
     sendTransaction: (args) => tracked(() => send(sending, args)),
     waitForTransactionReceipt: (args) =>
       tracked(() =>
@@ -186,7 +186,7 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
   const view = createChainView(wallet);
   const clock = chainClock(view.chainTime);
   const facilitator = new x402Facilitator();
-  facilitator.register(network, new ChainTimedExactScheme(signer, clock));
+  facilitator.register(network, new ChainTimedExactScheme(signer, clock, twoStepWrite(sending)));
 
   return {
     client: {
@@ -218,33 +218,50 @@ interface Sending {
   sendRaw: (signed: SignedTransaction) => Promise<unknown>;
 }
 
-/** Signs, journals, then sends: the hash is known whatever becomes of the send. */
-async function signAndSend(
+/** `prepareWrite` for the scheme, each step's RPC failures recorded (`tracked`). */
+function twoStepWrite(sending: Sending): TwoStepWrite {
+  return {
+    prepareWrite: (args) =>
+      tracked(async () => {
+        const send = await prepareWrite(sending, args as WriteArgs);
+        return () => tracked(send);
+      }),
+  };
+}
+
+/**
+ * Prepares the contract call (its fees and gas: the node runs it to estimate them), and gives the
+ * send: signs at the next account nonce, journals, then sends; the hash is known whatever becomes
+ * of the send.
+ */
+async function prepareWrite(
   { nonces, broadcasts, signerFor, sendRaw }: Sending,
   args: WriteArgs,
-): Promise<`0x${string}`> {
+): Promise<() => Promise<`0x${string}`>> {
   const data = encodeFunctionData({ abi: args.abi, functionName: args.functionName, args: args.args });
   const sign = await signerFor({
     to: args.address,
     data: args.dataSuffix ? concat([data, args.dataSuffix]) : data,
   });
-  const raw = await sendOnOwnNonce(
-    nonces,
-    async (nonce) => {
-      const signed = await sign(nonce);
-      const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
-      if (typeof from === 'string' && typeof authorizationNonce === 'string') {
-        broadcasts.record(authorizationKey(from, authorizationNonce), {
-          hash: keccak256(signed),
-          raw: signed,
-          nonce,
-        });
-      }
-      return signed;
-    },
-    sendRaw,
-  );
-  return keccak256(raw);
+  return async () => {
+    const raw = await sendOnOwnNonce(
+      nonces,
+      async (nonce) => {
+        const signed = await sign(nonce);
+        const [from, , , , , authorizationNonce] = args.args as readonly unknown[];
+        if (typeof from === 'string' && typeof authorizationNonce === 'string') {
+          broadcasts.record(authorizationKey(from, authorizationNonce), {
+            hash: keccak256(signed),
+            raw: signed,
+            nonce,
+          });
+        }
+        return signed;
+      },
+      sendRaw,
+    );
+    return keccak256(raw);
+  };
 }
 
 /** Any other transaction of the settler (a smart wallet's deployment), numbered by the same owner. */

@@ -2,9 +2,10 @@
  * The exact scheme on a scripted signer. Verify: an account's own signature is recovered without
  * reading the payer's code, the transfer simulated while the asset's code is still being read (one
  * round trip); any other signature reads the payer's code first and is refused before any
- * simulation. Settle: the resource server settles once more when a receipt did not come, and that
- * second settle waits for the transaction already sent; it never sends another for the same
- * authorization.
+ * simulation. Settle: the transaction is prepared while the transfer is simulated and sent only
+ * once the simulation took it; the resource server settles once more when a receipt did not come,
+ * and that second settle waits for the transaction already sent; it never sends another for the
+ * same authorization.
  */
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types';
 import type { FacilitatorEvmSigner } from '@x402/evm';
@@ -155,6 +156,60 @@ describe('ChainTimedExactScheme.verify', () => {
     });
     expect(asked).toContain('code of the payer');
     expect(asked).not.toContain('simulation');
+  });
+});
+
+/**
+ * A settle whose transaction is prepared in two steps (`TwoStepWrite`): the simulation answers only
+ * once the preparation was asked (or after a second); `refuses` makes the token refuse the transfer
+ * (its authorization already used).
+ */
+function twoStepWorld(refuses: boolean) {
+  const asked: string[] = [];
+  let preparing = () => {};
+  const prepareAsked = new Promise<void>((resolve) => (preparing = resolve));
+  const { signer } = scriptedSigner(0);
+  const scheme = new ChainTimedExactScheme(
+    {
+      ...signer,
+      readContract: async ({ functionName }: { functionName: string }) => {
+        if (functionName !== 'transferWithAuthorization') return functionName === 'authorizationState';
+        asked.push('simulation');
+        await Promise.race([prepareAsked, new Promise((resolve) => setTimeout(resolve, 1_000))]);
+        asked.push('simulation answered');
+        if (refuses) throw new Error('execution reverted');
+        return undefined;
+      },
+      writeContract: async () => (asked.push('writeContract'), HASH),
+    } as unknown as FacilitatorEvmSigner,
+    clock,
+    {
+      prepareWrite: async () => {
+        asked.push('prepare');
+        preparing();
+        return async () => (asked.push('send'), HASH);
+      },
+    },
+  );
+  return { scheme, asked };
+}
+
+describe('ChainTimedExactScheme.settle, prepared in two steps', () => {
+  it('prepares the transaction while the transfer is simulated, and sends it once the simulation took it', async () => {
+    const { scheme, asked } = twoStepWorld(false);
+    expect(await scheme.settle(payload, requirements)).toMatchObject({ success: true, transaction: HASH });
+    expect(asked).toEqual(['prepare', 'simulation', 'simulation answered', 'send']);
+  });
+
+  it('sends nothing the simulation refused', async () => {
+    const { scheme, asked } = twoStepWorld(true);
+    expect(await scheme.settle(payload, requirements)).toMatchObject({
+      success: false,
+      errorReason: 'invalid_exact_evm_nonce_already_used',
+      transaction: '',
+    });
+    expect(asked).not.toContain('send');
+    expect(asked).not.toContain('writeContract');
   });
 });
 
