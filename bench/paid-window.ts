@@ -41,6 +41,8 @@ export interface PaidWindowRow {
   call_p50_ms: number;
   /** p50 from the paid request's sending to crt.sh's request: the payment's verification, as the payer waits for it. */
   to_check_p50_ms: number;
+  /** p50 from crt.sh's answer to the settlement transaction's send: the settlement, as the payer waits for it. */
+  to_send_p50_ms: number;
   /** p50 from the last RPC before the check to crt.sh's request, and from crt.sh's answer to the next RPC. */
   before_check_p50_ms: number;
   after_check_p50_ms: number;
@@ -99,6 +101,7 @@ async function paidCall(
       window,
       call: answered - sent,
       toCheck: Number.NaN,
+      toSend: Number.NaN,
       beforeCheck: Number.NaN,
       afterCheck: Number.NaN,
     };
@@ -116,6 +119,7 @@ async function paidCall(
     window,
     call: answered - sent,
     toCheck: searchAsked - sent,
+    toSend: send.receivedAt - searchAnswered,
     beforeCheck: searchAsked - lastBefore,
     afterCheck: firstAfter - searchAnswered,
   };
@@ -159,6 +163,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
       over: [] as number[],
       call: [] as number[],
       toCheck: [] as number[],
+      toSend: [] as number[],
       before: [] as number[],
       after: [] as number[],
     }));
@@ -188,6 +193,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
           into.over.push(timed.window - direct.ms);
           into.call.push(timed.call);
           into.toCheck.push(timed.toCheck);
+          into.toSend.push(timed.toSend);
           into.before.push(timed.beforeCheck);
           into.after.push(timed.afterCheck);
         }
@@ -196,7 +202,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
       }
     }
     return PAID_ROUTES.map((route, at) => {
-      const { window, own, overOwn, bare, over, call, toCheck, before, after } = samples[
+      const { window, own, overOwn, bare, over, call, toCheck, toSend, before, after } = samples[
         at
       ] as (typeof samples)[number];
       return {
@@ -209,6 +215,7 @@ export async function benchPaidWindow({ rounds = 2 } = {}): Promise<PaidWindowRo
         over_p50_ms: p50Ms(over),
         call_p50_ms: p50Ms(call),
         to_check_p50_ms: p50Ms(toCheck),
+        to_send_p50_ms: p50Ms(toSend),
         before_check_p50_ms: p50Ms(before),
         after_check_p50_ms: p50Ms(after),
       };
