@@ -40,16 +40,40 @@ function warningsOf(services: readonly SelfSettlingService[]): string {
     .join('\n');
 }
 
+/** The chain's mempool every 2 s while a race runs (`SettlementWorld.describeMempool`), for a failure's message. */
+function sampleMempool(): { samples: string[]; stop: () => void } {
+  const samples: string[] = [];
+  const started = performance.now();
+  const timer = setInterval(() => {
+    const at = Math.round((performance.now() - started) / 1000);
+    const now = performance.now();
+    const open = [lab.alone, ...lab.fleet]
+      .map((service, index) =>
+        service.proxy
+          .calls()
+          .filter((call) => call.doneAt === undefined && now - call.receivedAt > 2_000)
+          .map((call) => `${index}:${call.method} ${Math.round((now - call.receivedAt) / 1000)} s`),
+      )
+      .flat();
+    void lab.settlement.describeMempool().then(
+      (line) => samples.push(`+${at} s: ${line}; RPC calls open over 2 s: ${open.join(', ') || 'none'}`),
+      (error: unknown) => samples.push(`+${at} s: mempool unread (${String(error)})`),
+    );
+  }, 2_000);
+  return { samples, stop: () => clearInterval(timer) };
+}
+
 /** Races (`PaceLab.race`) on `one` against the fleet: nothing lost, charged exactly, at its pace. */
 async function race(what: string, one: SelfSettlingService, calls: number) {
   const alone: Burst[] = [];
   const fleet: Burst[] = [];
   for (let run = 0; run < MAX_RACES; run += 1) {
-    const raced = await lab.race(one, calls);
+    const mempool = sampleMempool();
+    const raced = await lab.race(one, calls).finally(mempool.stop);
     // The measured numbers, for the record of the run.
     process.stdout.write(`${what}\n${describeRace(raced)}\n`);
     for (const burst of [...raced.alone, ...raced.fleet]) {
-      expect(burst.refused, warningsOf([one, ...lab.fleet])).toEqual({});
+      expect(burst.refused, `${warningsOf([one, ...lab.fleet])}\n${mempool.samples.join('\n')}`).toEqual({});
       expect(burst.delivered).toBe(burst.calls);
       expect(burst.charged).toBe(burst.owed);
     }

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTestClient, http } from 'viem';
+import { createTestClient, http, publicActions } from 'viem';
 import { buildWorker, startLocalEdge, type WorkerBundle } from '../../scripts/local-edge.ts';
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts';
 import { baseChainAt } from '../../src/payments/chain/base-chain.ts';
@@ -29,6 +29,11 @@ export interface SettlementWorld {
   newPayer(atomicAmount: bigint): Promise<PrivateKeyAccount>;
   /** Transactions in the chain's mempool that can still be mined (not queued behind a nonce gap). */
   minablePending(): Promise<number>;
+  /**
+   * The chain's mempool in one line, for a failure's message: the latest block, and per sender the
+   * nonces pending (minable) and queued (behind a gap).
+   */
+  describeMempool(): Promise<string>;
   /**
    * Starts a service process in self mode behind its own fault proxy, with a fresh settler key or
    * `options.settlerPrivateKey` (instances sharing one wallet), and `options.env` on top.
@@ -83,7 +88,7 @@ export async function startSettlementWorld(
     mode: 'anvil',
     chain: baseChainAt(chain.rpcUrl),
     transport: http(chain.rpcUrl.href),
-  });
+  }).extend(publicActions);
   const services = new Set<SelfSettlingService>();
   /** The Worker, bundled once per world. */
   let bundle: Promise<WorkerBundle> | undefined;
@@ -99,6 +104,14 @@ export async function startSettlementWorld(
     async minablePending() {
       const status = await anvil.getTxpoolStatus();
       return status.pending;
+    },
+    async describeMempool() {
+      const [block, content] = await Promise.all([anvil.getBlockNumber(), anvil.getTxpoolContent()]);
+      const nonces = (bySender: Record<string, Record<string, unknown>>) =>
+        Object.entries(bySender)
+          .map(([sender, byNonce]) => `${sender.slice(0, 8)}: ${Object.keys(byNonce).join(',')}`)
+          .join('; ') || 'none';
+      return `block ${block}, pending ${nonces(content.pending)}, queued ${nonces(content.queued)}`;
     },
     async startService({ settlerPrivateKey = generatePrivateKey(), env: extra = {} } = {}) {
       await anvil.setBalance({
