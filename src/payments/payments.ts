@@ -79,7 +79,13 @@ export interface SharedPaymentState {
 
 export function createPayments(options: PaymentsOptions): Payments {
   const { config, logger, local, lifecycle = createLifecycle(), metrics = noMetrics } = options;
-  const facilitator = options.facilitator ?? createFacilitator(config, local, options.shared?.nonces);
+  // This instance settles what it verifies unless a settler elsewhere does (Workers).
+  const facilitator =
+    options.facilitator ??
+    createFacilitator(config, local, {
+      nonces: options.shared?.nonces,
+      prepareAhead: !options.shared?.settle,
+    });
   const resourceServer = createResourceServer(facilitator.client, config.x402.network);
   const facilitatorReady = facilitatorReadiness(resourceServer, logger);
   void facilitatorReady();

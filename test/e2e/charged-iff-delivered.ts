@@ -141,8 +141,9 @@ export async function checkRunning({ settlement }: CaseContext): Promise<void> {
 /**
  * The cases, by stage after the longest one. Call order of one paid call on the current code
  * (verify → check → settle) paid with an account's own signature: eth_getCode of the asset (a
- * process's first payment only) beside eth_call (verify simulation); eth_call (settle simulation)
- * beside eth_fillTransaction, then eth_getTransactionCount (nonce), eth_sendRawTransaction,
+ * process's first payment only) beside eth_call (verify simulation); eth_fillTransaction (the
+ * settlement prepared while the check runs; asked again beside the settle simulation if it failed);
+ * eth_call (settle simulation), then eth_getTransactionCount (nonce), eth_sendRawTransaction,
  * eth_getTransactionReceipt.
  */
 export const PAYMENT_CASES: readonly PaymentCase[] = [
@@ -184,11 +185,11 @@ export const PAYMENT_CASES: readonly PaymentCase[] = [
     faults: { eth_getTransactionCount: { times: 1, forward: false } },
   },
   {
-    name: 'settle: eth_fillTransaction never reaches the node',
+    name: 'the settlement prepared (Node: while the check runs): eth_fillTransaction never reaches the node',
     faults: { eth_fillTransaction: dropRequest },
   },
   {
-    name: 'settle: eth_fillTransaction answer lost once',
+    name: 'the settlement prepared (Node: while the check runs): eth_fillTransaction answer lost once',
     faults: { eth_fillTransaction: loseAnswer('reset', { times: 1 }) },
   },
   // Broadcast (and the first case)

@@ -10,8 +10,9 @@
  * round trip to the chain; only another kind of signature (a wallet contract's) has the payer's code
  * read first. Settle does not recover the signature again: verify did, moments before, and settle's
  * simulation of the transfer is the token contract's own check of it, asked beside the
- * transaction's preparation (`TwoStepWrite`). The pure checks (recipient, amount, window) are
- * repeated, since the simulation would take any valid signature.
+ * transaction's preparation (`TwoStepWrite`), or prepared by verify already while the check ran,
+ * where one process verifies and settles (`TwoStepWrite.ahead`). The pure checks (recipient,
+ * amount, window) are repeated, since the simulation would take any valid signature.
  */
 import type {
   FacilitatorContext,
@@ -92,7 +93,28 @@ export type ContractWrite = Parameters<FacilitatorEvmSigner['writeContract']>[0]
  * took; without it settle simulates, then `writeContract` prepares and sends.
  */
 export interface TwoStepWrite {
-  prepareWrite(args: ContractWrite): Promise<() => Promise<`0x${string}`>>;
+  prepareWrite(args: ContractWrite): Promise<PreparedSend>;
+  /**
+   * Whether verify prepares the transfer it took, for the settle to come: true where the process
+   * that verifies also settles (on a Worker the isolate verifies and the settler object settles).
+   */
+  ahead?: boolean;
+}
+
+/** Sends the prepared transaction at the next account nonce; resolves with its hash. */
+type PreparedSend = () => Promise<`0x${string}`>;
+
+/**
+ * How long a transfer prepared by verify is used by its settle: its fees were read then, and two
+ * Base blocks cannot raise the base fee past viem's margin (`baseFeeMultiplier`, 1.2). A settle after
+ * that prepares afresh.
+ */
+const PREPARED_AHEAD_TTL_MS = 4_000;
+
+/** A transfer verify prepared: the call, and its preparation under way. */
+interface PreparedAhead {
+  write: ContractWrite;
+  send: Promise<PreparedSend>;
 }
 
 export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
@@ -108,6 +130,11 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
   });
 
   private readonly write: TwoStepWrite | undefined;
+  /** Transfers verify prepared (`TwoStepWrite.ahead`), by authorization key, until their settle takes them. */
+  private readonly preparedAhead = new LRUCache<string, PreparedAhead>({
+    max: 1_024,
+    ttl: PREPARED_AHEAD_TTL_MS,
+  });
 
   constructor(
     signer: FacilitatorEvmSigner,
@@ -129,7 +156,11 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     return [...this.signer.getAddresses()];
   }
 
-  async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+  async verify(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    context?: FacilitatorContext,
+  ): Promise<VerifyResponse> {
     const screened = screen(payload, requirements);
     if ('refusal' in screened) return refused(screened.refusal, screened.payer);
     const { authorization, asset, payer } = screened;
@@ -145,7 +176,37 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     const assetProblem = await assetCheck.await();
     if (assetProblem) return refused(assetProblem, payer);
     const simulated = await this.simulationRefusal(screened, requirements, simulation);
-    return simulated ? refused(simulated, payer) : { isValid: true, payer };
+    if (simulated) return refused(simulated, payer);
+    if (this.write?.ahead) await this.prepareAhead(screened, payload, requirements, context);
+    return { isValid: true, payer };
+  }
+
+  /**
+   * Begins preparing the transfer verify took (`eth_fillTransaction`), so that settle, once the
+   * check is done, only simulates and sends. The preparation is not awaited: the check need not
+   * wait for it.
+   */
+  private async prepareAhead(
+    screened: Screened,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+    context: FacilitatorContext | undefined,
+  ): Promise<void> {
+    const write = await transferWrite(screened, payload, requirements, context).catch(() => undefined);
+    if (!write || !this.write) return;
+    const send = this.write.prepareWrite(write);
+    send.catch(() => {});
+    this.preparedAhead.set(screened.authorization.key, { write, send });
+  }
+
+  /** The preparation verify began for exactly `write`, taken once; undefined when there is none or it is stale. */
+  private takePreparedAhead(key: string, write: ContractWrite): Promise<PreparedSend> | undefined {
+    const ahead = this.preparedAhead.get(key);
+    this.preparedAhead.delete(key);
+    if (!ahead || !sameWrite(ahead.write, write) || !this.write) return undefined;
+    const { prepareWrite } = this.write;
+    // A preparation that failed (the node did not answer then) is asked again now.
+    return ahead.send.catch(() => prepareWrite(write));
   }
 
   async settle(
@@ -156,7 +217,7 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     const network = payload.accepted.network;
     const screened = screen(payload, requirements);
     if ('refusal' in screened) return failed(network, screened.refusal, screened.payer);
-    const { authorization, asset, payer } = screened;
+    const { authorization, payer } = screened;
     // The resource server settles again once when the receipt did not come: that is a wait for the
     // transaction already sent, never a second one.
     const sent = this.awaitingReceipt.get(authorization.key);
@@ -168,19 +229,10 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     if (terms) return failed(network, terms, payer);
     let transaction: `0x${string}`;
     try {
-      const dataSuffix = await resolveDataSuffix(context, {
-        paymentPayload: payload,
-        paymentRequirements: requirements,
-      });
-      const write: ContractWrite = {
-        address: asset,
-        abi: eip3009ABI,
-        functionName: 'transferWithAuthorization',
-        args: transferArgs(authorization),
-        ...(dataSuffix ? { dataSuffix } : {}),
-      };
-      // Prepared while the transfer is simulated, one round trip; sent only once the simulation took it.
-      const prepared = this.write?.prepareWrite(write);
+      const write = await transferWrite(screened, payload, requirements, context);
+      // Prepared by verify, or while the transfer is simulated (one round trip); sent only once the
+      // simulation took it.
+      const prepared = this.takePreparedAhead(authorization.key, write) ?? this.write?.prepareWrite(write);
       prepared?.catch(() => {});
       const refusal = await this.simulationRefusal(screened, requirements);
       if (refusal) return failed(network, refusal, payer);
@@ -266,6 +318,36 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
       return false;
     }
   }
+}
+
+/** The `transferWithAuthorization` call that settles the payment. */
+async function transferWrite(
+  { authorization, asset }: Screened,
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+  context: FacilitatorContext | undefined,
+): Promise<ContractWrite> {
+  const dataSuffix = await resolveDataSuffix(context, {
+    paymentPayload: payload,
+    paymentRequirements: requirements,
+  });
+  return {
+    address: asset,
+    abi: eip3009ABI,
+    functionName: 'transferWithAuthorization',
+    args: transferArgs(authorization),
+    ...(dataSuffix ? { dataSuffix } : {}),
+  };
+}
+
+/** Whether two transfer calls send the same bytes to the same contract. */
+function sameWrite(a: ContractWrite, b: ContractWrite): boolean {
+  return (
+    isAddressEqual(a.address, b.address) &&
+    a.dataSuffix === b.dataSuffix &&
+    a.args?.length === b.args?.length &&
+    (a.args ?? []).every((arg, index) => arg === b.args?.[index])
+  );
 }
 
 /** The EIP-712 data the payer signed: the token's domain and the authorization. */

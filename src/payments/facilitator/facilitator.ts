@@ -69,7 +69,7 @@ export interface Facilitator {
 export function createFacilitator(
   config: Config,
   local?: LocalChain,
-  nonces?: SettlerNoncesFor,
+  settling: Pick<InProcessOptions, 'nonces' | 'prepareAhead'> = {},
 ): Facilitator {
   const mode = config.x402.mode;
   switch (mode.kind) {
@@ -91,7 +91,7 @@ export function createFacilitator(
         rpcUrl: mode.rpcUrl,
         settlerPrivateKey: mode.settlerPrivateKey,
         receiptPollMs: mode.receiptPollMs,
-        ...(nonces ? { nonces } : {}),
+        ...settling,
       });
     case 'local-chain':
       if (!local) throw new Error('payment mode local-chain needs a started LocalChain (startLocalChain)');
@@ -100,7 +100,7 @@ export function createFacilitator(
         rpcUrl: local.rpcUrl,
         settlerPrivateKey: local.settler.privateKey,
         receiptPollMs: LOCAL_RECEIPT_POLL_MS,
-        ...(nonces ? { nonces } : {}),
+        ...settling,
       });
   }
 }
@@ -118,7 +118,12 @@ interface InProcessOptions {
   /** How often to poll for a settlement's receipt (`X402_RECEIPT_POLL_MS`; default `SELF_RECEIPT_POLL_MS`). */
   receiptPollMs?: number;
   /** Who hands out the settler's account nonces; default: this process (`processNonces`). */
-  nonces?: SettlerNoncesFor;
+  nonces?: SettlerNoncesFor | undefined;
+  /**
+   * Whether verify prepares the settlement transaction while the check runs: for a process that
+   * settles what it verifies (default false).
+   */
+  prepareAhead?: boolean;
 }
 
 /**
@@ -186,7 +191,8 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
   const view = createChainView(wallet);
   const clock = chainClock(view.chainTime);
   const facilitator = new x402Facilitator();
-  facilitator.register(network, new ChainTimedExactScheme(signer, clock, twoStepWrite(sending)));
+  const write = twoStepWrite(sending, options.prepareAhead);
+  facilitator.register(network, new ChainTimedExactScheme(signer, clock, write));
 
   return {
     client: {
@@ -219,8 +225,9 @@ interface Sending {
 }
 
 /** `prepareWrite` for the scheme, each step's RPC failures recorded (`tracked`). */
-function twoStepWrite(sending: Sending): TwoStepWrite {
+function twoStepWrite(sending: Sending, ahead = false): TwoStepWrite {
   return {
+    ahead,
     prepareWrite: (args) =>
       tracked(async () => {
         const send = await prepareWrite(sending, args as WriteArgs);

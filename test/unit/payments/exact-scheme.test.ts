@@ -12,8 +12,8 @@ import type { FacilitatorEvmSigner } from '@x402/evm';
 import { authorizationTypes } from '@x402/evm';
 import { encodeAbiParameters, encodeEventTopics, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
-import { describe, expect, it } from 'vitest';
-import { ChainTimedExactScheme } from '../../../src/payments/facilitator/exact-scheme.ts';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ChainTimedExactScheme, type TwoStepWrite } from '../../../src/payments/facilitator/exact-scheme.ts';
 
 const NETWORK = 'eip155:8453';
 const ASSET = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -47,21 +47,22 @@ const payload = {
   },
 } as PaymentPayload;
 
-/** The receipt of a transfer of the price from the payer to the recipient. */
-const transferReceipt = {
+/** The receipt of a transfer of the price of `asset` from `from` to the recipient. */
+const receiptOf = (from: string, asset: string = ASSET) => ({
   status: 'success',
   logs: [
     {
-      address: ASSET,
+      address: asset,
       topics: encodeEventTopics({
         abi: parseAbi(['event Transfer(address indexed from, address indexed to, uint256 value)']),
         eventName: 'Transfer',
-        args: { from: FROM, to: TO },
+        args: { from: from as `0x${string}`, to: TO },
       }),
       data: encodeAbiParameters([{ type: 'uint256' }], [10_000n]),
     },
   ],
-};
+});
+const transferReceipt = receiptOf(FROM);
 
 /** A signer whose receipt waits fail `failedWaits` times; it counts what it is asked. */
 function scriptedSigner(failedWaits: number) {
@@ -89,7 +90,7 @@ const clock = { now: () => Date.now(), refresh: async () => true };
  * that records what it is asked: the asset's code answers only once the simulation was asked (or
  * after a second, so a scheme asking in turn is slow rather than stuck).
  */
-async function verifyWorld(asset: `0x${string}`, signature?: `0x${string}`) {
+async function verifyWorld(asset: `0x${string}`, signature?: `0x${string}`, write?: TwoStepWrite) {
   const account = privateKeyToAccount(generatePrivateKey());
   const terms = { ...requirements, asset };
   const nonce = `0x${'33'.repeat(32)}` as const;
@@ -128,13 +129,14 @@ async function verifyWorld(asset: `0x${string}`, signature?: `0x${string}`) {
       return undefined;
     },
     verifyTypedData: async () => false,
+    waitForTransactionReceipt: async () => receiptOf(account.address, asset),
   } as unknown as FacilitatorEvmSigner;
   const paid = {
     ...payload,
     accepted: terms,
     payload: { signature: signed, authorization },
   } as PaymentPayload;
-  return { scheme: new ChainTimedExactScheme(signer, clock), paid, terms, asked };
+  return { scheme: new ChainTimedExactScheme(signer, clock, write), paid, terms, asked };
 }
 
 describe('ChainTimedExactScheme.verify', () => {
@@ -210,6 +212,89 @@ describe('ChainTimedExactScheme.settle, prepared in two steps', () => {
     });
     expect(asked).not.toContain('send');
     expect(asked).not.toContain('writeContract');
+  });
+});
+
+/**
+ * A two-step write that records its preparations and sends, numbered; the first `failing`
+ * preparations fail, as when the node does not answer.
+ */
+function recordedWrite(ahead: boolean, failing = 0) {
+  const asked: string[] = [];
+  let preparations = 0;
+  const write: TwoStepWrite = {
+    ahead,
+    prepareWrite: async (args) => {
+      preparations += 1;
+      asked.push(`prepare ${preparations}${args.dataSuffix ? ` with ${args.dataSuffix}` : ''}`);
+      if (preparations <= failing) throw new Error('fetch failed');
+      const prepared = preparations;
+      return async () => (asked.push(`send ${prepared}`), HASH);
+    },
+  };
+  return { write, asked };
+}
+
+/**
+ * A verify then a settle of one fresh account's payment, `between` them; what the write was asked
+ * by the time verify answered.
+ */
+async function verifyThenSettle(
+  { write, asked }: ReturnType<typeof recordedWrite>,
+  between: () => Promise<void> = async () => {},
+): Promise<string[]> {
+  const { scheme, paid, terms } = await verifyWorld(ASSET, undefined, write);
+  expect(await scheme.verify(paid, terms)).toMatchObject({ isValid: true });
+  const byVerify = [...asked];
+  await between();
+  expect(await scheme.settle(paid, terms)).toMatchObject({ success: true, transaction: HASH });
+  return byVerify;
+}
+
+describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.ahead)', () => {
+  // The clock that ages a preparation stands still, however slowly the machine runs the test.
+  const frozenAt = performance.now();
+  beforeEach(() => {
+    vi.spyOn(performance, 'now').mockReturnValue(frozenAt);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('prepares the transfer once verify took it, and settle sends that preparation', async () => {
+    const recorded = recordedWrite(true);
+    expect(await verifyThenSettle(recorded)).toEqual(['prepare 1']);
+    expect(recorded.asked).toEqual(['prepare 1', 'send 1']);
+  });
+
+  it('prepares nothing in verify where another process settles', async () => {
+    const recorded = recordedWrite(false);
+    expect(await verifyThenSettle(recorded)).toEqual([]);
+    expect(recorded.asked).toEqual(['prepare 1', 'send 1']);
+  });
+
+  it('prepares again at settle when the preparation ahead failed', async () => {
+    const recorded = recordedWrite(true, 1);
+    expect(await verifyThenSettle(recorded)).toEqual(['prepare 1']);
+    expect(recorded.asked).toEqual(['prepare 1', 'prepare 2', 'send 2']);
+  });
+
+  it('prepares again at settle once the preparation ahead is older than its fees may be', async () => {
+    const recorded = recordedWrite(true);
+    await verifyThenSettle(recorded, async () => {
+      vi.spyOn(performance, 'now').mockReturnValue(frozenAt + 4_001);
+      // The cache reads the clock at most once a millisecond.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    });
+    expect(recorded.asked).toEqual(['prepare 1', 'prepare 2', 'send 2']);
+  });
+
+  it('prepares nothing for a payment verify refused', async () => {
+    const { write, asked } = recordedWrite(true);
+    const forged = `0x${'11'.repeat(64)}1b` as const;
+    const { scheme, paid, terms } = await verifyWorld(ASSET, forged, write);
+    expect(await scheme.verify(paid, terms)).toMatchObject({ isValid: false });
+    expect(asked).toEqual([]);
   });
 });
 
