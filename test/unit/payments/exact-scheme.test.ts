@@ -13,7 +13,11 @@ import { authorizationTypes } from '@x402/evm';
 import { encodeAbiParameters, encodeEventTopics, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ChainTimedExactScheme, type TwoStepWrite } from '../../../src/payments/facilitator/exact-scheme.ts';
+import {
+  ChainTimedExactScheme,
+  PREPARE_AHEAD_DELAY_MS,
+  type TwoStepWrite,
+} from '../../../src/payments/facilitator/exact-scheme.ts';
 
 const NETWORK = 'eip155:8453';
 const ASSET = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
@@ -235,20 +239,23 @@ function recordedWrite(ahead: boolean, failing = 0) {
   return { write, asked };
 }
 
+/** A check that lasts longer than the preparation's delay: a timer due after the preparation's. */
+const checkRuns = () => new Promise((resolve) => setTimeout(resolve, PREPARE_AHEAD_DELAY_MS + 5));
+
 /**
- * A verify then a settle of one fresh account's payment, `between` them; what the write was asked
- * by the time verify answered.
+ * A verify then a settle of one fresh account's payment, `between` them (by default a check that
+ * outlasts the preparation's delay); what the write was asked by the time settle began.
  */
 async function verifyThenSettle(
   { write, asked }: ReturnType<typeof recordedWrite>,
-  between: () => Promise<void> = async () => {},
+  between: () => Promise<unknown> = checkRuns,
 ): Promise<string[]> {
   const { scheme, paid, terms } = await verifyWorld(ASSET, undefined, write);
   expect(await scheme.verify(paid, terms)).toMatchObject({ isValid: true });
-  const byVerify = [...asked];
   await between();
+  const beforeSettle = [...asked];
   expect(await scheme.settle(paid, terms)).toMatchObject({ success: true, transaction: HASH });
-  return byVerify;
+  return beforeSettle;
 }
 
 describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.ahead)', () => {
@@ -261,9 +268,16 @@ describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.a
     vi.restoreAllMocks();
   });
 
-  it('prepares the transfer once verify took it, and settle sends that preparation', async () => {
+  it('prepares the transfer verify took while the check runs, and settle sends that preparation', async () => {
     const recorded = recordedWrite(true);
     expect(await verifyThenSettle(recorded)).toEqual(['prepare 1']);
+    expect(recorded.asked).toEqual(['prepare 1', 'send 1']);
+  });
+
+  it('lets a settle that comes before the preparation began begin it, once', async () => {
+    const recorded = recordedWrite(true);
+    expect(await verifyThenSettle(recorded, async () => {})).toEqual([]);
+    await checkRuns();
     expect(recorded.asked).toEqual(['prepare 1', 'send 1']);
   });
 
@@ -282,6 +296,7 @@ describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.a
   it('prepares again at settle once the preparation ahead is older than its fees may be', async () => {
     const recorded = recordedWrite(true);
     await verifyThenSettle(recorded, async () => {
+      await checkRuns();
       vi.spyOn(performance, 'now').mockReturnValue(frozenAt + 4_001);
       // The cache reads the clock at most once a millisecond.
       await new Promise((resolve) => setTimeout(resolve, 5));
@@ -294,6 +309,7 @@ describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.a
     const forged = `0x${'11'.repeat(64)}1b` as const;
     const { scheme, paid, terms } = await verifyWorld(ASSET, forged, write);
     expect(await scheme.verify(paid, terms)).toMatchObject({ isValid: false });
+    await checkRuns();
     expect(asked).toEqual([]);
   });
 });
