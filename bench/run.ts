@@ -236,14 +236,14 @@ function summary(): string[] {
   for (const row of report.outside?.rows ?? [])
     rows.push([
       `${row.route} window over crt.sh direct (${row.service}), ms`,
-      `+${row.over_p50_ms}`,
+      signed(row.over_p50_ms),
       `≤ +${OUTSIDE_BOUND_MS}`,
       row.over_p50_ms <= OUTSIDE_BOUND_MS,
     ]);
   for (const row of report.paidWindow ?? [])
     rows.push([
-      `${row.route} paid window over crt.sh direct (own process; bench process +${row.over_p50_ms}; without the preparation's RPC +${row.over_own_unprepared_p50_ms}), ms`,
-      `+${row.over_own_p50_ms}`,
+      `${row.route} paid window over crt.sh direct (own process; bench process ${signed(row.over_p50_ms)}; without the preparation's RPC ${signed(row.over_own_unprepared_p50_ms)}), ms`,
+      signed(row.over_own_p50_ms),
       `≤ +${OUTSIDE_BOUND_MS}`,
       row.over_own_p50_ms <= OUTSIDE_BOUND_MS,
     ]);
@@ -269,4 +269,9 @@ function summary(): string[] {
         `${what.padEnd(width)}  ${measured.padStart(7)}  ${target.padEnd(7)}  ${met ? 'met' : 'NOT met'}`,
     ),
   ];
+}
+
+/** A difference in ms with its sign: +3.2, -1.5. */
+function signed(ms: number): string {
+  return ms < 0 ? String(ms) : `+${ms}`;
 }
