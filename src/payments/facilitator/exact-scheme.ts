@@ -119,7 +119,7 @@ export const PREPARE_AHEAD_DELAY_MS = 25;
 /** A transfer verify is preparing: the call, and its preparation, begun on the first ask. */
 interface PreparedAhead {
   write: ContractWrite;
-  send: () => Promise<PreparedSend>;
+  begin: () => Promise<PreparedSend>;
 }
 
 export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
@@ -200,15 +200,15 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     if (!write || !this.write) return;
     const { prepareWrite } = this.write;
     let begun: Promise<PreparedSend> | undefined;
-    const send = () => {
+    const begin = () => {
       if (!begun) {
         begun = prepareWrite(write);
         begun.catch(() => {});
       }
       return begun;
     };
-    setTimeout(send, PREPARE_AHEAD_DELAY_MS);
-    this.preparedAhead.set(screened.authorization.key, { write, send });
+    setTimeout(begin, PREPARE_AHEAD_DELAY_MS);
+    this.preparedAhead.set(screened.authorization.key, { write, begin });
   }
 
   /** The preparation verify began for exactly `write`, taken once; undefined when there is none or it is stale. */
@@ -218,7 +218,7 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     if (!ahead || !sameWrite(ahead.write, write) || !this.write) return undefined;
     const { prepareWrite } = this.write;
     // A preparation that failed (the node did not answer then) is asked again now.
-    return ahead.send().catch(() => prepareWrite(write));
+    return ahead.begin().catch(() => prepareWrite(write));
   }
 
   async settle(
