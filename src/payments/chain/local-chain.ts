@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { createPublicClient, createTestClient, createWalletClient, http, toHex } from 'viem';
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts';
 import { baseChainAt } from './base-chain.ts';
+import { stuckTransactionRepair } from './stuck-transactions.ts';
 import {
   BASE_USDC_ADDRESS,
   MULTICALL3_ADDRESS,
@@ -40,6 +41,8 @@ const FAUCET_INDEX = 9;
 /** Anvil mines a mint as it arrives: one not mined by then never will be. */
 const MINT_RECEIPT_TIMEOUT_MS = 30_000;
 const MINT_RECEIPT_POLL_MS = 50;
+/** How often the pool is looked at for a transaction anvil left waiting though it is next (`stuck-transactions.ts`). */
+const STUCK_LOOK_MS = 1_000;
 
 /** An address with its private key (a public anvil dev key: never use it on a real network). */
 export interface DevAccount {
@@ -99,7 +102,14 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
   try {
     const chain = await provision(node);
     logger?.info({ rpcUrl: chain.rpcUrl.href, anvil_pid: node.pid }, 'local chain started');
-    return chain;
+    const stopRepairs = repairingStuckTransactions(node, logger);
+    return {
+      ...chain,
+      stop: async () => {
+        stopRepairs();
+        await node.stop();
+      },
+    };
   } catch (error) {
     await node.stop();
     throw error;
@@ -254,6 +264,27 @@ async function provision(node: AnvilNode): Promise<LocalChain> {
     pid: node.pid,
     stop: node.stop,
   };
+}
+
+/** Looks for stuck transactions every STUCK_LOOK_MS until the returned function is called. */
+function repairingStuckTransactions(node: AnvilNode, logger: Logger | undefined): () => void {
+  const repair = stuckTransactionRepair(
+    createTestClient({ mode: 'anvil', transport: http(node.rpcUrl.href) }),
+  );
+  let looking = false;
+  const timer = setInterval(() => {
+    if (looking) return;
+    looking = true;
+    repair()
+      .then((accounts) => {
+        if (accounts.length > 0)
+          logger?.info({ accounts }, 'local chain: transactions anvil left waiting handed in again');
+      })
+      .catch(() => undefined)
+      .finally(() => (looking = false));
+  }, STUCK_LOOK_MS);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 function devAccount(addressIndex: number): DevAccount {

@@ -1,8 +1,17 @@
 /**
  * startLocalChain: a real anvil answering as Base 8453 with the test token at the USDC address,
- * Multicall3 at its canonical address, a funded demo payer, and no process left after stop().
+ * Multicall3 at its canonical address, a funded demo payer, and no process left after stop(); a
+ * transaction anvil leaves waiting though its nonce is next gets mined.
  */
-import { createPublicClient, encodeFunctionData, http, type PublicClient, parseAbi } from 'viem';
+import {
+  createPublicClient,
+  createTestClient,
+  createWalletClient,
+  encodeFunctionData,
+  http,
+  type PublicClient,
+  parseAbi,
+} from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseChainAt } from '../../../src/payments/chain/base-chain.ts';
@@ -17,6 +26,8 @@ import {
   MULTICALL3_ADDRESS,
   TEST_USDC_ABI,
 } from '../../../src/payments/chain/local-contracts.ts';
+import { stuckTransactionRepair } from '../../../src/payments/chain/stuck-transactions.ts';
+import { waitFor } from '../../support/wait-for.ts';
 import { startLoopbackServer } from '../../world/loopback-server.ts';
 
 const MULTICALL3_ABI = parseAbi([
@@ -149,6 +160,58 @@ describe('startLocalChain', () => {
     expect(privateKeyToAccount(chain.demoPayer.privateKey).address).toBe(chain.demoPayer.address);
     expect(new Set([chain.settler.address, chain.payTo, chain.demoPayer.address]).size).toBe(3);
     expect(await client.getBalance({ address: chain.settler.address })).toBeGreaterThan(10n ** 18n);
+  });
+});
+
+describe('a transaction anvil leaves waiting though its nonce is next', () => {
+  const testClient = () => createTestClient({ mode: 'anvil', transport: http(chain.rpcUrl.href) });
+
+  /** A fresh account with ETH, and its 0-ETH transfer to itself signed at `nonce`. */
+  async function accountSigning(nonce: number) {
+    const account = privateKeyToAccount(generatePrivateKey());
+    await testClient().setBalance({ address: account.address, value: 10n ** 18n });
+    const wallet = createWalletClient({
+      account,
+      chain: baseChainAt(chain.rpcUrl),
+      transport: http(chain.rpcUrl.href),
+    });
+    const request = await wallet.prepareTransactionRequest({
+      to: account.address,
+      value: 0n,
+      gas: 21_000n,
+      nonce,
+    });
+    return { address: account.address, raw: await wallet.signTransaction(request) };
+  }
+
+  it('is handed in again as it was signed, and mined', async () => {
+    // Waiting for nonce 0; then the account's nonce becomes 1 without nonce 0 being mined: the
+    // transaction is next but stays filed as waiting, as anvil leaves one that arrived mid-block.
+    const { address, raw } = await accountSigning(1);
+    const hash = await client.sendRawTransaction({ serializedTransaction: raw });
+    await testClient().setNonce({ address, nonce: 1 });
+    await testClient().mine({ blocks: 1 });
+    await expect(client.sendRawTransaction({ serializedTransaction: raw })).rejects.toThrow(
+      /already imported/,
+    );
+    expect(await client.getTransactionReceipt({ hash }).catch(() => null)).toBeNull();
+    const receipt = await waitFor(() => client.getTransactionReceipt({ hash }).catch(() => undefined), {
+      what: 'the stuck transaction mined',
+      everyMs: 100,
+    });
+    expect(receipt.status).toBe('success');
+    expect(await client.getTransactionCount({ address })).toBe(2);
+  });
+
+  it('leaves alone a transaction waiting behind a nonce not sent yet', async () => {
+    const { address, raw } = await accountSigning(3);
+    const hash = await client.sendRawTransaction({ serializedTransaction: raw });
+    const look = stuckTransactionRepair(testClient());
+    expect(await look()).not.toContain(address.toLowerCase());
+    expect(await look()).not.toContain(address.toLowerCase());
+    const { queued } = await testClient().getTxpoolContent();
+    expect(queued[address.toLowerCase() as `0x${string}`]?.['3']?.hash).toBe(hash);
+    expect(await client.getTransactionCount({ address })).toBe(0);
   });
 });
 
