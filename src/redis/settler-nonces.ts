@@ -35,6 +35,7 @@ import { keepRenewed } from '../payments/server/lock-lease.ts';
 import { SETTLEMENT_MAX_MS } from '../payments/facilitator/settlement.ts';
 import {
   nonceTaken,
+  countAhead,
   type SettlerNoncesFor,
   type SignedTransaction,
   singleFlight,
@@ -103,13 +104,15 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
   const { redis } = store;
   return (wallet, chain) => {
     const base = `wallet:${wallet.chainId}:${wallet.address.toLowerCase()}`;
+    // Settlements starting together share one read of the chain's count: it is only a floor, the
+    // store's next nonce covering what was allocated since.
+    const pendingNonce = singleFlight(chain.pendingNonce);
     const nonces: WalletNonces = {
       redis,
       logger,
       fill: chain.fill,
-      // Settlements starting together share one read of the chain's count: it is only a floor, the
-      // store's next nonce covering what was allocated since.
-      pendingNonce: singleFlight(chain.pendingNonce),
+      pendingNonce,
+      floor: countAhead(pendingNonce),
       nextKey: `${base}:next`,
       noncePrefix: `${base}:nonce:`,
       ownNext: 0,
@@ -124,6 +127,7 @@ export function redisSettlerNonces(store: SharedStore, logger: Logger): SettlerN
         );
         await fillAll(nonces, claimed, token);
       }),
+      readAhead: () => nonces.floor.begin(),
       async reissue(nonce) {
         // Mined or replaced meanwhile: nothing left to fill.
         if (nonce < (await nonces.pendingNonce())) return;
@@ -141,6 +145,8 @@ interface WalletNonces {
   logger: Logger;
   fill: (nonce: number) => Promise<unknown>;
   pendingNonce: () => Promise<number>;
+  /** The chain's count as a send takes it: read ahead (`readAhead`) or at once. */
+  floor: ReturnType<typeof countAhead>;
   nextKey: string;
   noncePrefix: string;
   /** One past the highest nonce allocated here. */
@@ -158,7 +164,7 @@ async function send(
   broadcast: (raw: SignedTransaction) => Promise<unknown>,
 ): Promise<SignedTransaction> {
   const { redis, logger, nextKey, noncePrefix } = nonces;
-  const pending = await nonces.pendingNonce();
+  const pending = await nonces.floor.count();
   const token = randomUUID();
   const [nonce, ...abandoned] = await leasing(nonces, token, () =>
     allocate(
@@ -195,6 +201,8 @@ async function send(
         ? sent(nonces, nonce!, token)
         : releaseIfHeld(redis, [nonceKey(nonces, nonce!)], token)
     ).catch((error: unknown) => logger.warn({ err: error }, 'could not record a settler nonce sent'));
+    // Taken: the count read ahead is behind whatever took it; the next send reads afresh.
+    if (nonceTaken(handed)) nonces.floor.forget();
     if (handed !== true) throw handed;
     return raw;
   } finally {

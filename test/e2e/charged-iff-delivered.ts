@@ -143,8 +143,8 @@ export async function checkRunning({ settlement }: CaseContext): Promise<void> {
  * (verify → check → settle) paid with an account's own signature: eth_getCode of the asset (a
  * process's first payment only) beside eth_call (verify simulation); eth_fillTransaction (the
  * settlement prepared while the check runs; asked again beside the settle simulation if it failed);
- * eth_call (settle simulation), then eth_getTransactionCount (nonce), eth_sendRawTransaction,
- * eth_getTransactionReceipt.
+ * eth_call (settle simulation) beside eth_getTransactionCount (the nonce count), then
+ * eth_sendRawTransaction, eth_getTransactionReceipt.
  */
 export const PAYMENT_CASES: readonly PaymentCase[] = [
   // First: only the authorization's expiry (its 45 s window and the margin) proves that a transfer
@@ -177,11 +177,11 @@ export const PAYMENT_CASES: readonly PaymentCase[] = [
     faults: { eth_call: { from: 2, forward: false } },
   },
   {
-    name: 'settle: the nonce fetch never reaches the node',
+    name: 'settle: the nonce count, read beside the simulation, never reaches the node',
     faults: { eth_getTransactionCount: dropRequest },
   },
   {
-    name: 'settle: the nonce fetch fails once',
+    name: 'settle: the nonce count read beside the simulation fails once (read again for the send)',
     faults: { eth_getTransactionCount: { times: 1, forward: false } },
   },
   {

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LEASE_MS } from '../../src/payments/server/lock-lease.ts';
-import type { SettlerNonces } from '../../src/payments/facilitator/settler-nonces.ts';
+import { type SettlerNonces, sendOnOwnNonce } from '../../src/payments/facilitator/settler-nonces.ts';
 import { REDELIVERY_WINDOW_MS } from '../../src/payments/server/undelivered.ts';
 import { redisAuthorizations } from '../../src/redis/authorizations.ts';
 import {
@@ -248,6 +248,30 @@ describe("one settler wallet's nonces across instances", () => {
     received.length = 0;
     await a.send(sign, record);
     expect(received.map(nonceOf)).toEqual([50]);
+  });
+
+  it('takes the count read ahead of a send, and reads afresh once another program took the nonces it counted', async () => {
+    const chain = node(4);
+    let reads = 0;
+    const nonces = redisSettlerNonces(stores[0] as SharedStore, logger)(freshWallet(), {
+      pendingNonce: async () => ((reads += 1), chain.pending()),
+      fill: (nonce) => chain.broadcast(filler(nonce)),
+    });
+    nonces.readAhead();
+    await new Promise((resolve) => setImmediate(resolve));
+    await nonces.send(sign, (raw) => chain.broadcast(raw));
+    expect(reads).toBe(1);
+    // Another program sends 5, 6 and 7 after the count (5) was read ahead.
+    nonces.readAhead();
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const nonce of [5, 6, 7]) await chain.broadcast(await sign(nonce));
+    // Without a fresh read the retries would try 6 and 7, both taken, and give up.
+    const raw = await sendOnOwnNonce(nonces, sign, async (signed) => {
+      if (chain.held.has(nonceOf(signed))) throw new Error('nonce too low');
+      await chain.broadcast(signed);
+    });
+    expect(nonceOf(raw)).toBe(8);
+    expect(reads).toBe(3);
   });
 
   it("fills the nonce of another instance's settlement that died before its send, never sending it", async () => {

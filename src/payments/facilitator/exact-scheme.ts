@@ -95,6 +95,11 @@ export type ContractWrite = Parameters<FacilitatorEvmSigner['writeContract']>[0]
 export interface TwoStepWrite {
   prepareWrite(args: ContractWrite): Promise<PreparedSend>;
   /**
+   * A prepared send follows once the simulation answers: the settler's account nonce count is read
+   * now, beside the simulation, rather than after it.
+   */
+  expectSend(): void;
+  /**
    * Whether verify prepares the transfer it took, for the settle to come: true where the process
    * that verifies also settles (on a Worker the isolate verifies and the settler object settles).
    */
@@ -246,6 +251,7 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
       // simulation took it.
       const prepared = this.takePreparedAhead(authorization.key, write) ?? this.write?.prepareWrite(write);
       prepared?.catch(() => {});
+      this.write?.expectSend();
       const refusal = await this.simulationRefusal(screened, requirements);
       if (refusal) return failed(network, refusal, payer);
       transaction = prepared ? await (await prepared)() : await this.signer.writeContract(write);

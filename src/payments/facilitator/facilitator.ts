@@ -228,6 +228,7 @@ interface Sending {
 function twoStepWrite(sending: Sending, ahead = false): TwoStepWrite {
   return {
     ahead,
+    expectSend: () => sending.nonces.readAhead(),
     prepareWrite: (args) =>
       tracked(async () => {
         const send = await prepareWrite(sending, args as WriteArgs);

@@ -32,6 +32,11 @@ export interface SettlerNonces {
    */
   reissue(nonce: number): Promise<void>;
   /**
+   * A send follows in a moment (settle calls this beside its simulation): the chain's count is read
+   * now, so the send need not wait for a read of its own (`COUNT_AHEAD_MS`).
+   */
+  readAhead(): void;
+  /**
    * Fills the nonces other settlements were given and abandoned (their process died before the
    * send, their send failed), which a transaction of ours may be waiting behind.
    */
@@ -59,6 +64,37 @@ export type SettlerNoncesFor = (
  */
 export function nonceTaken(error: unknown): boolean {
   return error instanceof Error && /nonce too low|replacement transaction underpriced/i.test(error.message);
+}
+
+/**
+ * How long a read of the chain's count begun ahead of a send (`readAhead`) stands in for the send's
+ * own. The count is only a floor under the nonces allocated since: a transaction another program
+ * sent with the key meanwhile makes the node refuse ours as taken, and the send signs again after a
+ * fresh read (`sendOnOwnNonce`).
+ */
+export const COUNT_AHEAD_MS = 1_000;
+
+/**
+ * The chain's count as a send takes it (`count`): the read begun ahead (`begin`) while it is younger
+ * than COUNT_AHEAD_MS and did not fail, else a read now; `forget` drops the read begun ahead once a
+ * nonce proved taken.
+ */
+export function countAhead(read: () => Promise<number>, now: () => number = () => performance.now()) {
+  let ahead: { at: number; count: Promise<number> } | undefined;
+  return {
+    begin(): void {
+      const count = read();
+      count.catch(() => {});
+      ahead = { at: now(), count };
+    },
+    count(): Promise<number> {
+      if (!ahead || now() - ahead.at > COUNT_AHEAD_MS) return read();
+      return ahead.count.catch(read);
+    },
+    forget(): void {
+      ahead = undefined;
+    },
+  };
 }
 
 /** How often a settlement whose nonce was taken by another transaction signs again with a fresh one. */
@@ -120,6 +156,7 @@ export function inProcessNonces({
   const givenBack = new Set<number>();
   // Settlements starting together share one read of the chain's count: it is only a floor.
   const chainCount = singleFlight(pendingNonce);
+  const floor = countAhead(chainCount);
 
   /** Fills the given-back nonces the chain does not count yet; one not filled is given back again. */
   async function fillGivenBack(pending: number): Promise<void> {
@@ -135,7 +172,7 @@ export function inProcessNonces({
 
   return {
     async send(sign, broadcast) {
-      const pending = await chainCount();
+      const pending = await floor.count();
       const nonce = Math.max(pending, next);
       next = nonce + 1;
       const filled = fillGivenBack(pending);
@@ -144,8 +181,9 @@ export function inProcessNonces({
         await broadcast(raw);
         return raw;
       } catch (error) {
-        // A nonce another transaction holds is not ours to fill.
-        if (!nonceTaken(error)) givenBack.add(nonce);
+        // A nonce another transaction holds is not ours to fill, and the count read ahead is behind.
+        if (nonceTaken(error)) floor.forget();
+        else givenBack.add(nonce);
         throw error;
       } finally {
         await filled;
@@ -156,6 +194,7 @@ export function inProcessNonces({
       if (nonce >= (await chainCount())) await fillOrGiveBack(nonce);
     },
     fillAbandoned: singleFlight(async () => fillGivenBack(await chainCount())),
+    readAhead: () => floor.begin(),
   };
 }
 

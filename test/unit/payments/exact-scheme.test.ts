@@ -195,16 +195,17 @@ function twoStepWorld(refuses: boolean) {
         preparing();
         return async () => (asked.push('send'), HASH);
       },
+      expectSend: () => void asked.push('nonce count'),
     },
   );
   return { scheme, asked };
 }
 
 describe('ChainTimedExactScheme.settle, prepared in two steps', () => {
-  it('prepares the transaction while the transfer is simulated, and sends it once the simulation took it', async () => {
+  it('prepares the transaction and reads the nonce count while the transfer is simulated, and sends it once the simulation took it', async () => {
     const { scheme, asked } = twoStepWorld(false);
     expect(await scheme.settle(payload, requirements)).toMatchObject({ success: true, transaction: HASH });
-    expect(asked).toEqual(['prepare', 'simulation', 'simulation answered', 'send']);
+    expect(asked).toEqual(['prepare', 'nonce count', 'simulation', 'simulation answered', 'send']);
   });
 
   it('sends nothing the simulation refused', async () => {
@@ -235,6 +236,7 @@ function recordedWrite(ahead: boolean, failing = 0) {
       const prepared = preparations;
       return async () => (asked.push(`send ${prepared}`), HASH);
     },
+    expectSend: () => {},
   };
   return { write, asked };
 }

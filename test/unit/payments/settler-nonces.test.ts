@@ -5,7 +5,13 @@
  * until that settlement gives up.
  */
 import { describe, expect, it } from 'vitest';
-import { inProcessNonces, type SignedTransaction } from '../../../src/payments/facilitator/settler-nonces.ts';
+import {
+  COUNT_AHEAD_MS,
+  countAhead,
+  inProcessNonces,
+  sendOnOwnNonce,
+  type SignedTransaction,
+} from '../../../src/payments/facilitator/settler-nonces.ts';
 
 /**
  * A node's view of one account, as anvil keeps it: every transaction taken is held; those from the
@@ -168,5 +174,76 @@ describe('settler nonces in one process', () => {
     await chain.broadcast(await sign(5));
     await nonces.send(sign, (raw) => chain.broadcast(raw));
     expect(chain.received.map(nonceOf)).toEqual([3, 4, 5, 6]);
+  });
+});
+
+describe('the chain count read ahead of a send (readAhead)', () => {
+  /** A chain whose count reads are counted. */
+  function countedChain(first: number) {
+    const chain = node(first);
+    let reads = 0;
+    const nonces = inProcessNonces({
+      pendingNonce: async () => ((reads += 1), chain.pending()),
+      fill: (nonce) => chain.broadcast(filler(nonce)),
+    });
+    return { chain, nonces, reads: () => reads };
+  }
+
+  it('serves the send that follows: the send waits for no read of its own', async () => {
+    const { chain, nonces, reads } = countedChain(7);
+    nonces.readAhead();
+    expect(reads()).toBe(1);
+    // The read has answered (a read still under way would be shared anyway).
+    await new Promise((resolve) => setImmediate(resolve));
+    await nonces.send(sign, (raw) => chain.broadcast(raw));
+    expect(reads()).toBe(1);
+    expect(chain.received).toEqual([await sign(7)]);
+  });
+
+  it('is read again when another program took the nonces it counted: the send signs at the fresh count', async () => {
+    const { chain, nonces } = countedChain(3);
+    nonces.readAhead();
+    // Another program sends with the key after the count was read: nonces 3, 4 and 5.
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const nonce of [3, 4, 5]) await chain.broadcast(await sign(nonce));
+    // Without a fresh read the retries would try 4 and 5, both taken, and give up.
+    const raw = await sendOnOwnNonce(nonces, sign, (signed) => chain.broadcast(signed));
+    expect(nonceOf(raw)).toBe(6);
+  });
+
+  it('is read again at the send when the read ahead failed', async () => {
+    const chain = node(2);
+    let reads = 0;
+    const nonces = inProcessNonces({
+      pendingNonce: async () => {
+        reads += 1;
+        if (reads === 1) throw new Error('the RPC is down');
+        return chain.pending();
+      },
+      fill: async () => {},
+    });
+    nonces.readAhead();
+    await nonces.send(sign, (raw) => chain.broadcast(raw));
+    expect(reads).toBe(2);
+    expect(chain.received).toEqual([await sign(2)]);
+  });
+
+  it(`stands in for a send's own read for ${COUNT_AHEAD_MS} ms, no longer`, async () => {
+    let at = 0;
+    let reads = 0;
+    const floor = countAhead(
+      async () => (reads += 1),
+      () => at,
+    );
+    expect(await floor.count()).toBe(1);
+    floor.begin();
+    at = COUNT_AHEAD_MS;
+    expect(await floor.count()).toBe(2);
+    expect(await floor.count()).toBe(2);
+    at += 1;
+    expect(await floor.count()).toBe(3);
+    floor.begin();
+    floor.forget();
+    expect(await floor.count()).toBe(5);
   });
 });
