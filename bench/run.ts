@@ -5,6 +5,7 @@
  *
  *   npm run bench [-- --json] [-- --only=outside,paid-window,http,site-health,paid,edge,shared-store,watches]
  *   BENCH_SECONDS=10 BENCH_REPETITIONS=3 (per autocannon run, and interleaved runs per route)
+ *   BENCH_RPC_MS=0 (paid-window: each JSON-RPC call held that long, as a remote RPC's round trip)
  *
  * Without `--only` it runs the quick sections (`http` at 2 s × 3 runs, `paid`), which finish within
  * 3 minutes on the shared 2-core machine, and prints every figure beside its target; the long
@@ -31,6 +32,7 @@ const only = args
 const wanted = (section: string) => (only ?? QUICK_SECTIONS).includes(section);
 const seconds = Number(process.env.BENCH_SECONDS ?? (only ? 10 : 2));
 const repetitions = Number(process.env.BENCH_REPETITIONS ?? 3);
+const rpcMs = Number(process.env.BENCH_RPC_MS ?? 0);
 const started = performance.now();
 
 /** The issues' targets: CPU bare ÷ service per route (the unpaid 402 is `/v1/cert`'s), paid p99, RSS. */
@@ -48,7 +50,7 @@ const cpuTarget = (route: string) => TARGETS.cpuRatio[route] ?? 0.9;
 
 const report = {
   outside: wanted('outside') ? await benchOutside() : undefined,
-  paidWindow: wanted('paid-window') ? await benchPaidWindow() : undefined,
+  paidWindow: wanted('paid-window') ? await benchPaidWindow({ rpcMs }) : undefined,
   http: wanted('http') ? await benchHttp({ seconds, repetitions }) : undefined,
   siteHealth: wanted('site-health') ? await benchSiteHealth() : undefined,
   paid: wanted('paid') ? await benchPaid() : undefined,
@@ -97,7 +99,7 @@ if (json) {
   }
   if (report.paidWindow) {
     out.push(
-      `The paid window from outside (npm start, self-settlement on the local chain behind a JSON-RPC timing proxy): the longest stretch without an RPC in flight between the paid request and the settlement's send, against crt.sh (slowed to ${CRTSH_DELAY_MS} ms) fetched directly (p50 ms)`,
+      `The paid window from outside (npm start, self-settlement on the local chain behind a JSON-RPC timing proxy${rpcMs > 0 ? ` holding each call ${rpcMs} ms` : ''}): the longest stretch without an RPC in flight between the paid request and the settlement's send, against crt.sh (slowed to ${CRTSH_DELAY_MS} ms) fetched directly (p50 ms)`,
       "crt.sh direct: by a client in a process of its own (the target's), and by one in the bench's process beside the fakes",
       'route            calls  window  direct, own process  over it  without the preparation  direct, bench process  over it  whole paid call  paid request → crt.sh  crt.sh → transfer sent  last RPC → crt.sh  crt.sh → next RPC  target',
       ...report.paidWindow.map(
