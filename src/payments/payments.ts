@@ -126,6 +126,7 @@ export function createPayments(options: PaymentsOptions): Payments {
         metrics,
         ...(facilitator.chain ? { chain: facilitator.chain } : {}),
         ...(clock ? { clock } : {}),
+        ...(facilitator.settlementFollows ? { settlementFollows: facilitator.settlementFollows } : {}),
       }),
       { answers: identified, logger, metrics },
     ),

@@ -9,7 +9,7 @@ import { ARI_BUDGET_MS } from '../../sources/ari/renewal-info.ts';
 import type { CtLookup } from '../../sources/ct/lookup.ts';
 import type { PeerChain } from '../../sources/probe/verdict.ts';
 import { CHECK_BUDGET_MS } from '../check-budget.ts';
-import { afterSlowestSent } from '../slowest-first.ts';
+import { afterRequestsSent } from '../../sources/on-the-wire.ts';
 import type { RunOutcome } from '../outcome.ts';
 import { DISCLAIMER, toTimestamp } from '../result-common.ts';
 import { assessCertificates, currentTrustedIssuance, judgedIssuance } from './assess.ts';
@@ -51,7 +51,7 @@ export function createCertRunner(
     // CT is the slowest path: its request leaves first, the probe's address lookups after it.
     const looking = deps.ct(domain);
     // The leaf is only read and compared with CT: it never goes into the answer.
-    const probing = afterSlowestSent()
+    const probing = afterRequestsSent()
       .then(() => probeSafely(deps.probe, domain))
       .then(({ chain: peer = null, ...answer }) => {
         const chain = peer ? readServedChain(peer, answer.error) : null;

@@ -4,7 +4,7 @@ import type { CertResult } from '../cert/result.ts';
 import type { DnsResult } from '../dns/result.ts';
 import type { ExpiryResult } from '../expiry/result.ts';
 import type { RunOutcome } from '../outcome.ts';
-import { afterSlowestSent } from '../slowest-first.ts';
+import { afterRequestsSent } from '../../sources/on-the-wire.ts';
 import { composeSiteHealth } from './compose.ts';
 import type { SiteHealthResult } from './result.ts';
 
@@ -22,7 +22,7 @@ export function createSiteHealthRunner(
   return async function siteHealth(domain) {
     // The certificate check's CT search is the slowest path: the other checks start once it has left.
     const cert = deps.cert(domain);
-    const others = afterSlowestSent().then(() => Promise.all([deps.dns(domain), deps.expiry(domain)]));
+    const others = afterRequestsSent().then(() => Promise.all([deps.dns(domain), deps.expiry(domain)]));
     const [certOutcome, [dns, expiry]] = await Promise.all([cert, others]);
     return composeSiteHealth({ domain, cert: certOutcome, dns, expiry, now: deps.now() });
   };

@@ -11,8 +11,10 @@
  * read first. Settle does not recover the signature again: verify did, moments before, and settle's
  * simulation of the transfer is the token contract's own check of it, asked beside the
  * transaction's preparation (`TwoStepWrite`), or prepared by verify already while the check ran,
- * where one process verifies and settles (`TwoStepWrite.ahead`). The pure checks (recipient,
- * amount, window) are repeated, since the simulation would take any valid signature.
+ * where one process verifies and settles (`TwoStepWrite.ahead`); there the simulation leaves as
+ * soon as the check is done (`settlementFollows`), before the settlement is recorded. The pure
+ * checks (recipient, amount, window) are repeated, since the simulation would take any valid
+ * signature.
  */
 import type {
   FacilitatorContext,
@@ -120,11 +122,28 @@ const PREPARED_AHEAD_TTL_MS = 4_000;
  * milliseconds), so that it does not hold them back on the one thread (measured in bench/README.md).
  */
 export const PREPARE_AHEAD_DELAY_MS = 25;
+/**
+ * How long a simulation begun as the check finished (`settlementFollows`) stands in for settle's
+ * own: the settlement's record is written in between, a few milliseconds. A settle after that
+ * simulates afresh, so the token's answer is never older than this at the send.
+ */
+export const SIMULATED_AHEAD_MS = 1_000;
 
-/** A transfer verify is preparing: the call, and its preparation, begun on the first ask. */
+/**
+ * A transfer verify is preparing: the call, its preparation begun on the first ask, and the
+ * simulation begun once the check was done.
+ */
 interface PreparedAhead {
+  screened: Screened;
   write: ContractWrite;
   begin: () => Promise<PreparedSend>;
+  simulated?: { at: number; takes: Promise<boolean> };
+}
+
+/** What settle takes of the work begun ahead: the preparation, and a simulation young enough. */
+interface TakenAhead {
+  prepared: Promise<PreparedSend>;
+  simulation?: Promise<boolean>;
 }
 
 export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
@@ -213,17 +232,37 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
       return begun;
     };
     setTimeout(begin, PREPARE_AHEAD_DELAY_MS);
-    this.preparedAhead.set(screened.authorization.key, { write, begin });
+    this.preparedAhead.set(screened.authorization.key, { screened, write, begin });
   }
 
-  /** The preparation verify began for exactly `write`, taken once; undefined when there is none or it is stale. */
-  private takePreparedAhead(key: string, write: ContractWrite): Promise<PreparedSend> | undefined {
+  /**
+   * The check paid for by the authorization `key` is done and its settlement follows: the
+   * transfer's simulation and the read of the nonce count leave now, while the settlement is
+   * recorded, rather than once settle is called. Only for a transfer verify prepared.
+   */
+  settlementFollows(key: string): void {
+    const ahead = this.preparedAhead.get(key);
+    if (!ahead || ahead.simulated) return;
+    ahead.simulated = { at: performance.now(), takes: this.simulates(ahead.screened) };
+    this.write?.expectSend();
+  }
+
+  /**
+   * The preparation verify began for exactly `write`, taken once, with the simulation begun when
+   * the check was done if it is young enough; undefined when there is none or it is stale.
+   */
+  private takePreparedAhead(key: string, write: ContractWrite): TakenAhead | undefined {
     const ahead = this.preparedAhead.get(key);
     this.preparedAhead.delete(key);
     if (!ahead || !sameWrite(ahead.write, write) || !this.write) return undefined;
     const { prepareWrite } = this.write;
     // A preparation that failed (the node did not answer then) is asked again now.
-    return ahead.begin().catch(() => prepareWrite(write));
+    const prepared = ahead.begin().catch(() => prepareWrite(write));
+    const { simulated } = ahead;
+    if (!simulated || performance.now() - simulated.at > SIMULATED_AHEAD_MS) return { prepared };
+    // Only a transfer the token took stands: a refusal, or a node that did not answer, is asked
+    // again within settle, where a failure to reach the chain is told from a refusal.
+    return { prepared, simulation: simulated.takes.then((took) => took || this.simulates(ahead.screened)) };
   }
 
   async settle(
@@ -248,11 +287,13 @@ export class ChainTimedExactScheme implements SchemeNetworkFacilitator {
     try {
       const write = await transferWrite(screened, payload, requirements, context);
       // Prepared by verify, or while the transfer is simulated (one round trip); sent only once the
-      // simulation took it.
-      const prepared = this.takePreparedAhead(authorization.key, write) ?? this.write?.prepareWrite(write);
+      // simulation took it. The simulation leaves first: the send waits for its answer.
+      const ahead = this.takePreparedAhead(authorization.key, write);
+      const simulation = ahead?.simulation ?? this.simulates(screened);
+      const prepared = ahead?.prepared ?? this.write?.prepareWrite(write);
       prepared?.catch(() => {});
-      this.write?.expectSend();
-      const refusal = await this.simulationRefusal(screened, requirements);
+      if (!ahead?.simulation) this.write?.expectSend();
+      const refusal = await this.simulationRefusal(screened, requirements, simulation);
       if (refusal) return failed(network, refusal, payer);
       transaction = prepared ? await (await prepared)() : await this.signer.writeContract(write);
     } catch (error) {

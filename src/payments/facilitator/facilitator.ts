@@ -20,6 +20,7 @@ import type { LocalChain } from '../chain/local-chain.ts';
 import { authorizationKey } from '../exact-authorization.ts';
 import { ChainTimedExactScheme, type TwoStepWrite } from './exact-scheme.ts';
 import { tracked } from '../chain/rpc-faults.ts';
+import { afterRequestsSent } from '../../sources/on-the-wire.ts';
 import {
   processNonces,
   sendOnOwnNonce,
@@ -57,6 +58,12 @@ export interface Facilitator {
   onAbandoned?: (nonce: number) => Promise<void>;
   /** The chain's clock, which this facilitator judges authorizations' windows by; absent with a remote one. */
   clock?: ChainClock;
+  /**
+   * Told that the check paid for by an authorization (its key) is done and its settlement follows:
+   * settle's first questions to the chain leave at once, and the promise resolves once they have
+   * left. Where verify prepares the settlement.
+   */
+  settlementFollows?: (authorizationKey: string) => Promise<void>;
 }
 
 /**
@@ -191,16 +198,11 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
   const view = createChainView(wallet);
   const clock = chainClock(view.chainTime);
   const facilitator = new x402Facilitator();
-  const write = twoStepWrite(sending, options.prepareAhead);
-  facilitator.register(network, new ChainTimedExactScheme(signer, clock, write));
+  const scheme = new ChainTimedExactScheme(signer, clock, twoStepWrite(sending, options.prepareAhead));
+  facilitator.register(network, scheme);
 
   return {
-    client: {
-      verify: (payload, requirements) => facilitator.verify(payload, requirements),
-      settle: (payload, requirements) => facilitator.settle(payload, requirements),
-      // The facilitator answers synchronously and types `network` as a plain string.
-      getSupported: async () => facilitator.getSupported() as SupportedResponse,
-    },
+    client: clientOf(facilitator),
     chain: {
       ...behindGapsFilled(view, nonces),
       nonceMined: async (nonce) =>
@@ -209,7 +211,27 @@ export function createInProcessFacilitator(options: InProcessOptions): Facilitat
     broadcasts,
     onAbandoned: (nonce) => nonces.reissue(nonce),
     clock,
+    ...(options.prepareAhead ? { settlementFollows: (key: string) => questionsLeave(scheme, key) } : {}),
   };
+}
+
+/** The in-process `facilitator` as the resource server's client. */
+function clientOf(facilitator: x402Facilitator): FacilitatorClient {
+  return {
+    verify: (payload, requirements) => facilitator.verify(payload, requirements),
+    settle: (payload, requirements) => facilitator.settle(payload, requirements),
+    // The facilitator answers synchronously and types `network` as a plain string.
+    getSupported: async () => facilitator.getSupported() as SupportedResponse,
+  };
+}
+
+/**
+ * `scheme.settlementFollows(key)`, resolved once the requests it began are on the wire, not after
+ * the settlement's record and settle's own steps, which would otherwise run first on the one thread.
+ */
+function questionsLeave(scheme: ChainTimedExactScheme, key: string): Promise<void> {
+  scheme.settlementFollows(key);
+  return afterRequestsSent();
 }
 
 /** How the settler's transactions are numbered, journaled, signed and sent. */

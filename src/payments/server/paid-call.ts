@@ -85,6 +85,12 @@ export interface PaidCallDeps {
   chain?: Pick<ChainView, 'authorizationUsed'>;
   /** The chain's clock, which authorizations' validity windows are judged by; default: ours. */
   clock?: Pick<ChainClock, 'now' | 'refresh'>;
+  /**
+   * Told, by the authorization's key, that a check gave its result and its settlement follows: the
+   * in-process facilitator asks the chain its first questions then, and resolves once they have
+   * left; the settlement is recorded while they are answered.
+   */
+  settlementFollows?: (authorizationKey: string) => Promise<void>;
 }
 
 export interface PaidCallRequest {
@@ -278,6 +284,7 @@ async function verifyRunSettle(
     logger.info({ name, payer }, 'stopping; payment not settled');
     return { kind: 'stopping' };
   }
+  await deps.settlementFollows?.(authorization.key);
   return settleResult(deps, request, { payload, requirements, authorization }, outcome.result, payer);
 }
 

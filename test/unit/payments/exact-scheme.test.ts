@@ -3,7 +3,8 @@
  * reading the payer's code, the transfer simulated while the asset's code is still being read (one
  * round trip); any other signature reads the payer's code first and is refused before any
  * simulation. Settle: the transaction is prepared while the transfer is simulated and sent only
- * once the simulation took it; the resource server settles once more when a receipt did not come,
+ * once the simulation took it, a simulation begun as the check ended standing in for settle's own
+ * while it is young and took the transfer; the resource server settles once more when a receipt did not come,
  * and that second settle waits for the transaction already sent; it never sends another for the
  * same authorization.
  */
@@ -13,9 +14,11 @@ import { authorizationTypes } from '@x402/evm';
 import { encodeAbiParameters, encodeEventTopics, parseAbi } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { authorizationKey } from '../../../src/payments/exact-authorization.ts';
 import {
   ChainTimedExactScheme,
   PREPARE_AHEAD_DELAY_MS,
+  SIMULATED_AHEAD_MS,
   type TwoStepWrite,
 } from '../../../src/payments/facilitator/exact-scheme.ts';
 
@@ -92,9 +95,15 @@ const clock = { now: () => Date.now(), refresh: async () => true };
 /**
  * A payment of `asset` signed by a fresh account (or carrying `signature` instead), and a signer
  * that records what it is asked: the asset's code answers only once the simulation was asked (or
- * after a second, so a scheme asking in turn is slow rather than stuck).
+ * after a second, so a scheme asking in turn is slow rather than stuck); the simulations numbered
+ * in `refused` (from 1) revert.
  */
-async function verifyWorld(asset: `0x${string}`, signature?: `0x${string}`, write?: TwoStepWrite) {
+async function verifyWorld(
+  asset: `0x${string}`,
+  signature?: `0x${string}`,
+  write?: TwoStepWrite,
+  refused: readonly number[] = [],
+) {
   const account = privateKeyToAccount(generatePrivateKey());
   const terms = { ...requirements, asset };
   const nonce = `0x${'33'.repeat(32)}` as const;
@@ -116,6 +125,7 @@ async function verifyWorld(asset: `0x${string}`, signature?: `0x${string}`, writ
       message: { ...authorization, value: 10_000n, validAfter: 0n, validBefore: BigInt(validBefore) },
     }));
   const asked: string[] = [];
+  let simulations = 0;
   let simulated = () => {};
   const simulationAsked = new Promise<void>((resolve) => (simulated = resolve));
   const signer = {
@@ -130,7 +140,10 @@ async function verifyWorld(asset: `0x${string}`, signature?: `0x${string}`, writ
     readContract: async ({ functionName }: { functionName: string }) => {
       asked.push(functionName === 'transferWithAuthorization' ? 'simulation' : functionName);
       simulated();
-      return undefined;
+      if (functionName === 'transferWithAuthorization' && refused.includes(++simulations)) {
+        throw new Error('execution reverted');
+      }
+      return functionName === 'authorizationState' ? false : undefined;
     },
     verifyTypedData: async () => false,
     waitForTransactionReceipt: async () => receiptOf(account.address, asset),
@@ -140,7 +153,13 @@ async function verifyWorld(asset: `0x${string}`, signature?: `0x${string}`, writ
     accepted: terms,
     payload: { signature: signed, authorization },
   } as PaymentPayload;
-  return { scheme: new ChainTimedExactScheme(signer, clock, write), paid, terms, asked };
+  return {
+    scheme: new ChainTimedExactScheme(signer, clock, write),
+    paid,
+    terms,
+    asked,
+    key: authorizationKey(account.address, nonce),
+  };
 }
 
 describe('ChainTimedExactScheme.verify', () => {
@@ -205,7 +224,7 @@ describe('ChainTimedExactScheme.settle, prepared in two steps', () => {
   it('prepares the transaction and reads the nonce count while the transfer is simulated, and sends it once the simulation took it', async () => {
     const { scheme, asked } = twoStepWorld(false);
     expect(await scheme.settle(payload, requirements)).toMatchObject({ success: true, transaction: HASH });
-    expect(asked).toEqual(['prepare', 'nonce count', 'simulation', 'simulation answered', 'send']);
+    expect(asked).toEqual(['simulation', 'prepare', 'nonce count', 'simulation answered', 'send']);
   });
 
   it('sends nothing the simulation refused', async () => {
@@ -319,6 +338,67 @@ describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.a
     expect(await scheme.verify(paid, terms)).toMatchObject({ isValid: false });
     await checkRuns();
     expect(asked).toEqual([]);
+  });
+});
+
+describe('ChainTimedExactScheme, the settlement following the check (settlementFollows)', () => {
+  const frozenAt = performance.now();
+  beforeEach(() => {
+    vi.spyOn(performance, 'now').mockReturnValue(frozenAt);
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  /**
+   * A payment verified and its check run (the preparation begun), then the check's end told to the
+   * scheme; what the signer and the write were asked from then on, both in `asked`.
+   */
+  async function checked(refused: readonly number[] = []) {
+    const recorded = recordedWrite(true);
+    const write = { ...recorded.write, expectSend: () => void recorded.asked.push('nonce count') };
+    const world = await verifyWorld(ASSET, undefined, write, refused);
+    expect(await world.scheme.verify(world.paid, world.terms)).toMatchObject({ isValid: true });
+    await checkRuns();
+    world.asked.length = 0;
+    recorded.asked.length = 0;
+    world.scheme.settlementFollows(world.key);
+    const asked = () => [...world.asked, ...recorded.asked];
+    return { ...world, asked };
+  }
+
+  it('simulates the transfer and reads the nonce count as the check ends, and settle sends on that simulation', async () => {
+    const { scheme, paid, terms, asked } = await checked();
+    expect(asked()).toEqual(['simulation', 'nonce count']);
+    expect(await scheme.settle(paid, terms)).toMatchObject({ success: true, transaction: HASH });
+    expect(asked()).toEqual(['simulation', 'nonce count', 'send 1']);
+  });
+
+  it('asks again within settle when the token refused the transfer ahead, and sends when it takes it then', async () => {
+    const { scheme, paid, terms, asked } = await checked([2]);
+    expect(await scheme.settle(paid, terms)).toMatchObject({ success: true, transaction: HASH });
+    expect(asked()).toEqual(['simulation', 'simulation', 'nonce count', 'send 1']);
+  });
+
+  it('sends nothing when the token refuses the transfer at settle too', async () => {
+    const { scheme, paid, terms, asked } = await checked([2, 3]);
+    expect(await scheme.settle(paid, terms)).toMatchObject({ success: false, transaction: '' });
+    expect(asked()).not.toContain('send 1');
+  });
+
+  it('simulates afresh at a settle that comes later than a simulation ahead may stand for', async () => {
+    const { scheme, paid, terms, asked } = await checked();
+    vi.spyOn(performance, 'now').mockReturnValue(frozenAt + SIMULATED_AHEAD_MS + 1);
+    expect(await scheme.settle(paid, terms)).toMatchObject({ success: true, transaction: HASH });
+    expect(asked()).toEqual(['simulation', 'simulation', 'nonce count', 'nonce count', 'send 1']);
+  });
+
+  it('begins them once, and nothing for a payment verify did not prepare', async () => {
+    const { scheme, key, asked } = await checked();
+    const before = asked().length;
+    scheme.settlementFollows(key);
+    scheme.settlementFollows(authorizationKey(FROM, `0x${'44'.repeat(32)}`));
+    expect(asked()).toHaveLength(before);
   });
 });
 

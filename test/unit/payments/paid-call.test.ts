@@ -135,6 +135,33 @@ describe('paidCall', () => {
     expect(events).toEqual(['verify', 'run']);
   });
 
+  it('tells the settler a settlement follows once the check gave its result, before the settlement is recorded', async () => {
+    const undelivered = createUndelivered();
+    const followed = createPaidCall({
+      resourceServer,
+      settle: async () => (events.push('settle'), { status: 'settled', receipt: RECEIPT }),
+      lock: createInFlightLock(),
+      undelivered: {
+        ...undelivered,
+        settling: async (...args) => (events.push('record'), undelivered.settling(...args)),
+      },
+      lifecycle,
+      logger: pino({ level: 'silent' }),
+      metrics: noMetrics,
+      settlementFollows: async (key) => void events.push(`follows ${key}`),
+    });
+    expect(await followed(request('4', new AbortController().signal))).toMatchObject({ kind: 'delivered' });
+    const key = `0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc:0x${'4'.repeat(64)}`;
+    expect(events).toEqual(['verify', 'run', `follows ${key}`, 'record', 'settle']);
+
+    events.length = 0;
+    const client = new AbortController();
+    const req = request('5', client.signal);
+    const run = async (paying: Parameters<PaidCallRequest['run']>[0]) => (client.abort(), req.run(paying));
+    expect(await followed({ ...req, run })).toEqual({ kind: 'client_gone' });
+    expect(events).toEqual(['verify', 'run']);
+  });
+
   it('settles nothing once the stop grace is over', async () => {
     lifecycle.beginStop(0);
     expect(await paidCall(request('3', new AbortController().signal))).toEqual({ kind: 'stopping' });
