@@ -253,8 +253,8 @@ async function verifyRunSettle(
   request: PaidCallRequest,
   { payload, requirements, authorization }: Payable,
 ): Promise<PaidCallOutcome> {
-  const { resourceServer, lifecycle, logger, metrics } = deps;
-  const { terms, run, signal, name } = request;
+  const { resourceServer, logger, metrics } = deps;
+  const { terms, run, name } = request;
   const verified = await faultScope(() =>
     resourceServer.verifyPayment(payload, requirements, terms.extensions).catch(facilitatorRefusal),
   ).catch(() => null);
@@ -276,6 +276,23 @@ async function verifyRunSettle(
     logger.info({ name, payer, outcome: outcome.type }, 'payment not settled');
     return { kind: 'not_run', outcome };
   }
+  // Asked again once the settlement's first requests are on the wire (a turn of the event loop).
+  const held = notSettling(deps, request, payer);
+  if (held) return held;
+  if (deps.settlementFollows) {
+    await deps.settlementFollows(authorization.key);
+    const stillHeld = notSettling(deps, request, payer);
+    if (stillHeld) return stillHeld;
+  }
+  return settleResult(deps, request, { payload, requirements, authorization }, outcome.result, payer);
+}
+
+/** Why a payment whose work gave its result is not settled now: its client left, or the process is stopping. */
+function notSettling(
+  { lifecycle, logger }: PaidCallDeps,
+  { signal, name }: PaidCallRequest,
+  payer: string | undefined,
+): PaidCallOutcome | undefined {
   if (signal.aborted) {
     logger.info({ name, payer }, 'client gone before settlement; payment not settled');
     return { kind: 'client_gone' };
@@ -284,8 +301,7 @@ async function verifyRunSettle(
     logger.info({ name, payer }, 'stopping; payment not settled');
     return { kind: 'stopping' };
   }
-  await deps.settlementFollows?.(authorization.key);
-  return settleResult(deps, request, { payload, requirements, authorization }, outcome.result, payer);
+  return undefined;
 }
 
 /** Settles a payment whose work gave `result`: delivered when paid, else withheld. */

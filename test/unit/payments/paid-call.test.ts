@@ -162,6 +162,25 @@ describe('paidCall', () => {
     expect(events).toEqual(['verify', 'run']);
   });
 
+  it("settles nothing for a client that left while the settlement's first requests went out", async () => {
+    const client = new AbortController();
+    const followed = createPaidCall({
+      resourceServer,
+      settle: async () => (events.push('settle'), { status: 'settled', receipt: RECEIPT }),
+      lock: createInFlightLock(),
+      undelivered: createUndelivered(),
+      lifecycle,
+      logger: pino({ level: 'silent' }),
+      metrics: noMetrics,
+      settlementFollows: async () => {
+        events.push('follows');
+        client.abort();
+      },
+    });
+    expect(await followed(request('6', client.signal))).toEqual({ kind: 'client_gone' });
+    expect(events).toEqual(['verify', 'run', 'follows']);
+  });
+
   it('settles nothing once the stop grace is over', async () => {
     lifecycle.beginStop(0);
     expect(await paidCall(request('3', new AbortController().signal))).toEqual({ kind: 'stopping' });
