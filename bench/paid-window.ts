@@ -16,6 +16,7 @@ import type { PaymentRequired } from '@x402/core/types';
 import type { PrivateKeyAccount } from 'viem/accounts';
 import { loadConfig } from '../src/config.ts';
 import { crtshSearchUrl } from '../src/sources/ct/crtsh.ts';
+import { coveringWildcard } from '../src/sources/ct/issuance.ts';
 import { clientFor } from '../test/world/payer-client.ts';
 import type { LoopbackServer } from '../test/world/loopback-server.ts';
 import type { RpcCall } from '../test/world/rpc-fault-proxy.ts';
@@ -95,11 +96,11 @@ async function paidCall(
   const calls = service.proxy.calls().slice(before);
   const send = calls.find((call) => call.method === 'eth_sendRawTransaction');
   if (!send) throw new Error(`paid ${route} of ${domain}: no settlement transaction was sent`);
-  // The check's two crt.sh searches (the name and its wildcard), asked together.
+  // The check's crt.sh searches (the name and its covering wildcard, if any), asked together.
   const searches = crtsh.requests.filter(
     (request) =>
       request.receivedAt > sent &&
-      [domain, `*.${domain}`].includes(request.url.searchParams.get('Identity') ?? ''),
+      [domain, coveringWildcard(domain)].includes(request.url.searchParams.get('Identity') ?? null),
   );
   const window = longestQuiet(calls, sent, send.receivedAt);
   const unprepared = longestQuiet(
