@@ -48,9 +48,26 @@ const WITH_CORS: readonly HeaderEntry[] = mergeSorted(
   }),
 );
 
+/** Where a request's own id goes among the constant headers; its value is the request's. */
+const REQUEST_ID_SLOT: HeaderEntry = [REQUEST_ID_HEADER, ''];
+/** The constant headers with the request id's slot, with CORS and without, made once. */
+const WITH_CORS_AND_ID = mergeSorted(WITH_CORS, [REQUEST_ID_SLOT]);
+const SECURITY_AND_ID = mergeSorted(SECURITY_HEADERS, [REQUEST_ID_SLOT]);
+const NONE: readonly HeaderEntry[] = [];
+
+/**
+ * A request's standard headers, kept as the constant list (shared by every request), its id, and
+ * what was added (the rate-limit headers): merged only once, into the answer.
+ */
+interface StandardHeaders {
+  constant: readonly HeaderEntry[];
+  id: string;
+  added: readonly HeaderEntry[];
+}
+
 export interface StandardHeaderVariables {
   requestId: string;
-  standardHeaders: readonly HeaderEntry[];
+  standardHeaders: StandardHeaders;
   /** The answer `reply` made, which has the standard headers already. */
   replied: Response;
 }
@@ -65,12 +82,13 @@ export function requestIdFor(sent: string | undefined): string {
 export function stampRequest(c: Context, withCors: boolean): void {
   const id = requestIdFor(c.req.header(REQUEST_ID_HEADER));
   c.set('requestId', id);
-  c.set('standardHeaders', mergeSorted(withCors ? WITH_CORS : SECURITY_HEADERS, [[REQUEST_ID_HEADER, id]]));
+  c.set('standardHeaders', { constant: withCors ? WITH_CORS_AND_ID : SECURITY_AND_ID, id, added: NONE });
 }
 
 /** Adds `entries` (sorted) to the request's standard headers. */
 export function addStandardHeaders(c: Context, entries: readonly HeaderEntry[]): void {
-  c.set('standardHeaders', mergeSorted(standardHeadersOf(c), entries));
+  const standard = standardHeadersOf(c);
+  c.set('standardHeaders', { ...standard, added: mergeSorted(standard.added, entries) });
 }
 
 /**
@@ -83,9 +101,8 @@ export function reply(
   status: number,
   headers: Readonly<Record<string, string>> = {},
 ): Response {
-  const own = sortedEntries(headers);
   const record: Record<string, string> = {};
-  inOrder(standardHeadersOf(c), own, ([name, value]) => {
+  eachStandardHeader(c, sortedEntries(headers), (name, value) => {
     record[name] = value;
   });
   // Hono answers HEAD with the GET answer's headers and no body, and sent no length for it.
@@ -117,11 +134,26 @@ export function replyJson(
 export function stampForeign(c: Context): void {
   if (c.get('replied') === c.res) return;
   c.res = new Response(c.res.body, c.res);
-  for (const [name, value] of standardHeadersOf(c)) c.res.headers.set(name, value);
+  const { headers } = c.res;
+  eachStandardHeader(c, NONE, (name, value) => headers.set(name, value));
 }
 
-function standardHeadersOf(c: Context): readonly HeaderEntry[] {
-  return (c.get('standardHeaders') as readonly HeaderEntry[] | undefined) ?? [];
+function standardHeadersOf(c: Context): StandardHeaders {
+  return (c.get('standardHeaders') as StandardHeaders | undefined) ?? { constant: NONE, id: '', added: NONE };
+}
+
+/**
+ * Visits the request's standard headers and `own` (sorted) in order of name; on a name in both,
+ * the standard header first (so that `own` wins in a record).
+ */
+function eachStandardHeader(
+  c: Context,
+  own: readonly HeaderEntry[],
+  visit: (name: string, value: string) => void,
+): void {
+  const { constant, id, added } = standardHeadersOf(c);
+  const rest = added.length === 0 ? own : own.length === 0 ? added : mergeSorted(added, own);
+  inOrder(constant, rest, (entry) => visit(entry[0], entry === REQUEST_ID_SLOT ? id : entry[1]));
 }
 
 function sortedEntries(headers: Readonly<Record<string, string>>): HeaderEntry[] {
