@@ -279,8 +279,11 @@ async function verifyThenSettle(
   return beforeSettle;
 }
 
-describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.ahead)', () => {
-  // The clock that ages a preparation stands still, however slowly the machine runs the test.
+/**
+ * Stops `performance.now` for each test of the enclosing suite, at the value it returns: the clock
+ * that ages a preparation or a simulation stands still, however slowly the machine runs the test.
+ */
+function frozenClock(): number {
   const frozenAt = performance.now();
   beforeEach(() => {
     vi.spyOn(performance, 'now').mockReturnValue(frozenAt);
@@ -288,6 +291,11 @@ describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.a
   afterEach(() => {
     vi.restoreAllMocks();
   });
+  return frozenAt;
+}
+
+describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.ahead)', () => {
+  const frozenAt = frozenClock();
 
   it('prepares the transfer verify took while the check runs, and settle sends that preparation', async () => {
     const recorded = recordedWrite(true);
@@ -342,13 +350,7 @@ describe('ChainTimedExactScheme, the transfer prepared by verify (TwoStepWrite.a
 });
 
 describe('ChainTimedExactScheme, the settlement following the check (settlementFollows)', () => {
-  const frozenAt = performance.now();
-  beforeEach(() => {
-    vi.spyOn(performance, 'now').mockReturnValue(frozenAt);
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
+  const frozenAt = frozenClock();
 
   /**
    * A payment verified and its check run (the preparation begun), then the check's end told to the
